@@ -1,0 +1,38 @@
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { authenticate } from '../../shared/auth/authenticate.ts';
+import { UnauthorizedError } from '../../shared/domain/errors.ts';
+import { logger } from '../../shared/logger.ts';
+
+/** Usage-plan key for requests without a valid credential (deployed stacks set it). */
+const ANONYMOUS_USAGE_KEY = process.env.ANONYMOUS_USAGE_KEY;
+
+/**
+ * REQUEST authorizer. It always allows and says who is calling, or why not,
+ * in the context: the group function then answers 401 in its own interface's
+ * envelope (API Gateway's own 401 body cannot differ per path). Every answer
+ * names a usage-plan key, so the account's tier throttles it as the outer guard.
+ */
+export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+  const header = event.headers?.Authorization ?? event.headers?.authorization ?? undefined;
+  // Allow the whole API, not just this method, so a cached decision fits every route.
+  const [arnBase, stage] = event.methodArn.split('/');
+  const resource = `${arnBase}/${stage}/*/*`;
+  try {
+    const { principal, usageKeyValue } = await authenticate(header);
+    return {
+      principalId: principal.userId,
+      policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resource }] },
+      context: { ...principal },
+      usageIdentifierKey: usageKeyValue ?? ANONYMOUS_USAGE_KEY,
+    };
+  } catch (err) {
+    if (!(err instanceof UnauthorizedError)) logger.error('authorizer failure', { err });
+    const message = err instanceof UnauthorizedError ? err.message : 'Authentication failed';
+    return {
+      principalId: 'anonymous',
+      policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resource }] },
+      context: { authError: message },
+      usageIdentifierKey: ANONYMOUS_USAGE_KEY,
+    };
+  }
+}

@@ -1,0 +1,30 @@
+import type { GroupName, RouteContract } from '../shared/http/contract.ts';
+import { userRoutes } from '../shared/users/contract.ts';
+
+/** Handler shape the local gateway invokes (the same export Lambda calls). */
+export type LoadHandler = () => Promise<{ handler: (event: any, context: any) => Promise<any> }>;
+
+export interface ApiGroup {
+  name: GroupName;
+  /** Entry file, relative to the project root (CDK NodejsFunction entry). */
+  entry: string;
+  routes: readonly RouteContract[];
+  load: LoadHandler;
+}
+
+/**
+ * The route table: every endpoint group, its function entry and its routes.
+ * The CDK app builds API Gateway resources and one function per group from it;
+ * the local gateway routes with it; the OpenAPI document is generated from it.
+ */
+export const API_GROUPS: readonly ApiGroup[] = [
+  { name: 'users', entry: 'functions/users/handler.ts', routes: userRoutes, load: () => import('./users/handler.ts') },
+];
+
+export const AUTHORIZER = { entry: 'functions/authorizer/handler.ts', load: () => import('./authorizer/handler.ts') };
+export const NOT_FOUND = { entry: 'functions/not-found/handler.ts', load: () => import('./not-found/handler.ts') };
+
+/** Path prefixes of the two interfaces; unknown paths below them answer 404 in their envelope. */
+export const API_PREFIXES = ['/playbook/api/v1', '/helpdesk/api'] as const;
+
+export const allRoutes = (): RouteContract[] => API_GROUPS.flatMap((g) => [...g.routes]);

@@ -1,0 +1,58 @@
+import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
+import { signSessionToken } from '../auth/jwt.ts';
+import type { Plan } from '../auth/principal.ts';
+import { NotFoundError, UnauthorizedError } from '../domain/errors.ts';
+import { newId } from '../ids.ts';
+import * as users from '../users/repository.ts';
+import { newUserRecord, toUserDto } from '../users/service.ts';
+import * as repo from './repository.ts';
+
+/** Default lifetime of a session token issued by the admin CLI. */
+export const DEFAULT_SESSION_TTL_SECONDS = 12 * 60 * 60;
+
+function newApiKey(accountId: string, userId: string, name: string) {
+  const apiKey = generateApiKey();
+  const record: repo.ApiKeyRecord = { keyId: newId('key'), accountId, userId, name, hash: hashApiKey(apiKey), createdAt: new Date().toISOString() };
+  return { apiKey, record };
+}
+
+/** Provision a tenant: account, active owner and the owner's first API key (decisions §2). */
+export async function createAccount(input: { name: string; plan: Plan; ownerEmail: string; ownerName?: string }) {
+  const accountId = newId('acct');
+  const owner = newUserRecord(accountId, { email: input.ownerEmail, name: input.ownerName ?? input.ownerEmail.split('@')[0], role: 'owner', status: 'active' });
+  const { apiKey, record } = newApiKey(accountId, owner.id, 'Owner key');
+  await repo.createAccount({ accountId, name: input.name, plan: input.plan, createdAt: owner.createdAt }, owner, record);
+  const dto = toUserDto(owner);
+  return { accountId, plan: input.plan, owner: { id: dto.id, email: dto.email, name: dto.name, role: dto.role, status: dto.status }, apiKey };
+}
+
+export async function createApiKey(accountId: string, userId: string, name = 'API key') {
+  const user = await users.getUser(accountId, userId);
+  if (!user) throw new NotFoundError('User');
+  const { apiKey, record } = newApiKey(accountId, userId, name);
+  await repo.putApiKey(record);
+  return { id: record.keyId, name, apiKey };
+}
+
+export async function revokeApiKey(accountId: string, keyId: string) {
+  await repo.revokeApiKey(accountId, keyId);
+  return { id: keyId, revoked: true as const };
+}
+
+/**
+ * Issue a session token. It counts as a login: last_login_at is set and an
+ * invited user becomes active (decisions §1).
+ */
+export async function issueSessionToken(accountId: string, userId: string, ttlSeconds = DEFAULT_SESSION_TTL_SECONDS) {
+  const user = await users.getUser(accountId, userId);
+  if (!user) throw new NotFoundError('User');
+  if (user.status === 'suspended') throw new UnauthorizedError('The user is suspended');
+  const now = new Date().toISOString();
+  await users.updateUser(user, { lastLoginAt: now, ...(user.status === 'invited' ? { status: 'active' as const } : {}) });
+  return signSessionToken(accountId, userId, ttlSeconds);
+}
+
+export async function setPlan(accountId: string, plan: Plan) {
+  await repo.updateAccount(accountId, { plan });
+  return { accountId, plan };
+}

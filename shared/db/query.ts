@@ -1,0 +1,68 @@
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { gsiKeys, type GsiName } from './table-definition.ts';
+import { ddb, tableName } from './client.ts';
+
+export type Key = Record<string, string>;
+
+export interface PageQuery {
+  index?: GsiName;
+  keyCondition: string;
+  filter?: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+  forward: boolean;
+  limit: number;
+  startKey?: Key;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Position after the last returned item, or undefined on the last page. */
+  nextKey?: Key;
+}
+
+const keyAttributes = (index?: GsiName) => (index ? ['pk', 'sk', gsiKeys(index).partitionKey, gsiKeys(index).sortKey] : ['pk', 'sk']);
+
+function baseInput(q: PageQuery): QueryCommandInput {
+  return {
+    TableName: tableName(),
+    IndexName: q.index,
+    KeyConditionExpression: q.keyCondition,
+    FilterExpression: q.filter,
+    ExpressionAttributeNames: q.names,
+    ExpressionAttributeValues: q.values,
+    ScanIndexForward: q.forward,
+  };
+}
+
+/**
+ * One page of a Query with exact `hasMore`: DynamoDB applies Limit before the
+ * filter, so keep reading until limit+1 matches are seen or the key range ends.
+ * Without a filter this is a single request.
+ */
+export async function queryPage<T extends Record<string, unknown>>(q: PageQuery): Promise<Page<T>> {
+  const items: T[] = [];
+  let startKey: Key | undefined = q.startKey;
+  do {
+    const out = await ddb.send(new QueryCommand({ ...baseInput(q), ExclusiveStartKey: startKey, Limit: q.limit + 1 - (q.filter ? 0 : items.length) }));
+    items.push(...((out.Items ?? []) as T[]));
+    startKey = out.LastEvaluatedKey as Key | undefined;
+  } while (startKey && items.length <= q.limit);
+  if (items.length <= q.limit) return { items };
+  const page = items.slice(0, q.limit);
+  const last = page[page.length - 1];
+  const nextKey = Object.fromEntries(keyAttributes(q.index).map((a) => [a, String(last[a])]));
+  return { items: page, nextKey };
+}
+
+/** Count the matches of a Query, stopping at `cap` (api-spec: total_count caps at 10,000). */
+export async function countMatches(q: Omit<PageQuery, 'limit' | 'startKey' | 'forward'>, cap: number): Promise<number> {
+  let count = 0;
+  let startKey: Key | undefined;
+  do {
+    const out = await ddb.send(new QueryCommand({ ...baseInput({ ...q, forward: true, limit: cap }), Select: 'COUNT', ExclusiveStartKey: startKey }));
+    count += out.Count ?? 0;
+    startKey = out.LastEvaluatedKey as Key | undefined;
+  } while (startKey && count < cap);
+  return Math.min(count, cap);
+}

@@ -1,0 +1,42 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConflictError } from '../domain/errors.ts';
+import { ddb } from './client.ts';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** One write of a transaction, and the domain error its failed condition means. */
+export interface TxWrite {
+  item: TransactItem;
+  onConditionFailed?: () => Error;
+}
+
+const MAX_ATTEMPTS = 8;
+
+/**
+ * Run writes as one TransactWriteItems. A failed condition becomes the domain
+ * error its write names; a TransactionConflict (another transaction holds one
+ * of the items) is retried with jittered backoff, so contended writers settle
+ * on condition checks rather than on luck.
+ */
+export async function transactWrite(writes: TxWrite[]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ddb.send(new TransactWriteCommand({ TransactItems: writes.map((w) => w.item) }));
+      return;
+    } catch (err) {
+      if (!(err instanceof TransactionCanceledException)) throw err;
+      const reasons = err.CancellationReasons ?? [];
+      const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
+      if (failed >= 0) {
+        throw writes[failed]?.onConditionFailed?.() ?? new ConflictError('The resource was changed concurrently; retry the request', { cause: err });
+      }
+      const conflict = reasons.some((r) => r.Code === 'TransactionConflict');
+      if (!conflict || attempt >= MAX_ATTEMPTS) {
+        throw conflict ? new ConflictError('The resource is busy; retry the request', { cause: err }) : err;
+      }
+      await sleep(Math.random() * 20 * 2 ** attempt);
+    }
+  }
+}

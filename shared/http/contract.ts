@@ -1,0 +1,44 @@
+import type { z } from 'zod';
+import type { DeskRole } from '../auth/principal.ts';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** The endpoint groups; each is one Lambda function (architecture guide). */
+export type GroupName = 'users' | 'tickets' | 'ticketFields' | 'webhooks' | 'contacts' | 'organizations' | 'messages';
+
+/**
+ * One endpoint's contract: the single source for routing (local gateway and
+ * API Gateway resources), request validation, and the OpenAPI document.
+ */
+export interface RouteContract {
+  operationId: string;
+  method: Method;
+  /** API Gateway resource path, e.g. /playbook/api/v1/users/{user_id}. */
+  path: string;
+  group: GroupName;
+  summary: string;
+  description?: string;
+  /** Which credentials the endpoint accepts (decisions §1). Default: API key or session token. */
+  auth?: 'any' | 'session';
+  /** Minimum support-desk role; user-management rules live in the users service. */
+  access?: DeskRole;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  /** The body schema. With `wrapper`, a body without that object is a 400, not a 422. */
+  body?: z.ZodType;
+  wrapper?: string;
+  success: { status: 200 | 201 | 202 | 204; description: string; schema?: z.ZodType };
+  /** Error statuses the endpoint can answer besides 401/429/413/500, for the OpenAPI document. */
+  errors?: readonly number[];
+}
+
+/** Keep literal operation ids so handler maps are checked against the contract. */
+export const defineRoutes = <const T extends readonly RouteContract[]>(routes: T) => routes;
+
+export type OperationId<T extends readonly RouteContract[]> = T[number]['operationId'];
+
+export const routeKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+
+/** Which error envelope a path answers in. */
+export type Interface = 'playbook' | 'helpdesk';
+export const interfaceOf = (path: string): Interface => (path.startsWith('/playbook') ? 'playbook' : 'helpdesk');

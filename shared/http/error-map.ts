@@ -1,0 +1,81 @@
+import {
+  AlreadyExistsError,
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  InvalidCursorError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  RuleViolationError,
+  UnauthorizedError,
+  ValidationError,
+  type RuleCode,
+} from '../domain/errors.ts';
+import type { Interface } from './contract.ts';
+
+export interface HttpError {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Status of each support-desk rule code (api-spec "Support-desk error codes"). */
+const RULE_STATUS: Record<RuleCode, number> = {
+  IMMUTABLE_FIELD: 422,
+  SYSTEM_FIELD: 422,
+  INVALID_FIELD_TYPE: 422,
+  DUPLICATE_OPTION_VALUE: 409,
+  TOO_MANY_OPTIONS: 422,
+  OPTION_IN_USE: 422,
+  TICKET_CLOSED: 403,
+  CLOSED_STATUS_SYSTEM_ONLY: 403,
+};
+
+/** Domain error class -> status and code in each interface. First match wins (subclasses first). */
+const TABLE: Array<[abstract new (...a: never[]) => Error, number, string, string]> = [
+  [BadRequestError, 400, 'validation_error', 'BAD_REQUEST'],
+  [ValidationError, 422, 'validation_error', 'VALIDATION_ERROR'],
+  [InvalidCursorError, 400, 'invalid_cursor', 'BAD_REQUEST'],
+  [UnauthorizedError, 401, 'unauthorized', 'UNAUTHORIZED'],
+  [ForbiddenError, 403, 'forbidden', 'FORBIDDEN'],
+  [NotFoundError, 404, 'resource_not_found', 'NOT_FOUND'],
+  [AlreadyExistsError, 409, 'resource_already_exists', 'CONFLICT'],
+  [ConflictError, 409, 'conflict', 'CONFLICT'],
+  [RateLimitedError, 429, 'rate_limit_exceeded', 'RATE_LIMITED'],
+  [PayloadTooLargeError, 413, 'payload_too_large', 'PAYLOAD_TOO_LARGE'],
+];
+
+/**
+ * The one place where errors become HTTP: status, envelope of the interface,
+ * and nothing of an unexpected error's internals.
+ */
+export function toHttpError(err: unknown, iface: Interface): HttpError {
+  let status = 500;
+  let code = iface === 'playbook' ? 'internal_error' : 'INTERNAL_ERROR';
+  let message = 'Internal error';
+  const headers: Record<string, string> = {};
+
+  if (err instanceof RuleViolationError) {
+    status = RULE_STATUS[err.rule];
+    code = iface === 'playbook' ? 'conflict' : err.rule;
+    message = err.message;
+  } else {
+    const row = TABLE.find(([cls]) => err instanceof cls);
+    if (row) {
+      [, status, code] = row;
+      if (iface === 'helpdesk') code = row[3];
+      message = (err as Error).message;
+    }
+  }
+  // User management reports every invalid input as 400 (api-spec Errors).
+  if (iface === 'playbook' && status === 422) status = 400;
+  if (err instanceof RateLimitedError) headers['Retry-After'] = String(err.retryAfterSeconds);
+
+  if (iface === 'playbook') {
+    const field = err instanceof ValidationError ? err.field : undefined;
+    return { status, headers, body: { error: { code, message, ...(field ? { field } : {}) } } };
+  }
+  const details = err instanceof ValidationError && err.details.length ? err.details : undefined;
+  return { status, headers, body: { success: false, error: { code, message, ...(details ? { details } : {}) } } };
+}

@@ -1,0 +1,193 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { z } from 'zod';
+import { hasDeskRole, PrincipalSchema, type Principal } from '../auth/principal.ts';
+import { BadRequestError, NotFoundError, PayloadTooLargeError, UnauthorizedError, ForbiddenError, ValidationError, type FieldIssue } from '../domain/errors.ts';
+import { consume, RateLimitExceededError, type RateLimitState } from '../ratelimit/limiter.ts';
+import { interfaceOf, routeKey, type Interface, type RouteContract } from './contract.ts';
+import { toHttpError } from './error-map.ts';
+import { logger } from '../logger.ts';
+
+/** Bodies above 1 MiB are refused with 413 (decisions §3). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** What a route implementation receives: the caller and the validated input. */
+export interface RouteRequest<R extends RouteContract = RouteContract> {
+  principal: Principal;
+  params: Out<R['params']>;
+  query: Out<R['query']>;
+  body: Out<R['body']>;
+  event: APIGatewayProxyEvent;
+}
+
+/** Route implementations, keyed by operation id; each returns the success body (nothing for 204). */
+export type RouteHandlers<T extends readonly RouteContract[]> = {
+  [R in T[number] as R['operationId']]: (req: RouteRequest<R>) => Promise<unknown>;
+};
+
+interface State {
+  iface: Interface;
+  route?: RouteContract;
+  principal?: Principal;
+  rateLimit?: RateLimitState;
+  body?: unknown;
+}
+
+/** Per-invocation state travels on the Lambda context so the final handler can read it. */
+type AppContext = Context & { app: State };
+type Req = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, AppContext>;
+type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, AppContext>;
+
+/** Zod issues as `{field, message}` pairs; the wrapper object (e.g. `ticket`) is left out of field names. */
+export function fieldIssues(error: z.ZodError, wrapper?: string): FieldIssue[] {
+  return error.issues.map((i) => {
+    const path = wrapper && i.path[0] === wrapper ? i.path.slice(1) : i.path;
+    return { field: path.map(String).join('.') || wrapper || 'body', message: i.message };
+  });
+}
+
+const describe = (issues: FieldIssue[]) => issues.map((i) => `${i.field}: ${i.message}`).join('; ');
+
+/** Resolve the route and the error envelope first, so every later failure answers in the right shape. */
+const routeResolver = (table: Map<string, RouteContract>): Middleware => ({
+  before: function routeResolverBefore(request: Req) {
+    const { resource, httpMethod, path } = request.event;
+    request.context.app = { iface: interfaceOf(resource ?? path ?? '') };
+    request.context.app.route = table.get(routeKey(httpMethod, resource));
+    if (!request.context.app.route) throw new NotFoundError('Route');
+  },
+});
+
+/** The authorizer put either a principal or the reason it refused into the request context. */
+const principalFromAuthorizer = (): Middleware => ({
+  before: function principalFromAuthorizerBefore(request: Req) {
+    const ctx = request.event.requestContext?.authorizer ?? {};
+    const parsed = PrincipalSchema.safeParse(ctx);
+    if (!parsed.success) throw new UnauthorizedError(typeof ctx.authError === 'string' ? ctx.authError : 'Authentication required');
+    request.context.app.principal = parsed.data;
+  },
+});
+
+/** Count the request against the account's window; the headers go on every authenticated answer. */
+const rateLimiter = (): Middleware => ({
+  before: async function rateLimiterBefore(request: Req) {
+    const p = request.context.app.principal!;
+    try {
+      request.context.app.rateLimit = await consume(p.accountId, p.plan);
+    } catch (err) {
+      if (err instanceof RateLimitExceededError) request.context.app.rateLimit = err.state;
+      throw err;
+    }
+  },
+});
+
+/** Credential kind and role the route asks for (decisions §1). */
+const accessGuard = (): Middleware => ({
+  before: function accessGuardBefore(request: Req) {
+    const route = request.context.app.route!;
+    const p = request.context.app.principal!;
+    if (route.auth === 'session' && p.credential !== 'session') {
+      throw new UnauthorizedError('This endpoint needs a session token (Authorization: Bearer <session token>); API keys are not accepted here');
+    }
+    if (route.access && !hasDeskRole(p.role, route.access)) throw new ForbiddenError(`This action needs the ${route.access} role or above`);
+  },
+});
+
+/** Size limit, then JSON parsing: malformed JSON is a 400 in either interface. */
+const jsonBodyParser = (): Middleware => ({
+  before: function jsonBodyParserBefore(request: Req) {
+    const { body, isBase64Encoded } = request.event;
+    if (body === null || body === undefined || body === '') return;
+    const raw = isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
+    if (raw.length > MAX_BODY_BYTES) throw new PayloadTooLargeError();
+    if (!request.context.app.route!.body) return;
+    try {
+      request.context.app.body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new BadRequestError('Request body is not valid JSON', [{ field: 'body', message: 'malformed JSON' }]);
+    }
+  },
+});
+
+function parseInput(route: RouteContract, event: APIGatewayProxyEvent, rawBody: unknown) {
+  const params = route.params ? route.params.safeParse(event.pathParameters ?? {}) : undefined;
+  // Ids that cannot exist (too long, wrong characters) are simply not found.
+  if (params && !params.success) throw new NotFoundError('Resource');
+
+  let query: unknown;
+  if (route.query) {
+    const q = route.query.safeParse(event.queryStringParameters ?? {});
+    if (!q.success) {
+      const issues = fieldIssues(q.error);
+      throw new BadRequestError(`Invalid query parameters: ${describe(issues)}`, issues);
+    }
+    query = q.data;
+  }
+
+  let body: unknown;
+  if (route.body) {
+    if (typeof rawBody !== 'object' || rawBody === null || Array.isArray(rawBody)) {
+      throw new BadRequestError('Request body must be a JSON object', [{ field: 'body', message: 'expected a JSON object' }]);
+    }
+    if (route.wrapper) {
+      const inner = (rawBody as Record<string, unknown>)[route.wrapper];
+      if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) {
+        throw new BadRequestError(`Request body must contain a "${route.wrapper}" object`, [{ field: route.wrapper, message: 'required object' }]);
+      }
+    }
+    const b = route.body.safeParse(rawBody);
+    if (!b.success) {
+      const issues = fieldIssues(b.error, route.wrapper);
+      throw new ValidationError(`Invalid request: ${describe(issues)}`, issues);
+    }
+    body = b.data;
+  }
+  return { params: params?.data, query, body };
+}
+
+function rateLimitHeaders(state: RateLimitState | undefined): Record<string, string> {
+  if (!state) return {};
+  return { 'X-RateLimit-Limit': String(state.limit), 'X-RateLimit-Remaining': String(state.remaining), 'X-RateLimit-Reset': String(state.reset) };
+}
+
+/** Map any error to the interface's envelope; unexpected ones are logged and answered as a bare 500. */
+const errorResponder = (): Middleware => ({
+  onError: function errorResponderOnError(request: Req) {
+    request.context.app ??= { iface: interfaceOf(request.event.resource ?? request.event.path ?? '') };
+    const iface = request.context.app.iface ?? interfaceOf(request.event.resource ?? request.event.path ?? '');
+    const mapped = toHttpError(request.error, iface);
+    if (mapped.status >= 500) logger.error('unhandled error', { err: request.error, path: request.event.path, method: request.event.httpMethod });
+    request.response = {
+      statusCode: mapped.status,
+      headers: { 'Content-Type': 'application/json', ...mapped.headers, ...rateLimitHeaders(request.context.app.rateLimit) },
+      body: JSON.stringify(mapped.body),
+    };
+  },
+});
+
+/**
+ * The one middleware stack of every endpoint group: route, principal, rate
+ * limit, access, body, validation, then the route's implementation; errors
+ * mapped last. A group handler is `httpGroup(routes, handlers)`.
+ */
+export function httpGroup<const T extends readonly RouteContract[]>(routes: T, handlers: NoInfer<RouteHandlers<T>>) {
+  const table = new Map<string, RouteContract>(routes.map((r) => [routeKey(r.method, r.path), r]));
+  const impl = handlers as unknown as Record<string, (req: RouteRequest) => Promise<unknown>>;
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, AppContext>()
+    .use(errorResponder())
+    .use(routeResolver(table))
+    .use(principalFromAuthorizer())
+    .use(rateLimiter())
+    .use(accessGuard())
+    .use(jsonBodyParser())
+    .handler(async function dispatch(event: APIGatewayProxyEvent, context: AppContext): Promise<APIGatewayProxyResult> {
+      const { route, principal, body: rawBody, rateLimit } = context.app;
+      const input = parseInput(route!, event, rawBody);
+      const result = await impl[route!.operationId]({ principal: principal!, ...input, event } as RouteRequest);
+      const headers = { ...rateLimitHeaders(rateLimit) };
+      if (route!.success.status === 204) return { statusCode: 204, headers, body: '' };
+      return { statusCode: route!.success.status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(result) };
+    });
+}

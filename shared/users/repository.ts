@@ -1,0 +1,185 @@
+import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { UserRole } from '../auth/principal.ts';
+import { ddb, tableName } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { countMatches, queryPage, type Key, type PageQuery } from '../db/query.ts';
+import { transactWrite, type TxWrite } from '../db/transact.ts';
+import { AlreadyExistsError, ConflictError, NotFoundError } from '../domain/errors.ts';
+import type { UserStatus } from './model.ts';
+
+/** A user as stored. Attribute names are camelCase; the API maps them to snake_case. */
+export interface UserRecord {
+  id: string;
+  accountId: string;
+  email: string;
+  name: string;
+  avatarUrl: string | null;
+  role: UserRole;
+  status: UserStatus;
+  createdAt: string;
+  updatedAt: string;
+  lastLoginAt: string | null;
+  version: number;
+}
+
+const ATTRS = ['id', 'accountId', 'email', 'name', 'avatarUrl', 'role', 'status', 'createdAt', 'updatedAt', 'lastLoginAt', 'version'] as const;
+
+const toRecord = (item: Record<string, unknown>): UserRecord => Object.fromEntries(ATTRS.map((a) => [a, item[a] ?? null])) as unknown as UserRecord;
+
+/** Sort keys for the name (gsi1) and email (gsi2) orders; the id breaks ties. */
+function indexAttributes(u: Pick<UserRecord, 'accountId' | 'id' | 'name' | 'email'>) {
+  const pk = keys.usersByName(u.accountId);
+  return {
+    gsi1pk: pk,
+    gsi1sk: `${u.name.toLowerCase()}#${u.id}`,
+    gsi2pk: pk,
+    gsi2sk: `${u.email.toLowerCase()}#${u.id}`,
+    searchText: `${u.name.toLowerCase()}\n${u.email.toLowerCase()}`,
+  };
+}
+
+/** The writes that create a user and claim its email; used alone or inside a larger transaction. */
+export function putUserWrites(u: UserRecord): TxWrite[] {
+  return [
+    {
+      item: { Put: { TableName: tableName(), Item: { ...keys.user(u.accountId, u.id), type: 'user', ...u, ...indexAttributes(u) }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    },
+    {
+      item: { Put: { TableName: tableName(), Item: { ...keys.userEmail(u.accountId, u.email), type: 'userEmail', userId: u.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      onConditionFailed: () => new AlreadyExistsError(`A user with email ${u.email} already exists`),
+    },
+  ];
+}
+
+/** Create a user; the email guard makes a duplicate fail atomically. */
+export async function createUser(u: UserRecord): Promise<void> {
+  await transactWrite(putUserWrites(u));
+}
+
+/** Get one user of an account. */
+export async function getUser(accountId: string, userId: string): Promise<UserRecord | null> {
+  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.user(accountId, userId) }));
+  return out.Item ? toRecord(out.Item) : null;
+}
+
+/** Get a user and its account's record in one round trip (the authorizer's read). */
+export async function getUserAndAccount(accountId: string, userId: string): Promise<{ user: UserRecord | null; account: Record<string, unknown> | null }> {
+  const userKey = keys.user(accountId, userId);
+  const accountKey = keys.account(accountId);
+  const out = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: [userKey, accountKey] } } }));
+  const items = out.Responses?.[tableName()] ?? [];
+  const user = items.find((i) => i.sk === userKey.sk);
+  const account = items.find((i) => i.sk === accountKey.sk);
+  return { user: user ? toRecord(user) : null, account: account ?? null };
+}
+
+export type UserChanges = Partial<Pick<UserRecord, 'name' | 'role' | 'status' | 'lastLoginAt' | 'updatedAt'>>;
+
+function updateItem(current: UserRecord, changes: UserChanges): TxWrite {
+  const next = { ...current, ...changes };
+  const set: Record<string, unknown> = { ...changes, ...indexAttributes(next), version: current.version + 1 };
+  const names = Object.fromEntries(Object.keys(set).map((k) => [`#${k}`, k]));
+  const values = Object.fromEntries(Object.entries(set).map(([k, v]) => [`:${k}`, v]));
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.user(current.accountId, current.id),
+        UpdateExpression: `SET ${Object.keys(set).map((k) => `#${k} = :${k}`).join(', ')}`,
+        ConditionExpression: '#version = :expectedVersion',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ...values, ':expectedVersion': current.version },
+      },
+    },
+    onConditionFailed: () => new ConflictError('The user was changed concurrently; retry the request'),
+  };
+}
+
+/** Update a user with optimistic locking on its version. */
+export async function updateUser(current: UserRecord, changes: UserChanges): Promise<UserRecord> {
+  await transactWrite([updateItem(current, changes)]);
+  return { ...current, ...changes, version: current.version + 1 };
+}
+
+/**
+ * Move ownership from `owner` to `target` in one transaction: the OWNER guard
+ * must still name the former owner, so of many concurrent transfers exactly
+ * one commits.
+ */
+export async function transferOwnership(owner: UserRecord, target: UserRecord, targetChanges: UserChanges & { role: 'owner'; updatedAt: string }): Promise<UserRecord> {
+  await transactWrite([
+    updateItem(target, targetChanges),
+    // The version check also proves the former owner is still the owner.
+    updateItem(owner, { role: 'admin', updatedAt: targetChanges.updatedAt }),
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.owner(owner.accountId),
+          UpdateExpression: 'SET userId = :to',
+          ConditionExpression: 'userId = :from',
+          ExpressionAttributeValues: { ':to': target.id, ':from': owner.id },
+        },
+      },
+      onConditionFailed: () => new ConflictError('Ownership was changed concurrently'),
+    },
+  ]);
+  return { ...target, ...targetChanges, version: target.version + 1 };
+}
+
+/** Delete a user and release its email; never the owner (checked in the same write). */
+export async function deleteUser(u: UserRecord): Promise<void> {
+  await transactWrite([
+    {
+      item: {
+        Delete: {
+          TableName: tableName(),
+          Key: keys.user(u.accountId, u.id),
+          ConditionExpression: 'attribute_exists(pk) AND #role <> :owner',
+          ExpressionAttributeNames: { '#role': 'role' },
+          ExpressionAttributeValues: { ':owner': 'owner' },
+        },
+      },
+      onConditionFailed: () => new ConflictError('The owner cannot be deleted; transfer ownership first'),
+    },
+    { item: { Delete: { TableName: tableName(), Key: keys.userEmail(u.accountId, u.email) } } },
+  ]);
+}
+
+export interface UserListFilter {
+  role?: UserRole;
+  status?: UserStatus;
+  search?: string;
+  sort: 'created_at' | 'name' | 'email';
+  order: 'asc' | 'desc';
+}
+
+function listQuery(accountId: string, f: UserListFilter): Omit<PageQuery, 'limit' | 'startKey'> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const filters: string[] = [];
+  if (f.role) (names['#role'] = 'role'), (values[':role'] = f.role), filters.push('#role = :role');
+  if (f.status) (names['#status'] = 'status'), (values[':status'] = f.status), filters.push('#status = :status');
+  if (f.search) (names['#search'] = 'searchText'), (values[':search'] = f.search.toLowerCase()), filters.push('contains(#search, :search)');
+  const forward = f.order === 'asc';
+  const filter = filters.length ? filters.join(' AND ') : undefined;
+  if (f.sort === 'created_at') {
+    // Ids are time-ordered, so the base table's key order is creation order.
+    return { keyCondition: 'pk = :pk AND begins_with(sk, :prefix)', names: { ...names }, values: { ...values, ':pk': keys.accountPk(accountId), ':prefix': keys.userPrefix }, filter, forward };
+  }
+  const index = f.sort === 'name' ? 'gsi1' : 'gsi2';
+  return { index, keyCondition: `${index}pk = :pk`, names, values: { ...values, ':pk': keys.usersByName(accountId) }, filter, forward };
+}
+
+/** List an account's users in the requested order, filtered; a Query on the base table or gsi1/gsi2. */
+export async function listUsers(accountId: string, f: UserListFilter, limit: number, startKey?: Key) {
+  const q = listQuery(accountId, f);
+  const page = await queryPage<Record<string, unknown>>({ ...q, limit, startKey });
+  return { items: page.items.map(toRecord), nextKey: page.nextKey };
+}
+
+/** Count the users a list would return, up to `cap`. */
+export async function countUsers(accountId: string, f: UserListFilter, cap: number): Promise<number> {
+  const { forward: _f, ...q } = listQuery(accountId, f);
+  return countMatches(q, cap);
+}

@@ -1,0 +1,125 @@
+import type { Principal } from '../auth/principal.ts';
+import { ConflictError, ForbiddenError, NotFoundError } from '../domain/errors.ts';
+import { newId } from '../ids.ts';
+import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
+import type { CreateUserBody, ListUsersQuery, UpdateUserBody, UserDto } from './model.ts';
+import * as repo from './repository.ts';
+import type { UserListFilter, UserRecord } from './repository.ts';
+
+/** total_count stops counting here (api-spec Limits). */
+export const TOTAL_COUNT_CAP = 10_000;
+
+export function toUserDto(u: UserRecord): UserDto {
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    avatar_url: u.avatarUrl,
+    role: u.role,
+    status: u.status,
+    created_at: u.createdAt,
+    updated_at: u.updatedAt,
+    last_login_at: u.lastLoginAt,
+  };
+}
+
+const isManager = (p: Principal) => p.role === 'owner' || p.role === 'admin';
+
+async function requireUser(accountId: string, userId: string): Promise<UserRecord> {
+  const user = await repo.getUser(accountId, userId);
+  if (!user) throw new NotFoundError('User');
+  return user;
+}
+
+/** Build a new user record (not yet stored). */
+export function newUserRecord(accountId: string, input: { email: string; name: string; role: UserRecord['role']; status: UserRecord['status'] }, now = new Date()): UserRecord {
+  const at = now.toISOString();
+  return { id: newId('usr', now.getTime()), accountId, ...input, avatarUrl: null, createdAt: at, updatedAt: at, lastLoginAt: null, version: 1 };
+}
+
+export async function getMe(p: Principal) {
+  return requireUser(p.accountId, p.userId);
+}
+
+export async function getUser(p: Principal, userId: string) {
+  return requireUser(p.accountId, userId);
+}
+
+/**
+ * Invite a user. Owners and admins may invite any role but owner; members may
+ * invite members and viewers; viewers may not write (decisions §1).
+ */
+export async function createUser(p: Principal, body: CreateUserBody): Promise<UserRecord> {
+  if (p.role === 'viewer') throw new ForbiddenError('Viewers cannot create users');
+  if (p.role === 'member' && body.role !== 'member' && body.role !== 'viewer') {
+    throw new ForbiddenError('Members may only invite members or viewers');
+  }
+  const user = newUserRecord(p.accountId, { email: body.email, name: body.name, role: body.role, status: 'invited' });
+  await repo.createUser(user);
+  // Invitation delivery goes through the email port once it exists (issue #4); the flag is accepted now.
+  return user;
+}
+
+/** Update name, role or status, with the owner rules of decisions §1. */
+export async function updateUser(p: Principal, userId: string, body: UpdateUserBody): Promise<UserRecord> {
+  if (!isManager(p)) throw new ForbiddenError('Only owners and admins can update users');
+  const target = await requireUser(p.accountId, userId);
+  const now = new Date().toISOString();
+
+  const changes: repo.UserChanges & { updatedAt: string } = { updatedAt: now };
+  if (body.name !== undefined) changes.name = body.name;
+  if (body.status !== undefined) changes.status = body.status;
+
+  if (body.role === 'owner' && target.role !== 'owner') {
+    if (p.role !== 'owner') throw new ForbiddenError('Only the owner can transfer ownership');
+    if ((body.status ?? target.status) === 'suspended') throw new ConflictError('A suspended user cannot become the owner');
+    const owner = await requireUser(p.accountId, p.userId);
+    return repo.transferOwnership(owner, target, { ...changes, role: 'owner' });
+  }
+
+  if (target.role === 'owner') {
+    if (p.role !== 'owner') throw new ForbiddenError('Only the owner can change the owner');
+    if (body.status === 'suspended') throw new ConflictError('The owner cannot be suspended');
+    if (body.role !== undefined && body.role !== 'owner') throw new ConflictError('The owner cannot step down; transfer ownership to another user instead');
+  } else if (body.role !== undefined) {
+    changes.role = body.role;
+  }
+
+  if (Object.keys(changes).length === 1) return target;
+  return repo.updateUser(target, changes);
+}
+
+/** Delete a user permanently; never the owner. */
+export async function deleteUser(p: Principal, userId: string): Promise<void> {
+  if (!isManager(p)) throw new ForbiddenError('Only owners and admins can delete users');
+  const target = await requireUser(p.accountId, userId);
+  if (target.role === 'owner') throw new ConflictError('The owner cannot be deleted; transfer ownership first');
+  await repo.deleteUser(target);
+}
+
+const LIST = 'users';
+
+/**
+ * One page of users. The cursor carries the first query's filters and sort
+ * and the total counted then, so later pages cost one Query.
+ */
+export async function listUsers(p: Principal, q: ListUsersQuery) {
+  let filter: UserListFilter;
+  let startKey: Record<string, string> | undefined;
+  let total: number;
+  if (q.cursor) {
+    const state = await decodeCursor<UserListFilter>(q.cursor, LIST, p.accountId);
+    filter = state.query;
+    startKey = state.key;
+    total = state.total ?? 0;
+  } else {
+    filter = { role: q.role, status: q.status, search: q.search, sort: q.sort, order: q.order };
+    total = -1;
+  }
+  const [page, counted] = await Promise.all([
+    repo.listUsers(p.accountId, filter, q.limit, startKey),
+    total >= 0 ? Promise.resolve(total) : repo.countUsers(p.accountId, filter, TOTAL_COUNT_CAP),
+  ]);
+  const nextCursor = page.nextKey ? await encodeCursor({ list: LIST, accountId: p.accountId, query: filter, key: page.nextKey, total: counted }) : null;
+  return { users: page.items, nextCursor, totalCount: counted };
+}
