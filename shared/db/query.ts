@@ -29,7 +29,7 @@ function baseInput(q: PageQuery): QueryCommandInput {
     IndexName: q.index,
     KeyConditionExpression: q.keyCondition,
     FilterExpression: q.filter,
-    ExpressionAttributeNames: q.names,
+    ExpressionAttributeNames: Object.keys(q.names).length ? q.names : undefined,
     ExpressionAttributeValues: q.values,
     ScanIndexForward: q.forward,
   };

@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
+
+export const LOCAL_TABLE = 'support-desk';
+export const LOCAL_REGION = 'us-east-1';
+
+/** The local stack's settings, from the same environment variables `npm start` documents. */
+export function localSettings(envVars: NodeJS.ProcessEnv = process.env) {
+  const int = (v: string | undefined, d: number) => {
+    const n = Number(v ?? d);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`Invalid port: ${v}`);
+    return n;
+  };
+  return { port: int(envVars.PORT, 3000), dynamodbPort: int(envVars.DYNAMODB_PORT, 8000), dataDir: envVars.DATA_DIR || '.data' };
+}
+
+/** The local HS256 secret, created once per data directory so tokens survive restarts. */
+export function localSessionSecret(dataDir: string): string {
+  const file = join(dataDir, 'local-secrets.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')).sessionSecret;
+  mkdirSync(dataDir, { recursive: true });
+  const sessionSecret = randomBytes(48).toString('base64url');
+  writeFileSync(file, JSON.stringify({ sessionSecret }, null, 2), { mode: 0o600 });
+  return sessionSecret;
+}
+
+/**
+ * Point this process's handlers at the local emulators. Must run before any
+ * handler module is imported: they read the environment once, at load.
+ */
+export function configureLocalEnv(opts: { dynamodbEndpoint: string; sessionSecret: string; tableName?: string }) {
+  process.env.TABLE_NAME = opts.tableName ?? LOCAL_TABLE;
+  process.env.AWS_REGION = LOCAL_REGION;
+  process.env.DYNAMODB_ENDPOINT = opts.dynamodbEndpoint;
+  process.env.SESSION_SECRET = opts.sessionSecret;
+  // The SDK must never reach for real credentials locally.
+  process.env.AWS_ACCESS_KEY_ID = 'local';
+  process.env.AWS_SECRET_ACCESS_KEY = 'local';
+}
+
+export interface LocalStack {
+  baseUrl: string;
+  dynamodbEndpoint: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Bring up the whole local stack: DynamoDB Local (persisted under dataDir, or
+ * in memory), the table, and the gateway in front of the same handlers.
+ */
+export async function startLocalStack(opts: { port: number; dynamodbPort: number; dataDir?: string; sessionSecret: string }): Promise<LocalStack> {
+  const dynamo = await startDynamoDbLocal(opts.dynamodbPort, opts.dataDir ? join(opts.dataDir, 'dynamodb') : undefined);
+  try {
+    configureLocalEnv({ dynamodbEndpoint: dynamo.endpoint, sessionSecret: opts.sessionSecret });
+    await ensureTable(dynamo.endpoint, LOCAL_TABLE);
+    const { startGateway } = await import('./gateway.ts');
+    const { openApiDocument } = await import('../shared/openapi/document.ts');
+    const { DOCS_PAGE } = await import('../shared/openapi/docs-page.ts');
+    const doc = JSON.stringify(openApiDocument());
+    const gateway = await startGateway(opts.port, {
+      pages: {
+        '/health': () => ({ status: 200, contentType: 'application/json', body: JSON.stringify({ status: 'ok' }) }),
+        '/openapi.json': () => ({ status: 200, contentType: 'application/json', body: doc }),
+        '/docs': () => ({ status: 200, contentType: 'text/html; charset=utf-8', body: DOCS_PAGE }),
+      },
+    });
+    return {
+      baseUrl: gateway.url,
+      dynamodbEndpoint: dynamo.endpoint,
+      stop: async () => {
+        await gateway.close();
+        await dynamo.stop();
+      },
+    };
+  } catch (err) {
+    await dynamo.stop();
+    throw err;
+  }
+}

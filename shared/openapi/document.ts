@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { allRoutes } from '../../functions/registry.ts';
+import { interfaceOf, type RouteContract } from '../http/contract.ts';
+
+type JsonSchema = Record<string, unknown>;
+
+const PlaybookError = z
+  .object({ error: z.object({ code: z.string(), message: z.string(), field: z.string().optional().describe('The invalid input, for validation errors') }) })
+  .meta({ id: 'PlaybookError' });
+const HelpdeskError = z
+  .object({
+    success: z.literal(false),
+    error: z.object({ code: z.string(), message: z.string(), details: z.array(z.object({ field: z.string(), message: z.string() })).optional() }),
+  })
+  .meta({ id: 'HelpdeskError' });
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Malformed request or invalid query parameters',
+  401: 'Missing, malformed or refused credentials',
+  403: 'Valid credentials, role too low',
+  404: 'Not found',
+  409: 'Conflict with current state or an existing record',
+  413: 'Body over 1 MiB',
+  422: 'Invalid values',
+  429: 'Rate limit exceeded (see Retry-After)',
+  500: 'Internal error',
+};
+
+const RATE_HEADERS = {
+  'X-RateLimit-Limit': { description: 'Requests allowed per calendar minute for the account', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Unix time (seconds) when the window resets', schema: { type: 'integer' } },
+};
+
+/** Convert a zod schema, hoisting named sub-schemas into components and pointing refs there. */
+function convert(schema: z.ZodType, io: 'input' | 'output', components: Record<string, JsonSchema>): JsonSchema {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
+  delete json.$defs;
+  delete json.$schema;
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (node && typeof node === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(node)) out[k] = k === '$ref' && typeof v === 'string' ? v.replace('#/$defs/', '#/components/schemas/') : rewrite(v);
+      return out;
+    }
+    return node;
+  };
+  for (const [name, def] of Object.entries(defs)) components[name] ??= rewrite(def) as JsonSchema;
+  const id = z.globalRegistry.get(schema)?.id;
+  if (id) {
+    components[id] ??= rewrite(json) as JsonSchema;
+    return { $ref: `#/components/schemas/${id}` };
+  }
+  return rewrite(json) as JsonSchema;
+}
+
+function parameters(shape: z.ZodObject | undefined, where: 'path' | 'query', components: Record<string, JsonSchema>) {
+  if (!shape) return [];
+  return Object.entries(shape.shape).map(([name, s]) => {
+    const schema = s as z.ZodType;
+    return { name, in: where, required: where === 'path' || !schema.safeParse(undefined).success, schema: convert(schema, 'input', components), ...(schema.description ? { description: schema.description } : {}) };
+  });
+}
+
+function operation(route: RouteContract, components: Record<string, JsonSchema>) {
+  const errorRef = { $ref: `#/components/schemas/${interfaceOf(route.path) === 'playbook' ? 'PlaybookError' : 'HelpdeskError'}` };
+  const statuses = new Set([...(route.errors ?? []), 401, 413, 429, 500]);
+  if (route.body) statuses.add(400);
+  const responses: Record<string, unknown> = {
+    [route.success.status]: {
+      description: route.success.description,
+      headers: RATE_HEADERS,
+      ...(route.success.schema ? { content: { 'application/json': { schema: convert(route.success.schema, 'output', components) } } } : {}),
+    },
+  };
+  for (const s of [...statuses].sort()) responses[s] = { description: STATUS_TEXT[s] ?? 'Error', content: { 'application/json': { schema: errorRef } } };
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: [route.group],
+    security: route.auth === 'session' ? [{ sessionToken: [] }] : [{ apiKey: [] }, { sessionToken: [] }],
+    parameters: [...parameters(route.params, 'path', components), ...parameters(route.query, 'query', components)],
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: convert(route.body, 'input', components) } } } } : {}),
+    responses,
+  };
+}
+
+/** The OpenAPI 3.1 document, generated from the route contracts' zod schemas. */
+export function openApiDocument(extra: { schemas?: Record<string, JsonSchema> } = {}) {
+  const components: Record<string, JsonSchema> = {};
+  convert(PlaybookError, 'output', components);
+  convert(HelpdeskError, 'output', components);
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of allRoutes()) {
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, components);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Support Desk API',
+      version: '1.0.0',
+      description:
+        'User management (/playbook/api/v1) and support desk (/helpdesk/api). Authenticate with `Authorization: Bearer <API key or session token>`. ' +
+        'Every authenticated response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset; limits are per account and calendar minute (free 100, paid 1,000, enterprise 10,000).',
+    },
+    servers: [{ url: '/' }],
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'API key `sk_...` (shown once when created)' },
+        sessionToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'HS256 session token' },
+      },
+      schemas: { ...components, ...extra.schemas },
+    },
+    paths,
+  };
+}
