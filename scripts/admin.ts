@@ -1,0 +1,104 @@
+/**
+ * Admin CLI (decisions §2): does what a dashboard would. Prints exactly one
+ * JSON object on stdout and exits 0, or an error on stderr and exits 1.
+ *
+ * Local stack (default): same environment as `npm start` (DYNAMODB_PORT, DATA_DIR).
+ * Deployed stack: set ADMIN_TARGET=aws with TABLE_NAME, AWS_REGION and
+ * SESSION_SECRET_ARN (stack outputs); API Gateway keys go to the usage plans
+ * named support-desk-<plan>.
+ */
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { PLANS } from '../shared/auth/principal.ts';
+import { configureLocalEnv, localSessionSecret, localSettings } from '../local/stack.ts';
+
+const USAGE = `usage: npm run --silent admin -- <command> [options]
+  create-account --name NAME --plan free|paid|enterprise --owner-email EMAIL [--owner-name NAME]
+  create-api-key --account ACCOUNT_ID --user USER_ID [--name NAME]
+  revoke-api-key --account ACCOUNT_ID --key KEY_ID
+  session-token  --account ACCOUNT_ID --user USER_ID [--ttl SECONDS]
+  set-plan       --account ACCOUNT_ID --plan PLAN`;
+
+class UsageError extends Error {}
+
+const { positionals, values } = (() => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        plan: { type: 'string' },
+        'owner-email': { type: 'string' },
+        'owner-name': { type: 'string' },
+        account: { type: 'string' },
+        user: { type: 'string' },
+        key: { type: 'string' },
+        ttl: { type: 'string' },
+      },
+    });
+  } catch (err) {
+    console.error(`${(err as Error).message}\n${USAGE}`);
+    process.exit(1);
+  }
+})();
+
+const required = (name: keyof typeof values): string => {
+  const v = values[name];
+  if (typeof v !== 'string' || !v.trim()) throw new UsageError(`--${name} is required`);
+  return v.trim();
+};
+const plan = () => {
+  const p = required('plan');
+  if (!(PLANS as readonly string[]).includes(p)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
+  return p as (typeof PLANS)[number];
+};
+
+async function main(): Promise<unknown> {
+  const command = positionals[0];
+  if (!command) throw new UsageError('a command is required');
+  const deployed = process.env.ADMIN_TARGET === 'aws';
+  if (!deployed) {
+    const settings = localSettings();
+    configureLocalEnv({ dynamodbEndpoint: `http://127.0.0.1:${settings.dynamodbPort}`, sessionSecret: localSessionSecret(settings.dataDir) });
+  }
+  const accounts = await import('../shared/accounts/service.ts');
+  const gateway = deployed ? await import('./usage-plans.ts') : undefined;
+
+  switch (command) {
+    case 'create-account': {
+      const email = z.email().safeParse(required('owner-email'));
+      if (!email.success) throw new UsageError('--owner-email must be a valid email address');
+      const created = await accounts.createAccount({ name: required('name'), plan: plan(), ownerEmail: email.data, ownerName: values['owner-name'] });
+      await gateway?.attachAccountKey(created.accountId, created.plan);
+      return created;
+    }
+    case 'create-api-key':
+      return accounts.createApiKey(required('account'), required('user'), values.name);
+    case 'revoke-api-key':
+      return accounts.revokeApiKey(required('account'), required('key'));
+    case 'session-token': {
+      const ttl = values.ttl === undefined ? undefined : Number(values.ttl);
+      if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1 || ttl > 30 * 24 * 3600)) throw new UsageError('--ttl must be a whole number of seconds, 1 to 2592000');
+      return accounts.issueSessionToken(required('account'), required('user'), ttl);
+    }
+    case 'set-plan': {
+      const result = await accounts.setPlan(required('account'), plan());
+      await gateway?.moveAccountKey(result.accountId, result.plan);
+      return result;
+    }
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+try {
+  const out = await main();
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+  process.exit(0);
+} catch (err) {
+  const e = err as Error;
+  if (err instanceof UsageError) console.error(`error: ${e.message}\n${USAGE}`);
+  else if (/ECONNREFUSED|connect/i.test(`${e.message} ${(e as { code?: string }).code ?? ''}`)) console.error(`error: the local stack is not reachable (DYNAMODB_PORT=${process.env.DYNAMODB_PORT ?? 8000}); start it with npm start`);
+  else console.error(`error: ${e.message}`);
+  process.exit(1);
+}

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll } from 'vitest';
+import type { Plan } from '../../shared/auth/principal.ts';
+
+export interface Response<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface Client {
+  request<T = any>(method: string, path: string, opts?: { token?: string | null; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> }): Promise<Response<T>>;
+}
+
+/** Start the local gateway for this test file (in-process, on a free port) and give a fetch-based client. */
+export function useGateway(): { url: () => string; client: Client } {
+  let url = '';
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const { startGateway } = await import('../../local/gateway.ts');
+    const gw = await startGateway(0);
+    url = gw.url;
+    close = gw.close;
+  });
+  afterAll(async () => close?.());
+  return {
+    url: () => url,
+    client: {
+      async request(method, path, opts = {}) {
+        const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+        if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
+        let body: string | Buffer | undefined;
+        if (opts.rawBody !== undefined) body = opts.rawBody;
+        else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+        if (body !== undefined) headers['Content-Type'] ??= 'application/json';
+        const res = await fetch(url + path, { method, headers, body });
+        const text = await res.text();
+        let parsed: unknown = undefined;
+        try {
+          parsed = text ? JSON.parse(text) : undefined;
+        } catch {
+          parsed = text;
+        }
+        return { status: res.status, headers: res.headers, body: parsed as any, text };
+      },
+    },
+  };
+}
+
+export interface TestAccount {
+  accountId: string;
+  ownerId: string;
+  ownerKey: string;
+  /** Create a user with a role and status active, and return its id and API key. */
+  addUser(role: 'admin' | 'member' | 'viewer', email?: string): Promise<{ id: string; key: string }>;
+  session(userId: string, ttl?: number): Promise<string>;
+}
+
+let seq = 0;
+export const uniqueEmail = (tag = 'user') => `${tag}.${process.pid}.${Date.now()}.${seq++}@example.com`;
+
+/** Provision a fresh tenant through the same service the admin CLI uses. */
+export async function createTestAccount(plan: Plan = 'enterprise'): Promise<TestAccount> {
+  const accounts = await import('../../shared/accounts/service.ts');
+  const users = await import('../../shared/users/service.ts');
+  const created = await accounts.createAccount({ name: 'Test Co', plan, ownerEmail: uniqueEmail('owner'), ownerName: 'Olive Owner' });
+  const ownerPrincipal = { accountId: created.accountId, userId: created.owner.id, role: 'owner' as const, plan, credential: 'api_key' as const };
+  return {
+    accountId: created.accountId,
+    ownerId: created.owner.id,
+    ownerKey: created.apiKey,
+    async addUser(role, email = uniqueEmail(role)) {
+      const u = await users.createUser(ownerPrincipal, { email, name: `${role} person`, role, send_invitation: false });
+      await accounts.issueSessionToken(created.accountId, u.id); // first login activates the user
+      const { apiKey } = await accounts.createApiKey(created.accountId, u.id, 'test');
+      return { id: u.id, key: apiKey };
+    },
+    async session(userId, ttl) {
+      return (await accounts.issueSessionToken(created.accountId, userId, ttl)).token;
+    },
+  };
+}
