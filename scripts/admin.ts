@@ -61,6 +61,12 @@ async function main(): Promise<unknown> {
     const settings = localSettings();
     configureLocalEnv({ dynamodbEndpoint: `http://127.0.0.1:${settings.dynamodbPort}`, sessionSecret: localSessionSecret(settings.dataDir) });
   }
+  if (deployed) {
+    const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+    const { setSecretLoader } = await import('../shared/auth/secret.ts');
+    const sm = new SecretsManagerClient({});
+    setSecretLoader(async (SecretId) => (await sm.send(new GetSecretValueCommand({ SecretId }))).SecretString ?? '');
+  }
   const accounts = await import('../shared/accounts/service.ts');
   const gateway = deployed ? await import('./usage-plans.ts') : undefined;
 

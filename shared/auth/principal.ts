@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const USER_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export type UserRole = (typeof USER_ROLES)[number];

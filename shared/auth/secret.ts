@@ -1,24 +1,37 @@
 import { createHmac } from 'node:crypto';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { env } from '../config/env.ts';
+
+type SecretLoader = (secretId: string) => Promise<string>;
+
+/**
+ * In Lambda the secret comes from the AWS Parameters and Secrets extension
+ * (a localhost HTTP call, cached by the extension), which keeps the Secrets
+ * Manager SDK client out of every bundle. Tools outside Lambda (the admin CLI)
+ * install an SDK-based loader instead.
+ */
+let loader: SecretLoader = async (secretId) => {
+  const port = process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT ?? '2773';
+  const res = await fetch(`http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}`, {
+    headers: { 'X-Aws-Parameters-Secrets-Token': process.env.AWS_SESSION_TOKEN ?? '' },
+  });
+  if (!res.ok) throw new Error(`Secrets extension answered ${res.status}`);
+  const body = (await res.json()) as { SecretString?: string };
+  if (!body.SecretString) throw new Error('Session secret is empty');
+  return body.SecretString;
+};
+
+export function setSecretLoader(next: SecretLoader): void {
+  loader = next;
+  secret = undefined;
+}
 
 let secret: Promise<string> | undefined;
 
-/**
- * The per-deployment HS256 secret: from SESSION_SECRET locally, from Secrets
- * Manager in a deployed stack (fetched once per cold start).
- */
+/** The per-deployment HS256 secret: SESSION_SECRET locally, the Secrets Manager secret when deployed. */
 export function sessionSecret(): Promise<string> {
   if (!secret) {
-    const { SESSION_SECRET, SESSION_SECRET_ARN, AWS_REGION } = env();
-    secret = SESSION_SECRET
-      ? Promise.resolve(SESSION_SECRET)
-      : new SecretsManagerClient({ region: AWS_REGION })
-          .send(new GetSecretValueCommand({ SecretId: SESSION_SECRET_ARN }))
-          .then((r) => {
-            if (!r.SecretString) throw new Error('Session secret is empty');
-            return r.SecretString;
-          });
+    const { SESSION_SECRET, SESSION_SECRET_ARN } = env();
+    secret = SESSION_SECRET ? Promise.resolve(SESSION_SECRET) : loader(SESSION_SECRET_ARN!);
     secret.catch(() => (secret = undefined));
   }
   return secret;

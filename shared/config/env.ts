@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Runtime configuration, read once per cold start through a schema. A deployed

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { env } from '../config/env.ts';
+import { instrument } from './stats.ts';
 
 const { AWS_REGION, DYNAMODB_ENDPOINT } = env();
 
@@ -14,3 +15,5 @@ export const ddb = DynamoDBDocumentClient.from(
 );
 
 export const tableName = (): string => env().TABLE_NAME;
+
+if (process.env.DDB_STATS === '1') instrument(ddb);

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { hasDeskRole, PrincipalSchema, type Principal } from '../auth/principal.ts';
 import { BadRequestError, NotFoundError, PayloadTooLargeError, UnauthorizedError, ForbiddenError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { consume, RateLimitExceededError, type RateLimitState } from '../ratelimit/limiter.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { allRoutes } from '../../functions/registry.ts';
 import { interfaceOf, type RouteContract } from '../http/contract.ts';
 

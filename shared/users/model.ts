@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { USER_ROLES } from '../auth/principal.ts';
 
 export const USER_STATUSES = ['active', 'invited', 'suspended'] as const;
