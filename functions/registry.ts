@@ -1,5 +1,7 @@
 import type { GroupName, RouteContract } from '../shared/http/contract.ts';
 import { userRoutes } from '../shared/users/contract.ts';
+import { ticketRoutes } from '../shared/tickets/contract.ts';
+import { ticketFieldRoutes } from '../shared/ticket-fields/contract.ts';
 
 /** Handler shape the local gateway invokes (the same export Lambda calls). */
 export type LoadHandler = () => Promise<{ handler: (event: any, context: any) => Promise<any> }>;
@@ -19,6 +21,8 @@ export interface ApiGroup {
  */
 export const API_GROUPS: readonly ApiGroup[] = [
   { name: 'users', entry: 'functions/users/handler.ts', routes: userRoutes, load: () => import('./users/handler.ts') },
+  { name: 'tickets', entry: 'functions/tickets/handler.ts', routes: ticketRoutes, load: () => import('./tickets/handler.ts') },
+  { name: 'ticketFields', entry: 'functions/ticket-fields/handler.ts', routes: ticketFieldRoutes, load: () => import('./ticket-fields/handler.ts') },
 ];
 
 export const AUTHORIZER = { entry: 'functions/authorizer/handler.ts', load: () => import('./authorizer/handler.ts') };

@@ -25,6 +25,26 @@ export const keys = {
 
   rateWindow: (accountId: string, windowStart: number) => ({ pk: acct(accountId), sk: `RL#${windowStart}` }),
 
+  /** Custom ticket fields, their fieldKey guard, options and option-value guards. */
+  ticketField: (accountId: string, fieldId: string) => ({ pk: acct(accountId), sk: `TFIELD#${fieldId}` }),
+  ticketFieldPrefix: 'TFIELD#',
+  ticketFieldKey: (accountId: string, fieldKey: string) => ({ pk: acct(accountId), sk: `TFIELDKEY#${fieldKey.toLowerCase()}` }),
+  ticketFieldsIndex: (accountId: string) => `${acct(accountId)}#TFIELDS`,
+  fieldPositionCounter: (accountId: string) => ({ pk: acct(accountId), sk: 'COUNTER#TFIELDPOS' }),
+  option: (accountId: string, fieldId: string, optionId: string) => ({ pk: acct(accountId), sk: `TFOPT#${fieldId}#${optionId}` }),
+  optionPrefix: (fieldId: string) => `TFOPT#${fieldId}#`,
+  optionValue: (accountId: string, fieldId: string, value: string) => ({ pk: acct(accountId), sk: `TFOPTVAL#${fieldId}#${value}` }),
+
+  /** Tickets; gsi1 (updated), gsi2 (status), gsi3 (priority) share one partition per account. */
+  ticket: (accountId: string, ticketId: string) => ({ pk: acct(accountId), sk: `TICKET#${ticketId}` }),
+  ticketPrefix: 'TICKET#',
+  ticketsIndex: (accountId: string) => `${acct(accountId)}#TICKETS`,
+
+  /** Transactional outbox: one item per ticket event until the publisher has handed it to EventBridge. */
+  outbox: (accountId: string, eventId: string) => ({ pk: acct(accountId), sk: `OUTBOX#${eventId}` }),
+  /** gsi4 partition of outbox items not yet published (the sweeper's work list). */
+  outboxPending: 'OUTBOX_PENDING',
+
   /** Local-stack marker: which account `npm start` provisioned as its demo. */
   demoMarker: () => ({ pk: 'SYSTEM', sk: 'DEMO_ACCOUNT' }),
 };

@@ -1,0 +1,47 @@
+import * as z from 'zod';
+import { TicketSchema } from '../tickets/model.ts';
+
+/** EventBridge source of every ticket event (decisions §7). */
+export const TICKET_EVENT_SOURCE = 'support-desk.tickets';
+
+export const TICKET_EVENT_TYPES = ['ticket.created', 'ticket.updated', 'ticket.deleted', 'ticket.assignment.changed', 'ticket.resolved'] as const;
+export type TicketEventType = (typeof TICKET_EVENT_TYPES)[number];
+
+const timestamp = z.iso.datetime({ precision: 3 }).describe('ISO 8601 UTC with milliseconds');
+const change = z.object({ from: z.unknown(), to: z.unknown() });
+
+/**
+ * Webhook payloads, one schema per event type (api-spec "Events", decisions §7).
+ * The publisher, the webhook consumer and the docs for EventBridge subscribers
+ * all use these.
+ */
+export const TicketEventPayloadSchemas = {
+  'ticket.created': z.object({ event: z.literal('ticket.created'), timestamp, data: z.object({ ticket: TicketSchema }) }).meta({ id: 'TicketCreatedEvent' }),
+  'ticket.resolved': z.object({ event: z.literal('ticket.resolved'), timestamp, data: z.object({ ticket: TicketSchema }) }).meta({ id: 'TicketResolvedEvent' }),
+  'ticket.updated': z
+    .object({ event: z.literal('ticket.updated'), timestamp, data: z.object({ ticket: z.object({ id: z.string(), updatedFields: z.record(z.string(), change) }) }) })
+    .meta({ id: 'TicketUpdatedEvent' }),
+  'ticket.assignment.changed': z
+    .object({
+      event: z.literal('ticket.assignment.changed'),
+      timestamp,
+      data: z.object({ ticket: z.object({ id: z.string(), updatedFields: z.object({ assigneeId: z.object({ from: z.string().nullable(), to: z.string().nullable() }) }) }) }),
+    })
+    .meta({ id: 'TicketAssignmentChangedEvent' }),
+  'ticket.deleted': z.object({ event: z.literal('ticket.deleted'), timestamp, data: z.object({ ticket: z.object({ id: z.string() }) }) }).meta({ id: 'TicketDeletedEvent' }),
+} as const;
+
+export const TicketEventPayloadSchema = z.discriminatedUnion('event', Object.values(TicketEventPayloadSchemas) as unknown as [z.ZodObject, ...z.ZodObject[]]);
+export type TicketEventPayload = z.infer<(typeof TicketEventPayloadSchemas)[TicketEventType]>;
+
+/**
+ * EventBridge `detail` of a ticket event: the webhook payload plus the
+ * account and the event's own id (`evt_...`, stable across retries).
+ */
+export const TicketEventDetailSchema = z
+  .object({ eventId: z.string(), accountId: z.string(), event: z.enum(TICKET_EVENT_TYPES), timestamp, data: z.record(z.string(), z.unknown()) })
+  .meta({ id: 'TicketEventDetail' });
+export type TicketEventDetail = z.infer<typeof TicketEventDetailSchema>;
+
+/** The webhook body of a detail: exactly the payload of api-spec "Events". */
+export const webhookBody = (d: TicketEventDetail): TicketEventPayload => ({ event: d.event, timestamp: d.timestamp, data: d.data }) as TicketEventPayload;

@@ -1,0 +1,119 @@
+import * as z from 'zod';
+
+export const FIELD_TYPES = ['text', 'textarea', 'number', 'decimal', 'checkbox', 'date', 'dropdown', 'multiselect', 'regex'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+export const OPTION_TYPES: readonly FieldType[] = ['dropdown', 'multiselect'];
+
+/** api-spec Limits: options per ticket field. */
+export const MAX_OPTIONS_PER_FIELD = 2000;
+
+export const OptionSchema = z
+  .object({ id: z.string().describe('Prefixed opt_'), name: z.string(), value: z.string(), default: z.boolean() })
+  .meta({ id: 'CustomFieldOption' });
+export type OptionDto = z.infer<typeof OptionSchema>;
+
+export const TicketFieldSchema = z
+  .object({
+    id: z.string().describe('System fields use the prefix system_; custom fields fld_'),
+    title: z.string(),
+    fieldKey: z.string(),
+    type: z.enum(FIELD_TYPES),
+    description: z.string().nullable(),
+    position: z.number().int(),
+    active: z.boolean(),
+    requiredForAgents: z.boolean(),
+    requiredForEndUsers: z.boolean(),
+    visibleToEndUsers: z.boolean(),
+    editableByEndUsers: z.boolean(),
+    regexPattern: z.string().nullable(),
+    defaultValue: z.string().nullable(),
+    options: z.array(OptionSchema).nullable(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'TicketField' });
+export type TicketFieldDto = z.infer<typeof TicketFieldSchema>;
+
+const optionName = z.string().trim().min(1).max(128);
+const optionValue = z.string().trim().min(1).max(128).regex(/^[^\s]+$/, 'must not contain spaces');
+export const OptionInputSchema = z.object({ name: optionName, value: optionValue, default: z.boolean().default(false) });
+
+/** A regex pattern must compile (and stay modest in size). */
+const regexPattern = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine((p) => {
+    try {
+      new RegExp(p, 'u');
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be a valid regular expression');
+
+const fieldBase = {
+  title: z.string().trim().min(1).max(255),
+  description: z.string().max(2000).nullable().optional(),
+  position: z.number().int().min(0).max(1_000_000).optional(),
+  active: z.boolean().optional(),
+  requiredForAgents: z.boolean().optional(),
+  requiredForEndUsers: z.boolean().optional(),
+  visibleToEndUsers: z.boolean().optional(),
+  editableByEndUsers: z.boolean().optional(),
+  regexPattern: regexPattern.nullable().optional(),
+  defaultValue: z.string().max(1000).nullable().optional(),
+};
+
+export const CreateTicketFieldBodySchema = z
+  .object({
+    ticketField: z.object({
+      ...fieldBase,
+      type: z.enum(FIELD_TYPES),
+      fieldKey: z
+        .string()
+        .regex(/^[a-zA-Z][a-zA-Z0-9_]{0,63}$/, 'must start with a letter and contain only letters, digits and underscores (max 64)')
+        .optional(),
+      options: z.array(OptionInputSchema).optional(),
+    }),
+  })
+  .meta({ id: 'CreateTicketFieldRequest' });
+export type CreateTicketFieldInput = z.infer<typeof CreateTicketFieldBodySchema>['ticketField'];
+
+export const UpdateTicketFieldBodySchema = z
+  .object({
+    ticketField: z.object({
+      ...fieldBase,
+      title: fieldBase.title.optional(),
+      // Present so a change can be refused as IMMUTABLE_FIELD rather than silently ignored.
+      type: z.string().optional(),
+      fieldKey: z.string().optional(),
+    }),
+  })
+  .meta({ id: 'UpdateTicketFieldRequest' });
+export type UpdateTicketFieldInput = z.infer<typeof UpdateTicketFieldBodySchema>['ticketField'];
+
+export const CreateOptionBodySchema = z.object({ customFieldOption: OptionInputSchema }).meta({ id: 'CreateCustomFieldOptionRequest' });
+export const UpdateOptionBodySchema = z
+  .object({ customFieldOption: z.object({ name: optionName.optional(), value: optionValue.optional(), default: z.boolean().optional() }) })
+  .meta({ id: 'UpdateCustomFieldOptionRequest' });
+export type UpdateOptionInput = z.infer<typeof UpdateOptionBodySchema>['customFieldOption'];
+
+const booleanParam = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((v) => v === 'true');
+
+export const ListTicketFieldsQuerySchema = z.object({
+  active: booleanParam.optional(),
+  page_size: z.coerce.number().int().min(1).max(100).default(25),
+  after: z.string().min(1).max(4096).optional(),
+  sort_by: z.enum(['position', 'title', 'created_at']).default('position'),
+  sort_order: z.enum(['asc', 'desc']).default('asc'),
+});
+export type ListTicketFieldsQuery = z.infer<typeof ListTicketFieldsQuerySchema>;
+
+const id = z.string().min(1).max(64);
+export const FieldIdParamsSchema = z.object({ id });
+export const FieldOptionsParamsSchema = z.object({ fieldId: id });
+export const OptionParamsSchema = z.object({ fieldId: id, optionId: id });
+
+export const PageMetaSchema = z.object({ pageSize: z.number().int(), hasMore: z.boolean() });
+export const LinksSchema = z.object({ next: z.string().nullable().describe('Relative path of the next page (all query parameters kept, plus after=<cursor>), or null') });

@@ -1,0 +1,84 @@
+import * as z from 'zod';
+
+export const TICKET_STATUSES = ['new', 'open', 'pending', 'resolved', 'closed'] as const;
+export const TICKET_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+export const TICKET_TYPES = ['question', 'incident', 'problem', 'task'] as const;
+export type TicketStatus = (typeof TICKET_STATUSES)[number];
+export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
+
+export const CustomFieldValueSchema = z.object({ id: z.string(), value: z.unknown() });
+
+/** The ticket resource (api-spec "Ticket"), as answered and as carried by events. */
+export const TicketSchema = z
+  .object({
+    id: z.string().describe('Prefixed tkt_'),
+    subject: z.string(),
+    status: z.enum(TICKET_STATUSES),
+    priority: z.enum(TICKET_PRIORITIES),
+    type: z.enum(TICKET_TYPES),
+    assigneeId: z.string().nullable(),
+    requesterEmail: z.string().nullable(),
+    requesterName: z.string().nullable(),
+    groupId: z.string().nullable(),
+    tags: z.array(z.string()),
+    customFields: z.array(CustomFieldValueSchema),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Ticket' });
+export type Ticket = z.infer<typeof TicketSchema>;
+
+const tags = z
+  .array(z.string().trim().min(1).max(64).regex(/^[^\s,]+$/, 'tags cannot contain spaces or commas'))
+  .max(100)
+  .transform((t) => [...new Set(t)]);
+const customFields = z.array(z.object({ id: z.string().min(1).max(64), value: z.unknown() })).max(200);
+
+const ticketInput = {
+  subject: z.string().trim().min(1).max(255),
+  status: z.enum(TICKET_STATUSES),
+  priority: z.enum(TICKET_PRIORITIES),
+  type: z.enum(TICKET_TYPES),
+  requesterEmail: z.email().max(254).nullable(),
+  requesterName: z.string().trim().min(1).max(128).nullable(),
+  assigneeId: z.string().min(1).max(64).nullable(),
+  groupId: z.string().min(1).max(64).nullable(),
+  tags,
+  customFields,
+};
+
+export const CreateTicketBodySchema = z
+  .object({
+    ticket: z.object({
+      ...ticketInput,
+      status: ticketInput.status.default('new'),
+      priority: ticketInput.priority.default('normal'),
+      type: ticketInput.type.default('question'),
+      requesterEmail: ticketInput.requesterEmail.optional(),
+      requesterName: ticketInput.requesterName.optional(),
+      assigneeId: ticketInput.assigneeId.optional(),
+      groupId: ticketInput.groupId.optional(),
+      tags: tags.default([]),
+      customFields: customFields.optional(),
+    }),
+  })
+  .meta({ id: 'CreateTicketRequest' });
+export type CreateTicketInput = z.infer<typeof CreateTicketBodySchema>['ticket'];
+
+export const UpdateTicketBodySchema = z
+  .object({ ticket: z.object(ticketInput).partial() })
+  .meta({ id: 'UpdateTicketRequest', description: 'Only the given fields change; customFields entries merge by id (a null value clears one).' });
+export type UpdateTicketInput = z.infer<typeof UpdateTicketBodySchema>['ticket'];
+
+export const ListTicketsQuerySchema = z.object({
+  status: z.enum(TICKET_STATUSES).optional(),
+  priority: z.enum(TICKET_PRIORITIES).optional(),
+  assignee_id: z.string().min(1).max(64).optional(),
+  page_size: z.coerce.number().int().min(1).max(100).default(25),
+  after: z.string().min(1).max(4096).optional(),
+  sort_by: z.enum(['created_at', 'updated_at', 'status', 'priority']).default('created_at'),
+  sort_order: z.enum(['asc', 'desc']).default('desc'),
+});
+export type ListTicketsQuery = z.infer<typeof ListTicketsQuerySchema>;
+
+export const TicketIdParamsSchema = z.object({ id: z.string().min(1).max(64) });

@@ -1,0 +1,191 @@
+import { hasDeskRole, type Principal } from '../auth/principal.ts';
+import type { TxWrite } from '../db/transact.ts';
+import { ConflictError, NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
+import { newEventDetail, outboxWrites } from '../events/outbox.ts';
+import type { TicketEventDetail } from '../events/ticket-events.ts';
+import { newId } from '../ids.ts';
+import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
+import * as fieldsRepo from '../ticket-fields/repository.ts';
+import type { FieldRecord } from '../ticket-fields/repository.ts';
+import { mergeCustomFields, optionValuesOf, type CustomFieldValue } from '../ticket-fields/values.ts';
+import { getUser } from '../users/repository.ts';
+import type { CreateTicketInput, ListTicketsQuery, Ticket, UpdateTicketInput } from './model.ts';
+import * as repo from './repository.ts';
+import type { TicketFilter, TicketRecord } from './repository.ts';
+
+export const toTicketDto = ({ accountId: _a, version: _v, ...t }: TicketRecord): Ticket => t;
+
+const invalid = (issues: FieldIssue[]) => new ValidationError(`Invalid ticket: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, issues);
+
+/** decisions §6: an assignee is an active user of the account with agent role or above. */
+async function checkAssignee(accountId: string, assigneeId: string | null | undefined, issues: FieldIssue[]) {
+  if (!assigneeId) return;
+  const user = await getUser(accountId, assigneeId);
+  if (!user || user.status !== 'active' || !hasDeskRole(user.role, 'agent')) issues.push({ field: 'assigneeId', message: 'must be an active user of the account with agent role or above' });
+}
+
+/** Groups arrive with the groups work; until then no group id can name a group of the account. */
+function checkGroup(groupId: string | null | undefined, issues: FieldIssue[]) {
+  if (groupId) issues.push({ field: 'groupId', message: 'no such group in this account' });
+}
+
+/**
+ * Option usage deltas between two sets of custom-field values, as writes for
+ * the ticket's transaction; unknown option values become validation issues.
+ */
+async function optionUsageWrites(accountId: string, fields: Map<string, FieldRecord>, before: CustomFieldValue[], after: CustomFieldValue[], issues: FieldIssue[]): Promise<TxWrite[]> {
+  const writes: TxWrite[] = [];
+  const valuesOf = (list: CustomFieldValue[], id: string) => new Set(optionValuesOf(fields.get(id), list.find((c) => c.id === id)?.value));
+  const ids = new Set([...before, ...after].map((c) => c.id).filter((id) => fields.has(id)));
+  for (const id of ids) {
+    const old = valuesOf(before, id);
+    const now = valuesOf(after, id);
+    const added = [...now].filter((v) => !old.has(v));
+    const removed = [...old].filter((v) => !now.has(v));
+    if (!added.length && !removed.length) continue;
+    const optionIds = await fieldsRepo.optionIdsByValue(accountId, id, [...added, ...removed]);
+    for (const v of added) {
+      const optionId = optionIds.get(v);
+      if (!optionId) issues.push({ field: 'customFields', message: `"${v}" is not an option of ${fields.get(id)!.fieldKey}` });
+      else writes.push(fieldsRepo.optionUsageWrite(accountId, id, optionId, 1));
+    }
+    for (const v of removed) {
+      const optionId = optionIds.get(v);
+      if (optionId) writes.push(fieldsRepo.optionUsageWrite(accountId, id, optionId, -1));
+    }
+  }
+  return writes;
+}
+
+const fieldMap = async (accountId: string) => new Map((await fieldsRepo.listAllFields(accountId)).map((f) => [f.id, f]));
+
+export async function getTicket(p: Principal, id: string): Promise<TicketRecord> {
+  const t = await repo.getTicket(p.accountId, id);
+  if (!t) throw new NotFoundError('Ticket');
+  return t;
+}
+
+/** Create a ticket; its option usage and its ticket.created event commit with it. */
+export async function createTicket(p: Principal, input: CreateTicketInput): Promise<TicketRecord> {
+  if (input.status === 'closed') throw new RuleViolationError('CLOSED_STATUS_SYSTEM_ONLY', 'Only automations can close tickets');
+  const issues: FieldIssue[] = [];
+  const [fields] = await Promise.all([fieldMap(p.accountId), checkAssignee(p.accountId, input.assigneeId, issues)]);
+  checkGroup(input.groupId, issues);
+  const { merged, issues: fieldIssues } = mergeCustomFields([], input.customFields, fields, true);
+  issues.push(...fieldIssues);
+  const usage = fieldIssues.length ? [] : await optionUsageWrites(p.accountId, fields, [], merged, issues);
+  if (issues.length) throw invalid(issues);
+
+  const now = new Date();
+  const at = now.toISOString();
+  const ticket: TicketRecord = {
+    id: newId('tkt', now.getTime()),
+    accountId: p.accountId,
+    subject: input.subject,
+    status: input.status,
+    priority: input.priority,
+    type: input.type,
+    assigneeId: input.assigneeId ?? null,
+    requesterEmail: input.requesterEmail ?? null,
+    requesterName: input.requesterName ?? null,
+    groupId: input.groupId ?? null,
+    tags: input.tags,
+    customFields: merged,
+    createdAt: at,
+    updatedAt: at,
+    version: 1,
+  };
+  const event = newEventDetail(p.accountId, { event: 'ticket.created', timestamp: at, data: { ticket: toTicketDto(ticket) } });
+  await repo.createTicket(ticket, [...usage, ...outboxWrites([event])]);
+  return ticket;
+}
+
+const TRACKED = ['subject', 'status', 'priority', 'type', 'assigneeId', 'requesterEmail', 'requesterName', 'groupId', 'tags', 'customFields'] as const;
+
+/** Events of a change (decisions §7): updated with every changed field; assignment and resolution on their own as well. */
+function changeEvents(accountId: string, before: TicketRecord, after: TicketRecord, at: string): TicketEventDetail[] {
+  const updatedFields: Record<string, { from: unknown; to: unknown }> = {};
+  for (const f of TRACKED) if (JSON.stringify(before[f]) !== JSON.stringify(after[f])) updatedFields[f] = { from: before[f], to: after[f] };
+  if (!Object.keys(updatedFields).length) return [];
+  const events = [newEventDetail(accountId, { event: 'ticket.updated', timestamp: at, data: { ticket: { id: after.id, updatedFields } } })];
+  if (updatedFields.assigneeId) {
+    events.push(newEventDetail(accountId, { event: 'ticket.assignment.changed', timestamp: at, data: { ticket: { id: after.id, updatedFields: { assigneeId: { from: before.assigneeId, to: after.assigneeId } } } } }));
+  }
+  if (updatedFields.status && after.status === 'resolved') events.push(newEventDetail(accountId, { event: 'ticket.resolved', timestamp: at, data: { ticket: toTicketDto(after) } }));
+  return events;
+}
+
+const MAX_ATTEMPTS = 12;
+
+/**
+ * Apply the given fields to a ticket. Optimistic locking: if another writer
+ * got there first, re-read and re-apply, so concurrent updates never lose one
+ * another's changes.
+ */
+export async function updateTicket(p: Principal, id: string, input: UpdateTicketInput): Promise<TicketRecord> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await getTicket(p, id);
+    if (current.status === 'closed') throw new RuleViolationError('TICKET_CLOSED', 'A closed ticket cannot be changed');
+    if (input.status === 'closed') throw new RuleViolationError('CLOSED_STATUS_SYSTEM_ONLY', 'Only automations can close tickets');
+
+    const issues: FieldIssue[] = [];
+    if (input.assigneeId !== undefined && input.assigneeId !== current.assigneeId) await checkAssignee(p.accountId, input.assigneeId, issues);
+    if (input.groupId !== undefined && input.groupId !== current.groupId) checkGroup(input.groupId, issues);
+    let customFields = current.customFields;
+    let usage: TxWrite[] = [];
+    if (input.customFields !== undefined) {
+      const fields = await fieldMap(p.accountId);
+      const merged = mergeCustomFields(current.customFields, input.customFields, fields, false);
+      issues.push(...merged.issues);
+      customFields = merged.merged;
+      if (!merged.issues.length) usage = await optionUsageWrites(p.accountId, fields, current.customFields, customFields, issues);
+    }
+    if (issues.length) throw invalid(issues);
+
+    const { customFields: _cf, ...scalar } = input;
+    const defined = Object.fromEntries(Object.entries(scalar).filter(([, v]) => v !== undefined));
+    const at = new Date().toISOString();
+    const next: TicketRecord = { ...current, ...defined, customFields, updatedAt: at, version: current.version + 1 };
+    const events = changeEvents(p.accountId, current, next, at);
+    if (!events.length) return current;
+    try {
+      await repo.replaceTicket(next, current.version, [...usage, ...outboxWrites(events)]);
+      return next;
+    } catch (err) {
+      if (!(err instanceof repo.StaleTicketError) || attempt >= MAX_ATTEMPTS) throw err instanceof repo.StaleTicketError ? new ConflictError('The ticket is being changed by others; retry', { cause: err }) : err;
+      await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
+    }
+  }
+}
+
+/** Delete a ticket, releasing its option usage, and record ticket.deleted. */
+export async function deleteTicket(p: Principal, id: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await getTicket(p, id);
+    const fields = current.customFields.length ? await fieldMap(p.accountId) : new Map<string, FieldRecord>();
+    const usage = await optionUsageWrites(p.accountId, fields, current.customFields, [], []);
+    const at = new Date().toISOString();
+    const event = newEventDetail(p.accountId, { event: 'ticket.deleted', timestamp: at, data: { ticket: { id } } });
+    try {
+      return await repo.deleteTicket(current, [...usage, ...outboxWrites([event])]);
+    } catch (err) {
+      if (!(err instanceof repo.StaleTicketError) || attempt >= MAX_ATTEMPTS) throw err;
+    }
+  }
+}
+
+const LIST = 'tickets';
+
+/** One page of tickets; the cursor carries the first query's filters and sort. */
+export async function listTickets(p: Principal, q: ListTicketsQuery) {
+  let filter: TicketFilter;
+  let startKey: Record<string, string> | undefined;
+  if (q.after) {
+    const c = await decodeCursor<TicketFilter>(q.after, LIST, p.accountId);
+    filter = c.query;
+    startKey = c.key;
+  } else filter = { status: q.status, priority: q.priority, assigneeId: q.assignee_id, sortBy: q.sort_by, order: q.sort_order };
+  const page = await repo.listTickets(p.accountId, filter, q.page_size, startKey);
+  const next = page.nextKey ? await encodeCursor({ list: LIST, accountId: p.accountId, query: filter, key: page.nextKey }) : null;
+  return { tickets: page.tickets, next };
+}
