@@ -2,6 +2,8 @@ import type { GroupName, RouteContract } from '../shared/http/contract.ts';
 import { userRoutes } from '../shared/users/contract.ts';
 import { ticketRoutes } from '../shared/tickets/contract.ts';
 import { ticketFieldRoutes } from '../shared/ticket-fields/contract.ts';
+import { contactRoutes } from '../shared/contacts/contract.ts';
+import { organizationRoutes } from '../shared/organizations/contract.ts';
 
 /** Handler shape the local gateway invokes (the same export Lambda calls). */
 export type LoadHandler = () => Promise<{ handler: (event: any, context: any) => Promise<any> }>;
@@ -22,6 +24,8 @@ export interface ApiGroup {
 export const API_GROUPS: readonly ApiGroup[] = [
   { name: 'users', entry: 'functions/users/handler.ts', routes: userRoutes, load: () => import('./users/handler.ts') },
   { name: 'tickets', entry: 'functions/tickets/handler.ts', routes: ticketRoutes, load: () => import('./tickets/handler.ts') },
+  { name: 'contacts', entry: 'functions/contacts/handler.ts', routes: contactRoutes, load: () => import('./contacts/handler.ts') },
+  { name: 'organizations', entry: 'functions/organizations/handler.ts', routes: organizationRoutes, load: () => import('./organizations/handler.ts') },
   { name: 'ticketFields', entry: 'functions/ticket-fields/handler.ts', routes: ticketFieldRoutes, load: () => import('./ticket-fields/handler.ts') },
 ];
 

@@ -40,6 +40,26 @@ export const keys = {
   ticketPrefix: 'TICKET#',
   ticketsIndex: (accountId: string) => `${acct(accountId)}#TICKETS`,
 
+  /** Contacts: gsi1 (name) and gsi2 (email) share one partition per account; gsi3 groups an organization's contacts. */
+  contact: (accountId: string, contactId: string) => ({ pk: acct(accountId), sk: `CONTACT#${contactId}` }),
+  contactPrefix: 'CONTACT#',
+  contactsIndex: (accountId: string) => `${acct(accountId)}#CONTACTS`,
+  contactEmail: (accountId: string, email: string) => ({ pk: acct(accountId), sk: `CONTACTEMAIL#${email.toLowerCase()}` }),
+  orgContactsIndex: (accountId: string, orgId: string) => `${acct(accountId)}#ORGCONTACTS#${orgId}`,
+  /** Tickets per requester email, kept with every ticket write: a contact's ticketCount, even for a contact created later. */
+  requesterTickets: (accountId: string, email: string) => ({ pk: acct(accountId), sk: `REQTICKETS#${email.toLowerCase()}` }),
+
+  /** Organizations: gsi1 (name), gsi2 (domain); the domain guard makes domains unique. */
+  organization: (accountId: string, orgId: string) => ({ pk: acct(accountId), sk: `ORG#${orgId}` }),
+  organizationPrefix: 'ORG#',
+  organizationsIndex: (accountId: string) => `${acct(accountId)}#ORGS`,
+  organizationDomain: (accountId: string, domain: string) => ({ pk: acct(accountId), sk: `ORGDOMAIN#${domain.toLowerCase()}` }),
+
+  /** Messages are immutable, so each is stored twice in one transaction: by id (get) and under its ticket (list). */
+  message: (accountId: string, messageId: string) => ({ pk: acct(accountId), sk: `MESSAGE#${messageId}` }),
+  ticketMessage: (accountId: string, ticketId: string, messageId: string) => ({ pk: acct(accountId), sk: `TMSG#${ticketId}#${messageId}` }),
+  ticketMessagePrefix: (ticketId: string) => `TMSG#${ticketId}#`,
+
   /** Transactional outbox: one item per ticket event until the publisher has handed it to EventBridge. */
   outbox: (accountId: string, eventId: string) => ({ pk: acct(accountId), sk: `OUTBOX#${eventId}` }),
   /** gsi4 partition of outbox items not yet published (the sweeper's work list). */

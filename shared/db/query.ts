@@ -66,3 +66,29 @@ export async function countMatches(q: Omit<PageQuery, 'limit' | 'startKey' | 'fo
   } while (startKey && count < cap);
   return Math.min(count, cap);
 }
+
+/**
+ * One page of a page-number list (page >= 1) with the exact total: walks the
+ * whole key range once (Query, never Scan), counting matches and keeping only
+ * those that fall on the page.
+ */
+export async function numberedPage<T extends Record<string, unknown>>(q: Omit<PageQuery, 'limit' | 'startKey'>, page: number, limit: number): Promise<{ items: T[]; total: number }> {
+  const from = (page - 1) * limit;
+  const items: T[] = [];
+  let total = 0;
+  let startKey: Key | undefined;
+  do {
+    const out = await ddb.send(new QueryCommand({ ...baseInput({ ...q, limit }), ExclusiveStartKey: startKey }));
+    for (const item of (out.Items ?? []) as T[]) {
+      if (total >= from && total < from + limit) items.push(item);
+      total += 1;
+    }
+    startKey = out.LastEvaluatedKey as Key | undefined;
+  } while (startKey);
+  return { items, total };
+}
+
+/** Every match of a Query, in key order. */
+export async function queryAll<T extends Record<string, unknown>>(q: Omit<PageQuery, 'limit' | 'startKey'>): Promise<T[]> {
+  return (await numberedPage<T>(q, 1, Number.MAX_SAFE_INTEGER)).items;
+}

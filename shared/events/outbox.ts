@@ -3,14 +3,25 @@ import { tableName } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { newId } from '../ids.ts';
-import type { TicketEventDetail, TicketEventPayload } from './ticket-events.ts';
+import { TICKET_EVENT_SOURCE, type TicketEventDetail, type TicketEventPayload } from './ticket-events.ts';
+
+/** Any event recorded through the outbox: ticket events, and the other domains' own (organization.created, message.created). */
+export interface EventDetail {
+  eventId: string;
+  accountId: string;
+  event: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
 
 /** An outbox item as stored: the full EventBridge detail, fixed at write time so a republish is identical. */
 export interface OutboxRecord {
   eventId: string;
   accountId: string;
-  detailType: TicketEventDetail['event'];
-  detail: TicketEventDetail;
+  /** EventBridge source: support-desk.tickets unless the domain says otherwise. */
+  source: string;
+  detailType: string;
+  detail: EventDetail;
   createdAt: string;
 }
 
@@ -19,14 +30,19 @@ export function newEventDetail(accountId: string, payload: TicketEventPayload): 
   return { eventId: newId('evt'), accountId, ...payload } as TicketEventDetail;
 }
 
+/** A non-ticket domain event (same id scheme and shape). */
+export function newDomainEvent(accountId: string, event: string, data: Record<string, unknown>, timestamp = new Date().toISOString()): EventDetail {
+  return { eventId: newId('evt'), accountId, event, timestamp, data };
+}
+
 /**
  * The writes that record events in the same transaction as the ticket change
  * (transactional outbox). The table stream feeds the publisher; pending items
  * are also indexed (gsi4) so a sweeper can republish anything a crash left behind.
  */
-export function outboxWrites(details: TicketEventDetail[]): TxWrite[] {
+export function outboxWrites(details: EventDetail[], source: string = TICKET_EVENT_SOURCE): TxWrite[] {
   return details.map((detail) => {
-    const record: OutboxRecord = { eventId: detail.eventId, accountId: detail.accountId, detailType: detail.event, detail, createdAt: detail.timestamp };
+    const record: OutboxRecord = { eventId: detail.eventId, accountId: detail.accountId, source, detailType: detail.event, detail, createdAt: detail.timestamp };
     const item: NonNullable<TransactWriteCommandInput['TransactItems']>[number] = {
       Put: {
         TableName: tableName(),

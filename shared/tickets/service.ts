@@ -1,6 +1,8 @@
 import { hasDeskRole, type Principal } from '../auth/principal.ts';
+import { requesterWrites } from '../contacts/service.ts';
+import { retryOnConflict } from '../db/retry.ts';
 import type { TxWrite } from '../db/transact.ts';
-import { ConflictError, NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
+import { NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { newEventDetail, outboxWrites } from '../events/outbox.ts';
 import type { TicketEventDetail } from '../events/ticket-events.ts';
 import { newId } from '../ids.ts';
@@ -65,8 +67,15 @@ export async function getTicket(p: Principal, id: string): Promise<TicketRecord>
   return t;
 }
 
-/** Create a ticket; its option usage and its ticket.created event commit with it. */
-export async function createTicket(p: Principal, input: CreateTicketInput): Promise<TicketRecord> {
+/**
+ * Create a ticket; its option usage, its requester's counts (and contact, if
+ * new) and its ticket.created event commit with it.
+ */
+export function createTicket(p: Principal, input: CreateTicketInput): Promise<TicketRecord> {
+  return retryOnConflict(() => createTicketOnce(p, input));
+}
+
+async function createTicketOnce(p: Principal, input: CreateTicketInput): Promise<TicketRecord> {
   if (input.status === 'closed') throw new RuleViolationError('CLOSED_STATUS_SYSTEM_ONLY', 'Only automations can close tickets');
   const issues: FieldIssue[] = [];
   const [fields] = await Promise.all([fieldMap(p.accountId), checkAssignee(p.accountId, input.assigneeId, issues)]);
@@ -96,7 +105,8 @@ export async function createTicket(p: Principal, input: CreateTicketInput): Prom
     version: 1,
   };
   const event = newEventDetail(p.accountId, { event: 'ticket.created', timestamp: at, data: { ticket: toTicketDto(ticket) } });
-  await repo.createTicket(ticket, [...usage, ...outboxWrites([event])]);
+  const requester = ticket.requesterEmail ? await requesterWrites(p.accountId, [{ email: ticket.requesterEmail, name: ticket.requesterName, delta: 1 }]) : [];
+  await repo.createTicket(ticket, [...usage, ...requester, ...outboxWrites([event])]);
   return ticket;
 }
 
@@ -115,63 +125,64 @@ function changeEvents(accountId: string, before: TicketRecord, after: TicketReco
   return events;
 }
 
-const MAX_ATTEMPTS = 12;
+/** Writes that move a ticket's count from one requester to another. */
+async function requesterChangeWrites(accountId: string, before: TicketRecord | null, after: TicketRecord | null): Promise<TxWrite[]> {
+  const from = before?.requesterEmail?.toLowerCase() ?? null;
+  const to = after?.requesterEmail?.toLowerCase() ?? null;
+  if (from === to) return [];
+  return requesterWrites(accountId, [
+    ...(from ? [{ email: from, name: null, delta: -1 as const }] : []),
+    ...(to ? [{ email: after!.requesterEmail!, name: after!.requesterName, delta: 1 as const }] : []),
+  ]);
+}
 
 /**
  * Apply the given fields to a ticket. Optimistic locking: if another writer
  * got there first, re-read and re-apply, so concurrent updates never lose one
  * another's changes.
  */
-export async function updateTicket(p: Principal, id: string, input: UpdateTicketInput): Promise<TicketRecord> {
-  for (let attempt = 1; ; attempt++) {
-    const current = await getTicket(p, id);
-    if (current.status === 'closed') throw new RuleViolationError('TICKET_CLOSED', 'A closed ticket cannot be changed');
-    if (input.status === 'closed') throw new RuleViolationError('CLOSED_STATUS_SYSTEM_ONLY', 'Only automations can close tickets');
-
-    const issues: FieldIssue[] = [];
-    if (input.assigneeId !== undefined && input.assigneeId !== current.assigneeId) await checkAssignee(p.accountId, input.assigneeId, issues);
-    if (input.groupId !== undefined && input.groupId !== current.groupId) checkGroup(input.groupId, issues);
-    let customFields = current.customFields;
-    let usage: TxWrite[] = [];
-    if (input.customFields !== undefined) {
-      const fields = await fieldMap(p.accountId);
-      const merged = mergeCustomFields(current.customFields, input.customFields, fields, false);
-      issues.push(...merged.issues);
-      customFields = merged.merged;
-      if (!merged.issues.length) usage = await optionUsageWrites(p.accountId, fields, current.customFields, customFields, issues);
-    }
-    if (issues.length) throw invalid(issues);
-
-    const { customFields: _cf, ...scalar } = input;
-    const defined = Object.fromEntries(Object.entries(scalar).filter(([, v]) => v !== undefined));
-    const at = new Date().toISOString();
-    const next: TicketRecord = { ...current, ...defined, customFields, updatedAt: at, version: current.version + 1 };
-    const events = changeEvents(p.accountId, current, next, at);
-    if (!events.length) return current;
-    try {
-      await repo.replaceTicket(next, current.version, [...usage, ...outboxWrites(events)]);
-      return next;
-    } catch (err) {
-      if (!(err instanceof repo.StaleTicketError) || attempt >= MAX_ATTEMPTS) throw err instanceof repo.StaleTicketError ? new ConflictError('The ticket is being changed by others; retry', { cause: err }) : err;
-      await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
-    }
-  }
+export function updateTicket(p: Principal, id: string, input: UpdateTicketInput): Promise<TicketRecord> {
+  return retryOnConflict(() => updateTicketOnce(p, id, input));
 }
 
-/** Delete a ticket, releasing its option usage, and record ticket.deleted. */
-export async function deleteTicket(p: Principal, id: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
+async function updateTicketOnce(p: Principal, id: string, input: UpdateTicketInput): Promise<TicketRecord> {
+  const current = await getTicket(p, id);
+  if (current.status === 'closed') throw new RuleViolationError('TICKET_CLOSED', 'A closed ticket cannot be changed');
+  if (input.status === 'closed') throw new RuleViolationError('CLOSED_STATUS_SYSTEM_ONLY', 'Only automations can close tickets');
+
+  const issues: FieldIssue[] = [];
+  if (input.assigneeId !== undefined && input.assigneeId !== current.assigneeId) await checkAssignee(p.accountId, input.assigneeId, issues);
+  if (input.groupId !== undefined && input.groupId !== current.groupId) checkGroup(input.groupId, issues);
+  let customFields = current.customFields;
+  let usage: TxWrite[] = [];
+  if (input.customFields !== undefined) {
+    const fields = await fieldMap(p.accountId);
+    const merged = mergeCustomFields(current.customFields, input.customFields, fields, false);
+    issues.push(...merged.issues);
+    customFields = merged.merged;
+    if (!merged.issues.length) usage = await optionUsageWrites(p.accountId, fields, current.customFields, customFields, issues);
+  }
+  if (issues.length) throw invalid(issues);
+
+  const { customFields: _cf, ...scalar } = input;
+  const defined = Object.fromEntries(Object.entries(scalar).filter(([, v]) => v !== undefined));
+  const at = new Date().toISOString();
+  const next: TicketRecord = { ...current, ...defined, customFields, updatedAt: at, version: current.version + 1 };
+  const events = changeEvents(p.accountId, current, next, at);
+  if (!events.length) return current;
+  await repo.replaceTicket(next, current.version, [...usage, ...(await requesterChangeWrites(p.accountId, current, next)), ...outboxWrites(events)]);
+  return next;
+}
+
+/** Delete a ticket, releasing its option usage and requester counts, and record ticket.deleted. */
+export function deleteTicket(p: Principal, id: string): Promise<void> {
+  return retryOnConflict(async () => {
     const current = await getTicket(p, id);
     const fields = current.customFields.length ? await fieldMap(p.accountId) : new Map<string, FieldRecord>();
     const usage = await optionUsageWrites(p.accountId, fields, current.customFields, [], []);
-    const at = new Date().toISOString();
-    const event = newEventDetail(p.accountId, { event: 'ticket.deleted', timestamp: at, data: { ticket: { id } } });
-    try {
-      return await repo.deleteTicket(current, [...usage, ...outboxWrites([event])]);
-    } catch (err) {
-      if (!(err instanceof repo.StaleTicketError) || attempt >= MAX_ATTEMPTS) throw err;
-    }
-  }
+    const event = newEventDetail(p.accountId, { event: 'ticket.deleted', timestamp: new Date().toISOString(), data: { ticket: { id } } });
+    await repo.deleteTicket(current, [...usage, ...(await requesterChangeWrites(p.accountId, current, null)), ...outboxWrites([event])]);
+  });
 }
 
 const LIST = 'tickets';

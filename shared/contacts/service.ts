@@ -1,0 +1,135 @@
+import type { Principal } from '../auth/principal.ts';
+import { retryOnConflict } from '../db/retry.ts';
+import type { TxWrite } from '../db/transact.ts';
+import { NotFoundError, ValidationError } from '../domain/errors.ts';
+import { newId } from '../ids.ts';
+import { organizationCountersWrite, getOrganization, getOrganizations, organizationIdByDomain } from '../organizations/repository.ts';
+import { emailDomain, FREE_MAIL_DOMAINS, type Contact, type CreateContactInput, type ListContactsQuery, type UpdateContactInput } from './model.ts';
+import * as repo from './repository.ts';
+import type { ContactRecord } from './repository.ts';
+
+/** Render contacts: organizationName follows the linked organization, ticketCount the requester counter. */
+export async function toContactDtos(accountId: string, contacts: ContactRecord[]): Promise<Contact[]> {
+  const [orgs, counts] = await Promise.all([
+    getOrganizations(accountId, contacts.map((c) => c.organizationId).filter((id): id is string => Boolean(id))),
+    repo.requesterCounts(accountId, contacts.map((c) => c.email)),
+  ]);
+  return contacts.map((c) => {
+    // A contact can briefly point at an organization being deleted; it reads as unlinked.
+    const org = c.organizationId ? orgs.get(c.organizationId) : undefined;
+    return {
+      id: c.id,
+      name: c.name,
+      email: c.email,
+      organizationId: org ? c.organizationId : null,
+      organizationName: org?.name ?? null,
+      notes: c.notes,
+      ticketCount: counts.get(c.email.toLowerCase()) ?? 0,
+      createdAt: c.createdAt,
+    };
+  });
+}
+
+export const toContactDto = async (accountId: string, c: ContactRecord) => (await toContactDtos(accountId, [c]))[0];
+
+/** The organization a new contact joins: the one given (must exist), else the one owning its email domain (not free-mail). */
+async function organizationFor(accountId: string, email: string, given: string | null | undefined): Promise<string | null> {
+  if (given) {
+    if (!(await getOrganization(accountId, given))) throw new ValidationError('No such organization', [{ field: 'organizationId', message: 'no such organization in this account' }]);
+    return given;
+  }
+  if (given === null) return null;
+  const domain = emailDomain(email);
+  return FREE_MAIL_DOMAINS.has(domain) ? null : organizationIdByDomain(accountId, domain);
+}
+
+/** Retry an operation whose counts moved underneath it. */
+const retrying = <T>(op: () => Promise<T>) => retryOnConflict(op, (err) => err instanceof repo.StaleCountError);
+
+async function requireContact(accountId: string, id: string) {
+  const c = await repo.getContact(accountId, id);
+  if (!c) throw new NotFoundError('Contact');
+  return c;
+}
+
+export const getContact = (p: Principal, id: string) => requireContact(p.accountId, id);
+
+export async function getContactByEmail(p: Principal, email: string): Promise<ContactRecord | null> {
+  const found = await repo.contactByEmail(p.accountId, email);
+  return found ? repo.getContact(p.accountId, found.contactId) : null;
+}
+
+function newContact(accountId: string, input: { name: string; email: string; notes?: string | null }, organizationId: string | null): ContactRecord {
+  const now = new Date().toISOString();
+  return { id: newId('con'), accountId, name: input.name, email: input.email, organizationId, notes: input.notes ?? null, createdAt: now, updatedAt: now, version: 1 };
+}
+
+export async function createContact(p: Principal, input: CreateContactInput): Promise<ContactRecord> {
+  return retrying(async () => {
+    const [organizationId, tickets] = await Promise.all([organizationFor(p.accountId, input.email, input.organizationId), repo.requesterCount(p.accountId, input.email)]);
+    const c = newContact(p.accountId, input, organizationId);
+    await repo.createContact(c, tickets);
+    return c;
+  });
+}
+
+export async function updateContact(p: Principal, id: string, input: UpdateContactInput): Promise<ContactRecord> {
+  return retrying(async () => {
+    const current = await requireContact(p.accountId, id);
+    const defined = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as UpdateContactInput;
+    if (!Object.keys(defined).length) return current;
+    if (defined.organizationId && defined.organizationId !== current.organizationId && !(await getOrganization(p.accountId, defined.organizationId))) {
+      throw new ValidationError('No such organization', [{ field: 'organizationId', message: 'no such organization in this account' }]);
+    }
+    const next: ContactRecord = { ...current, ...defined, updatedAt: new Date().toISOString(), version: current.version + 1 };
+    const [before, after] = await Promise.all([repo.requesterCount(p.accountId, current.email), next.email.toLowerCase() === current.email.toLowerCase() ? null : repo.requesterCount(p.accountId, next.email)]);
+    await repo.updateContact(current, next, before, after ?? before);
+    return next;
+  });
+}
+
+export async function deleteContact(p: Principal, id: string): Promise<void> {
+  await retrying(async () => {
+    const c = await requireContact(p.accountId, id);
+    await repo.deleteContact(c, await repo.requesterCount(p.accountId, c.email));
+  });
+}
+
+export async function listContacts(p: Principal, q: ListContactsQuery) {
+  return repo.listContacts(p.accountId, { search: q.search, organizationId: q.organization_id, sortBy: q.sort_by, order: q.sort_order }, q.page, q.limit);
+}
+
+type OrgDeltas = Map<string, { contacts: number; tickets: number }>;
+
+const addDelta = (deltas: OrgDeltas, orgId: string, d: { contacts?: number; tickets?: number }) => {
+  const cur = deltas.get(orgId) ?? { contacts: 0, tickets: 0 };
+  deltas.set(orgId, { contacts: cur.contacts + (d.contacts ?? 0), tickets: cur.tickets + (d.tickets ?? 0) });
+};
+
+/**
+ * The writes that count tickets in (+1) or out (-1) for their requesters, for
+ * the ticket's own transaction: requester counters, the linked organizations'
+ * ticketCount, and, for a requester not yet known, a new contact (linked to
+ * the organization of its domain) as real helpdesks do. Organization deltas
+ * are summed, since a transaction may touch each item once.
+ */
+export async function requesterWrites(accountId: string, changes: { email: string; name: string | null; delta: 1 | -1 }[]): Promise<TxWrite[]> {
+  const writes: TxWrite[] = [];
+  const deltas: OrgDeltas = new Map();
+  for (const { email, name, delta } of changes) {
+    const known = await repo.contactByEmail(accountId, email);
+    // Contacts hold emails of at most 128 characters; a longer requester is counted but gets no contact.
+    if (known || delta < 0 || email.length > 128) {
+      writes.push(repo.requesterCountWrite(accountId, email, delta));
+      if (known?.organizationId) addDelta(deltas, known.organizationId, { tickets: delta });
+      continue;
+    }
+    const [organizationId, tickets] = await Promise.all([organizationFor(accountId, email, undefined), repo.requesterCount(accountId, email)]);
+    const contact = newContact(accountId, { name: name ?? email.slice(0, email.indexOf('@')), email }, organizationId);
+    writes.push(...repo.createContactWrites(contact, null), repo.requesterCountWrite(accountId, email, 1, tickets.count));
+    // The new contact's organization counts its earlier tickets (if a former contact had them) and this one.
+    if (organizationId) addDelta(deltas, organizationId, { contacts: 1, tickets: tickets.count + 1 });
+  }
+  for (const [orgId, d] of deltas) if (d.contacts || d.tickets) writes.push(organizationCountersWrite(accountId, orgId, d));
+  return writes;
+}

@@ -1,0 +1,167 @@
+import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, tableName } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { numberedPage, queryAll } from '../db/query.ts';
+import { transactWrite, type TxWrite } from '../db/transact.ts';
+import { AlreadyExistsError, NotFoundError } from '../domain/errors.ts';
+import type { CompanyFacts, Organization } from './model.ts';
+
+export interface OrganizationRecord extends Organization {
+  accountId: string;
+  updatedAt: string;
+}
+
+const FIELDS: (keyof OrganizationRecord)[] = ['id', 'accountId', 'name', 'organizationalDomain', 'country', 'industry', 'employeeCount', 'yearlyRevenue', 'logoUrl', 'contactCount', 'ticketCount', 'createdAt', 'updatedAt'];
+const toRecord = (i: Record<string, unknown>) => {
+  const r = Object.fromEntries(FIELDS.map((f) => [f, i[f] ?? null])) as unknown as OrganizationRecord;
+  r.contactCount = Number(r.contactCount ?? 0);
+  r.ticketCount = Number(r.ticketCount ?? 0);
+  return r;
+};
+
+/** Sort keys for name (gsi1) and domain (gsi2); search text covers both. */
+const indexAttributes = (o: Pick<OrganizationRecord, 'accountId' | 'id' | 'name' | 'organizationalDomain'>) => ({
+  gsi1pk: keys.organizationsIndex(o.accountId),
+  gsi1sk: `${(o.name ?? '').toLowerCase()}#${o.id}`,
+  gsi2pk: keys.organizationsIndex(o.accountId),
+  gsi2sk: `${o.organizationalDomain}#${o.id}`,
+  searchText: `${(o.name ?? '').toLowerCase()}\n${o.organizationalDomain}`,
+});
+
+const domainGuard = (o: Pick<OrganizationRecord, 'accountId' | 'id' | 'organizationalDomain'>): TxWrite => ({
+  item: { Put: { TableName: tableName(), Item: { ...keys.organizationDomain(o.accountId, o.organizationalDomain), type: 'orgDomain', organizationId: o.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+  onConditionFailed: () => new AlreadyExistsError(`An organization with domain ${o.organizationalDomain} already exists`),
+});
+
+/** Create an organization and claim its domain; `related` (e.g. its outbox event) commits with it. */
+export async function createOrganization(o: OrganizationRecord, related: TxWrite[] = []): Promise<void> {
+  await transactWrite([
+    { item: { Put: { TableName: tableName(), Item: { ...keys.organization(o.accountId, o.id), type: 'organization', ...o, ...indexAttributes(o) }, ConditionExpression: 'attribute_not_exists(pk)' } } },
+    domainGuard(o),
+    ...related,
+  ]);
+}
+
+export async function getOrganization(accountId: string, id: string): Promise<OrganizationRecord | null> {
+  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.organization(accountId, id) }));
+  return out.Item ? toRecord(out.Item) : null;
+}
+
+/** Organizations by id, for rendering contacts' organizationName (one BatchGet per 100). */
+export async function getOrganizations(accountId: string, ids: string[]): Promise<Map<string, OrganizationRecord>> {
+  const found = new Map<string, OrganizationRecord>();
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += 100) {
+    let requestKeys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((id) => keys.organization(accountId, id));
+    while (requestKeys?.length) {
+      const out = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: requestKeys } } }));
+      for (const item of out.Responses?.[tableName()] ?? []) found.set(item.id as string, toRecord(item));
+      requestKeys = out.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  return found;
+}
+
+/** The organization owning a domain, via the domain guard. */
+export async function organizationIdByDomain(accountId: string, domain: string): Promise<string | null> {
+  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.organizationDomain(accountId, domain) }));
+  return (out.Item?.organizationId as string | undefined) ?? null;
+}
+
+export type OrganizationChanges = Partial<Pick<OrganizationRecord, 'name' | 'organizationalDomain' | keyof CompanyFacts>> & { updatedAt: string };
+
+/** Update attributes (never the counters, which only move with the changes they count); a new domain moves the guard. */
+export async function updateOrganization(current: OrganizationRecord, changes: OrganizationChanges): Promise<OrganizationRecord> {
+  const next = { ...current, ...changes };
+  const set: Record<string, unknown> = { ...changes, ...indexAttributes(next) };
+  const writes: TxWrite[] = [
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.organization(current.accountId, current.id),
+          UpdateExpression: `SET ${Object.keys(set).map((k) => `#${k} = :${k}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: Object.fromEntries(Object.keys(set).map((k) => [`#${k}`, k])),
+          ExpressionAttributeValues: Object.fromEntries(Object.entries(set).map(([k, v]) => [`:${k}`, v])),
+        },
+      },
+      onConditionFailed: () => new NotFoundError('Organization'),
+    },
+  ];
+  if (next.organizationalDomain !== current.organizationalDomain) {
+    writes.push({ item: { Delete: { TableName: tableName(), Key: keys.organizationDomain(current.accountId, current.organizationalDomain) } } }, domainGuard(next));
+  }
+  await transactWrite(writes);
+  return next;
+}
+
+/** Delete the organization and release its domain (contacts are unlinked by the service, in batches). */
+export async function deleteOrganization(o: OrganizationRecord): Promise<void> {
+  await transactWrite([
+    { item: { Delete: { TableName: tableName(), Key: keys.organization(o.accountId, o.id), ConditionExpression: 'attribute_exists(pk)' } }, onConditionFailed: () => new NotFoundError('Organization') },
+    { item: { Delete: { TableName: tableName(), Key: keys.organizationDomain(o.accountId, o.organizationalDomain) } } },
+  ]);
+}
+
+/** Counter write for an organization's contactCount/ticketCount, inside the transaction of the change it counts. */
+export function organizationCountersWrite(accountId: string, orgId: string, delta: { contacts?: number; tickets?: number }): TxWrite {
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.organization(accountId, orgId),
+        UpdateExpression: 'ADD contactCount :c, ticketCount :t',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':c': delta.contacts ?? 0, ':t': delta.tickets ?? 0 },
+      },
+    },
+    onConditionFailed: () => new NotFoundError('Organization'),
+  };
+}
+
+/** Fill enrichment facts only where still empty (a hand-set value is never overwritten). */
+export async function applyFacts(o: OrganizationRecord, facts: CompanyFacts, now: string): Promise<OrganizationRecord> {
+  const fill = Object.entries(facts).filter(([k, v]) => v !== undefined && v !== null && (o as unknown as Record<string, unknown>)[k] === null) as [keyof CompanyFacts, string][];
+  if (!fill.length) return o;
+  const changes: OrganizationChanges = { updatedAt: now, ...Object.fromEntries(fill) };
+  const next = { ...o, ...changes };
+  const set: Record<string, unknown> = { ...changes, ...indexAttributes(next) };
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.organization(o.accountId, o.id),
+      UpdateExpression: `SET ${Object.keys(set).map((k) => `#${k} = :${k}`).join(', ')}`,
+      // Only where still empty, even if someone set a value since we read it.
+      ConditionExpression: ['attribute_exists(pk)', ...fill.map(([k]) => `attribute_type(#${k}, :nullType)`)].join(' AND '),
+      ExpressionAttributeNames: Object.fromEntries(Object.keys(set).map((k) => [`#${k}`, k])),
+      ExpressionAttributeValues: { ...Object.fromEntries(Object.entries(set).map(([k, v]) => [`:${k}`, v])), ':nullType': 'NULL' },
+    }),
+  );
+  return next;
+}
+
+export interface OrganizationFilter {
+  search?: string;
+  sortBy: 'name' | 'organizational_domain' | 'created_at' | 'contact_count';
+  order: 'asc' | 'desc';
+}
+
+/** A numbered page of organizations with the exact total. contact_count order is computed in memory over the account's organizations. */
+export async function listOrganizations(accountId: string, f: OrganizationFilter, page: number, limit: number) {
+  const filter: { filter?: string; names: Record<string, string>; values: Record<string, unknown> } = f.search
+    ? { filter: 'contains(#s, :s)', names: { '#s': 'searchText' }, values: { ':s': f.search.toLowerCase() } }
+    : { names: {}, values: {} };
+  const forward = f.order === 'asc';
+  if (f.sortBy === 'contact_count') {
+    const all = (await queryAll<Record<string, unknown>>({ keyCondition: 'pk = :pk AND begins_with(sk, :p)', filter: filter.filter, names: filter.names, values: { ...filter.values, ':pk': keys.accountPk(accountId), ':p': keys.organizationPrefix }, forward: true })).map(toRecord);
+    all.sort((a, b) => (a.contactCount - b.contactCount || a.id.localeCompare(b.id)) * (forward ? 1 : -1));
+    return { items: all.slice((page - 1) * limit, page * limit), total: all.length };
+  }
+  const q =
+    f.sortBy === 'created_at'
+      ? { keyCondition: 'pk = :pk AND begins_with(sk, :p)', values: { ':pk': keys.accountPk(accountId), ':p': keys.organizationPrefix } }
+      : { index: f.sortBy === 'name' ? ('gsi1' as const) : ('gsi2' as const), keyCondition: `${f.sortBy === 'name' ? 'gsi1' : 'gsi2'}pk = :pk`, values: { ':pk': keys.organizationsIndex(accountId) } };
+  const result = await numberedPage<Record<string, unknown>>({ ...q, filter: filter.filter, names: filter.names, values: { ...q.values, ...filter.values }, forward }, page, limit);
+  return { items: result.items.map(toRecord), total: result.total };
+}
