@@ -4,6 +4,7 @@ import { ticketRoutes } from '../shared/tickets/contract.ts';
 import { ticketFieldRoutes } from '../shared/ticket-fields/contract.ts';
 import { contactRoutes } from '../shared/contacts/contract.ts';
 import { organizationRoutes } from '../shared/organizations/contract.ts';
+import { messageRoutes } from '../shared/messages/contract.ts';
 
 /** Handler shape the local gateway invokes (the same export Lambda calls). */
 export type LoadHandler = () => Promise<{ handler: (event: any, context: any) => Promise<any> }>;
@@ -26,6 +27,7 @@ export const API_GROUPS: readonly ApiGroup[] = [
   { name: 'tickets', entry: 'functions/tickets/handler.ts', routes: ticketRoutes, load: () => import('./tickets/handler.ts') },
   { name: 'contacts', entry: 'functions/contacts/handler.ts', routes: contactRoutes, load: () => import('./contacts/handler.ts') },
   { name: 'organizations', entry: 'functions/organizations/handler.ts', routes: organizationRoutes, load: () => import('./organizations/handler.ts') },
+  { name: 'messages', entry: 'functions/messages/handler.ts', routes: messageRoutes, load: () => import('./messages/handler.ts') },
   { name: 'ticketFields', entry: 'functions/ticket-fields/handler.ts', routes: ticketFieldRoutes, load: () => import('./ticket-fields/handler.ts') },
 ];
 

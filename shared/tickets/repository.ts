@@ -54,15 +54,20 @@ export async function createTicket(t: TicketRecord, related: TxWrite[]): Promise
 /** Thrown when the ticket changed since it was read; the service re-reads and re-applies. */
 export class StaleTicketError extends ConflictError {}
 
-/** Replace a ticket if it still has the version that was read (optimistic locking), with its related writes. */
-export async function replaceTicket(next: TicketRecord, expectedVersion: number, related: TxWrite[]): Promise<void> {
-  await transactWrite([
-    {
-      item: { Put: { TableName: tableName(), Item: item(next), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': expectedVersion } } },
-      onConditionFailed: () => new StaleTicketError('The ticket was changed concurrently'),
-    },
-    ...related,
-  ]);
+/** The write that replaces a ticket if it still has the version that was read (optimistic locking). */
+export function replaceTicketWrite(next: TicketRecord, expectedVersion: number): TxWrite {
+  return {
+    item: { Put: { TableName: tableName(), Item: item(next), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': expectedVersion } } },
+    onConditionFailed: () => new StaleTicketError('The ticket was changed concurrently'),
+  };
+}
+
+/** Proves, inside another write's transaction, that the ticket is unchanged since it was read. */
+export function ticketUnchangedCheck(t: TicketRecord): TxWrite {
+  return {
+    item: { ConditionCheck: { TableName: tableName(), Key: keys.ticket(t.accountId, t.id), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': t.version } } },
+    onConditionFailed: () => new StaleTicketError('The ticket was changed concurrently'),
+  };
 }
 
 export async function deleteTicket(t: TicketRecord, related: TxWrite[]): Promise<void> {

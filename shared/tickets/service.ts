@@ -1,7 +1,7 @@
 import { hasDeskRole, type Principal } from '../auth/principal.ts';
 import { requesterWrites } from '../contacts/service.ts';
 import { retryOnConflict } from '../db/retry.ts';
-import type { TxWrite } from '../db/transact.ts';
+import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { newEventDetail, outboxWrites } from '../events/outbox.ts';
 import type { TicketEventDetail } from '../events/ticket-events.ts';
@@ -136,16 +136,19 @@ async function requesterChangeWrites(accountId: string, before: TicketRecord | n
   ]);
 }
 
-/**
- * Apply the given fields to a ticket. Optimistic locking: if another writer
- * got there first, re-read and re-apply, so concurrent updates never lose one
- * another's changes.
- */
-export function updateTicket(p: Principal, id: string, input: UpdateTicketInput): Promise<TicketRecord> {
-  return retryOnConflict(() => updateTicketOnce(p, id, input));
+/** A computed ticket change, ready to commit alone or inside another write's transaction. */
+export interface TicketChangePlan {
+  current: TicketRecord;
+  next: TicketRecord;
+  /** The ticket replace (version-checked), option usage, requester counts and events; empty when nothing changes. */
+  writes: TxWrite[];
 }
 
-async function updateTicketOnce(p: Principal, id: string, input: UpdateTicketInput): Promise<TicketRecord> {
+/**
+ * Work out what applying the given fields would do to a ticket, with every
+ * rule of decisions §6 checked; nothing is written.
+ */
+export async function planTicketUpdate(p: Principal, id: string, input: UpdateTicketInput): Promise<TicketChangePlan> {
   const current = await getTicket(p, id);
   if (current.status === 'closed') throw new RuleViolationError('TICKET_CLOSED', 'A closed ticket cannot be changed');
   if (input.status === 'closed') throw new RuleViolationError('CLOSED_STATUS_SYSTEM_ONLY', 'Only automations can close tickets');
@@ -169,9 +172,25 @@ async function updateTicketOnce(p: Principal, id: string, input: UpdateTicketInp
   const at = new Date().toISOString();
   const next: TicketRecord = { ...current, ...defined, customFields, updatedAt: at, version: current.version + 1 };
   const events = changeEvents(p.accountId, current, next, at);
-  if (!events.length) return current;
-  await repo.replaceTicket(next, current.version, [...usage, ...(await requesterChangeWrites(p.accountId, current, next)), ...outboxWrites(events)]);
-  return next;
+  if (!events.length) return { current, next: current, writes: [] };
+  return {
+    current,
+    next,
+    writes: [repo.replaceTicketWrite(next, current.version), ...usage, ...(await requesterChangeWrites(p.accountId, current, next)), ...outboxWrites(events)],
+  };
+}
+
+/**
+ * Apply the given fields to a ticket. Optimistic locking: if another writer
+ * got there first, re-read and re-apply, so concurrent updates never lose one
+ * another's changes.
+ */
+export function updateTicket(p: Principal, id: string, input: UpdateTicketInput): Promise<TicketRecord> {
+  return retryOnConflict(async () => {
+    const plan = await planTicketUpdate(p, id, input);
+    if (plan.writes.length) await transactWrite(plan.writes);
+    return plan.next;
+  });
 }
 
 /** Delete a ticket, releasing its option usage and requester counts, and record ticket.deleted. */
