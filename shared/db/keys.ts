@@ -60,6 +60,9 @@ export const keys = {
   ticketMessage: (accountId: string, ticketId: string, messageId: string) => ({ pk: acct(accountId), sk: `TMSG#${ticketId}#${messageId}` }),
   ticketMessagePrefix: (ticketId: string) => `TMSG#${ticketId}#`,
 
+  /** Marks a message's email as handed to the email port, so a redelivered event does not send it twice. */
+  emailSent: (accountId: string, messageId: string) => ({ pk: acct(accountId), sk: `EMAILSENT#${messageId}` }),
+
   /** Transactional outbox: one item per ticket event until the publisher has handed it to EventBridge. */
   outbox: (accountId: string, eventId: string) => ({ pk: acct(accountId), sk: `OUTBOX#${eventId}` }),
   /** gsi4 partition of outbox items not yet published (the sweeper's work list). */

@@ -1,0 +1,59 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface OutgoingEmail {
+  /** Stable id (the message id): the file name locally, a header with SES. */
+  id: string;
+  to: string[];
+  cc: { email: string; name: string | null }[];
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** The email port: SES v2 in a deployed stack, a readable outbox folder locally. */
+export interface EmailPort {
+  send(email: OutgoingEmail): Promise<void>;
+}
+
+/** Local outbox: one JSON file per email under the directory, easy to read and to assert on. */
+export function fileOutbox(dir: string): EmailPort {
+  return {
+    async send(email) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${email.id}.json`), `${JSON.stringify({ ...email, queuedAt: new Date().toISOString() }, null, 2)}\n`);
+    },
+  };
+}
+
+/** SES v2, sending from the configured identity (loaded lazily so only the sender's bundle carries the client). */
+export function sesEmail(from: string, configurationSet?: string): EmailPort {
+  let client: Promise<{ send: (cmd: unknown) => Promise<unknown>; Cmd: new (input: unknown) => unknown }> | undefined;
+  return {
+    async send(email) {
+      client ??= import('@aws-sdk/client-sesv2').then((m) => ({ send: (c: unknown) => new m.SESv2Client({}).send(c as never), Cmd: m.SendEmailCommand as never }));
+      const { send, Cmd } = await client;
+      await send(
+        new Cmd({
+          FromEmailAddress: from,
+          ConfigurationSetName: configurationSet,
+          Destination: { ToAddresses: email.to, CcAddresses: email.cc.map((c) => (c.name ? `"${c.name.replace(/"/g, '')}" <${c.email}>` : c.email)) },
+          Content: { Simple: { Subject: { Data: email.subject }, Body: { Text: { Data: email.text }, Html: { Data: email.html } }, Headers: [{ Name: 'X-Support-Desk-Message-Id', Value: email.id }] } },
+        }),
+      );
+    },
+  };
+}
+
+/** The port chosen by configuration: EMAIL_TRANSPORT=ses (EMAIL_FROM) or file (EMAIL_OUTBOX_DIR). */
+export function configuredEmailPort(envVars: NodeJS.ProcessEnv = process.env): EmailPort {
+  if (envVars.EMAIL_TRANSPORT === 'ses') {
+    if (!envVars.EMAIL_FROM) throw new Error('EMAIL_FROM is required with EMAIL_TRANSPORT=ses');
+    return sesEmail(envVars.EMAIL_FROM, envVars.SES_CONFIGURATION_SET);
+  }
+  if (envVars.EMAIL_TRANSPORT === 'file') {
+    if (!envVars.EMAIL_OUTBOX_DIR) throw new Error('EMAIL_OUTBOX_DIR is required with EMAIL_TRANSPORT=file');
+    return fileOutbox(envVars.EMAIL_OUTBOX_DIR);
+  }
+  throw new Error('EMAIL_TRANSPORT must be ses or file');
+}
