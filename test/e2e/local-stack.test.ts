@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, runScript, startScript } from '../support/processes.ts';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'sd-start-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function settings() {
+  return { PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+}
+
+const admin = (env: NodeJS.ProcessEnv, ...args: string[]) => runScript('scripts/admin.ts', args, env);
+
+/** The curl line `npm start` prints, run as fetch: same URL, same header. */
+async function runPrintedCurl(output: string) {
+  const line = output.split('\n').find((l) => l.trim().startsWith('curl '))!;
+  const [, header, url] = /-H "([^"]+)" (\S+)/.exec(line)!;
+  const [name, value] = header.split(': ');
+  return fetch(url, { headers: { [name]: value } });
+}
+
+describe('npm start and the admin CLI', () => {
+  it('starts the stack with a demo account, prints a working curl line, and keeps data across restarts', async () => {
+    const env = await settings();
+    const first = await startScript('scripts/start.ts', env, 'Press Ctrl-C');
+    let accountLine: string;
+    try {
+      expect((await fetch(`http://localhost:${env.PORT}/health`)).status).toBe(200);
+      const res = await runPrintedCurl(first.output());
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ role: 'owner', email: 'owner@demo.example' });
+      const session = /Session token:\s+(\S+)/.exec(first.output())![1];
+      const me = await fetch(`http://localhost:${env.PORT}/playbook/api/v1/users/me`, { headers: { Authorization: `Bearer ${session}` } });
+      expect(me.status).toBe(200);
+      accountLine = /Demo account:\s+(\S+)/.exec(first.output())![1];
+
+      // The admin CLI works against the running stack with the same environment.
+      const created = await admin(env, 'create-account', '--name', 'Acme', '--plan', 'free', '--owner-email', 'ops@acme.example', '--owner-name', 'Ops');
+      expect(created.code).toBe(0);
+      const account = JSON.parse(created.stdout);
+      expect(account).toMatchObject({ plan: 'free', owner: { email: 'ops@acme.example', name: 'Ops', role: 'owner', status: 'active' } });
+      expect(account.apiKey).toMatch(/^sk_[0-9A-Za-z]{32,}$/);
+
+      const key = await admin(env, 'create-api-key', '--account', account.accountId, '--user', account.owner.id, '--name', 'ci');
+      expect(key.code).toBe(0);
+      const { id: keyId, apiKey } = JSON.parse(key.stdout);
+      const usersWithKey = await fetch(`http://localhost:${env.PORT}/playbook/api/v1/users`, { headers: { Authorization: `Bearer ${apiKey}` } });
+      expect(usersWithKey.status).toBe(200);
+      expect(usersWithKey.headers.get('x-ratelimit-limit')).toBe('100');
+
+      const plan = await admin(env, 'set-plan', '--account', account.accountId, '--plan', 'enterprise');
+      expect(JSON.parse(plan.stdout)).toEqual({ accountId: account.accountId, plan: 'enterprise' });
+      const afterPlan = await fetch(`http://localhost:${env.PORT}/playbook/api/v1/users`, { headers: { Authorization: `Bearer ${apiKey}` } });
+      expect(afterPlan.headers.get('x-ratelimit-limit')).toBe('10000');
+
+      const token = await admin(env, 'session-token', '--account', account.accountId, '--user', account.owner.id, '--ttl', '600');
+      expect(token.code).toBe(0);
+      expect(JSON.parse(token.stdout)).toEqual({ token: expect.any(String), expiresAt: expect.any(String) });
+
+      const revoked = await admin(env, 'revoke-api-key', '--account', account.accountId, '--key', keyId);
+      expect(JSON.parse(revoked.stdout)).toEqual({ id: keyId, revoked: true });
+      const refused = await fetch(`http://localhost:${env.PORT}/playbook/api/v1/users`, { headers: { Authorization: `Bearer ${apiKey}` } });
+      expect(refused.status).toBe(401);
+
+      const bad = await admin(env, 'create-account', '--name', 'X', '--plan', 'gold', '--owner-email', 'x@y.z');
+      expect(bad.code).not.toBe(0);
+      expect(bad.stdout).toBe('');
+      expect(bad.stderr).toMatch(/--plan/);
+      const unknown = await admin(env, 'session-token', '--account', account.accountId, '--user', 'usr_nope');
+      expect(unknown.code).not.toBe(0);
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
+
+    // Same DATA_DIR on new ports: the demo account and its key are still there.
+    const again = { ...env, PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()) };
+    const second = await startScript('scripts/start.ts', again, 'Press Ctrl-C');
+    try {
+      expect(/Demo account:\s+(\S+)/.exec(second.output())![1]).toBe(accountLine);
+      expect((await runPrintedCurl(second.output())).status).toBe(200);
+    } finally {
+      await second.stop();
+    }
+  }, 120_000);
+});
