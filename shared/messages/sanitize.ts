@@ -35,6 +35,7 @@ export function htmlToText(html: string): string {
       if (e.startsWith('#') && e !== '#39') return String.fromCodePoint(Number(e.slice(1)));
       return ENTITIES[e.toLowerCase()] ?? m;
     })
+    .replace(/\u00a0/g, ' ')
     .replace(/[ \t]+\n/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
