@@ -1,7 +1,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConflictError } from '../domain/errors.ts';
+import { ConflictError, ValidationError } from '../domain/errors.ts';
 import { ddb } from './client.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -14,6 +14,9 @@ export interface TxWrite {
 
 const MAX_ATTEMPTS = 8;
 
+/** DynamoDB's limit of items per transaction. */
+export const MAX_TRANSACTION_ITEMS = 100;
+
 /**
  * Run writes as one TransactWriteItems. A failed condition becomes the domain
  * error its write names; a TransactionConflict (another transaction holds one
@@ -21,11 +24,16 @@ const MAX_ATTEMPTS = 8;
  * on condition checks rather than on luck.
  */
 export async function transactWrite(writes: TxWrite[]): Promise<void> {
+  // Limits the caller's input can reach are the caller's 422, never our 500.
+  if (writes.length > MAX_TRANSACTION_ITEMS) throw new ValidationError('The request changes too many records at once', [{ field: 'body', message: 'too many related changes in one request' }]);
   for (let attempt = 1; ; attempt++) {
     try {
       await ddb.send(new TransactWriteCommand({ TransactItems: writes.map((w) => w.item) }));
       return;
     } catch (err) {
+      if ((err as Error).name === 'ValidationException' && /item size/i.test((err as Error).message)) {
+        throw new ValidationError('The record would exceed the 400 KB storage limit', [{ field: 'body', message: 'record too large' }], { cause: err });
+      }
       if (!(err instanceof TransactionCanceledException)) throw err;
       const reasons = err.CancellationReasons ?? [];
       const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');

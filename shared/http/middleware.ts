@@ -118,7 +118,9 @@ function parseInput(route: RouteContract, event: APIGatewayProxyEvent, rawBody: 
 
   let query: unknown;
   if (route.query) {
-    const q = route.query.safeParse(event.queryStringParameters ?? {});
+    // An empty parameter (`?search=`) means the parameter is absent.
+    const given = Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).filter(([, v]) => v !== undefined && v !== ''));
+    const q = route.query.safeParse(given);
     if (!q.success) {
       const issues = fieldIssues(q.error);
       throw new BadRequestError(`Invalid query parameters: ${describe(issues)}`, issues);

@@ -30,8 +30,8 @@ export const CreateMessageBodySchema = z
   .object({
     ticket_id: z.string().min(1).max(64),
     type: z.enum(MESSAGE_TYPES),
-    content: z.string().min(1).max(512 * 1024),
-    text_content: z.string().max(512 * 1024).optional(),
+    content: z.string().min(1).max(100_000),
+    text_content: z.string().max(100_000).optional(),
     recipients: z.array(z.email().max(254)).max(50).optional(),
     ccs: z.array(CcSchema).max(50).optional(),
     attachments: z.array(AttachmentSchema).max(50).optional(),

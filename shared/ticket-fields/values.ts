@@ -18,11 +18,12 @@ export function checkValue(field: FieldRecord, value: unknown): string | null {
   switch (field.fieldType) {
     case 'text':
     case 'textarea':
-      return typeof value === 'string' && value.length <= 65_536 ? null : 'must be a string (max 65536 characters)';
+      return typeof value === 'string' && value.length <= 10_000 ? null : 'must be a string (max 10000 characters)';
     case 'number':
       return Number.isSafeInteger(value) ? null : 'must be an integer';
     case 'decimal':
-      return typeof value === 'number' && Number.isFinite(value) ? null : 'must be a number';
+      // DynamoDB numbers stop at 1e125; a decimal field is for business quantities, so cap at 1e15.
+      return typeof value === 'number' && Number.isFinite(value) && Math.abs(value) <= 1e15 ? null : 'must be a number (at most 1e15 in magnitude)';
     case 'checkbox':
       return typeof value === 'boolean' ? null : 'must be a boolean';
     case 'date':
@@ -30,7 +31,7 @@ export function checkValue(field: FieldRecord, value: unknown): string | null {
     case 'dropdown':
       return typeof value === 'string' && value.length > 0 ? null : 'must be the value of one option';
     case 'multiselect':
-      return Array.isArray(value) && value.every((v) => typeof v === 'string') && new Set(value).size === value.length ? null : 'must be an array of distinct option values';
+      return Array.isArray(value) && value.length <= 50 && value.every((v) => typeof v === 'string') && new Set(value).size === value.length ? null : 'must be an array of at most 50 distinct option values';
     case 'regex': {
       if (typeof value !== 'string' || value.length > 10_000) return 'must be a string';
       return new RegExp(field.regexPattern ?? '', 'u').test(value) ? null : `must match ${field.regexPattern}`;
