@@ -49,6 +49,7 @@ Support Desk is running (local stack).
   API docs:        ${base}/docs   (OpenAPI: ${base}/openapi.json)
   Health:          ${base}/health
   DynamoDB Local:  ${stack.dynamodbEndpoint}   data in ${settings.dataDir}
+  SQS (fauxqs):    ${stack.sqsEndpoint}   event pipeline running (webhooks, email, enrichment; see docs/events.md)
 
   Demo account:    ${demo.accountId} (plan paid)
   Owner user:      ${demo.userId}

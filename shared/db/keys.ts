@@ -68,6 +68,17 @@ export const keys = {
   /** gsi4 partition of outbox items not yet published (the sweeper's work list). */
   outboxPending: 'OUTBOX_PENDING',
 
+  /** Webhooks of an account (few per account: listed with one Query on the prefix). */
+  webhook: (accountId: string, webhookId: string) => ({ pk: acct(accountId), sk: `WEBHOOK#${webhookId}` }),
+  webhookPrefix: 'WEBHOOK#',
+  /** One delivery of one event to one webhook: state, attempt counters and the exact body every attempt sends. */
+  webhookDelivery: (accountId: string, webhookId: string, deliveryId: string) => ({ pk: acct(accountId), sk: `WHDLV#${webhookId}#${deliveryId}` }),
+  /** Guard item making fan-out idempotent: at most one delivery per (webhook, event), naming that delivery. */
+  webhookEventDelivery: (accountId: string, webhookId: string, eventId: string) => ({ pk: acct(accountId), sk: `WHEVT#${webhookId}#${eventId}` }),
+  /** The delivery log: one item per attempt, time-ordered ids, so "newest first" is a reverse Query on the prefix. */
+  webhookAttempt: (accountId: string, webhookId: string, attemptId: string) => ({ pk: acct(accountId), sk: `WHATT#${webhookId}#${attemptId}` }),
+  webhookAttemptPrefix: (webhookId: string) => `WHATT#${webhookId}#`,
+
   /** Local-stack marker: which account `npm start` provisioned as its demo. */
   demoMarker: () => ({ pk: 'SYSTEM', sk: 'DEMO_ACCOUNT' }),
 };

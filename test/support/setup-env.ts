@@ -2,4 +2,6 @@ import { inject } from 'vitest';
 import { configureLocalEnv } from '../../local/stack.ts';
 
 // Runs in each test worker before the test file imports any handler module.
-configureLocalEnv({ dynamodbEndpoint: inject('dynamodbEndpoint'), sessionSecret: inject('sessionSecret') });
+configureLocalEnv({ dynamodbEndpoint: inject('dynamodbEndpoint'), sessionSecret: inject('sessionSecret'), sqsEndpoint: inject('sqsEndpoint') });
+// Webhook retries run on the real schedule scaled down to milliseconds.
+process.env.WEBHOOK_RETRY_SCALE ??= '0.001';

@@ -1,0 +1,146 @@
+import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from '../messages/events.ts';
+import { ORGANIZATION_CREATED, ORGANIZATION_EVENT_SOURCE } from '../organizations/events.ts';
+import { TICKET_EVENT_SOURCE, TICKET_EVENT_TYPES } from './ticket-events.ts';
+
+/**
+ * The event pipeline in one table: which bus events go to which queue, and
+ * which function consumes each queue. The CDK app builds the EventBridge rules,
+ * SQS queues (with their DLQs) and event-source mappings from it; the local
+ * pipeline (local/pipeline.ts) builds the same queues in fauxqs and routes
+ * PutEvents entries by the same patterns, so the two cannot drift.
+ */
+
+/** The subset of an EventBridge event pattern we use: exact matches on source and detail-type. */
+export interface EventPattern {
+  source: readonly string[];
+  'detail-type'?: readonly string[];
+}
+
+export interface RuleDef {
+  /** Rule name (suffix in AWS; the CDK app prefixes the stack name). */
+  name: string;
+  description: string;
+  pattern: EventPattern;
+  /** Target queue (a QueueDef name). */
+  queue: QueueName;
+}
+
+export interface QueueDef {
+  name: QueueName;
+  /** The consumer function's entry file, relative to the project root (NodejsFunction entry). */
+  consumer: string;
+  load: () => Promise<{ handler: (event: any, context?: any) => Promise<any> }>;
+  /** Lambda event-source batch size; the local poller receives the same number at most. */
+  batchSize: number;
+  /** Seconds a received message stays hidden; at least 6x the consumer's timeout (AWS guidance). */
+  visibilityTimeoutSeconds: number;
+  /** Consumer function timeout, seconds. */
+  functionTimeoutSeconds: number;
+  /** Receives before SQS moves a message to the DLQ (`<name>-dlq`). */
+  maxReceiveCount: number;
+  /** Environment variable through which other functions find this queue's URL (only queues something sends to directly). */
+  urlEnv?: string;
+  /** Environment variable for the DLQ's URL, for consumers that dead-letter explicitly. */
+  dlqUrlEnv?: string;
+  description: string;
+}
+
+export type QueueName = 'webhook-fanout' | 'webhook-delivery' | 'email-sender' | 'enrichment';
+
+/** 14 days: the SQS maximum, so a delivery retried over ~28 hours (decisions §7) and its DLQ copy outlive any outage. */
+export const MESSAGE_RETENTION_SECONDS = 14 * 24 * 60 * 60;
+
+export const dlqName = (queue: QueueName) => `${queue}-dlq`;
+
+export const QUEUES: readonly QueueDef[] = [
+  {
+    name: 'webhook-fanout',
+    consumer: 'functions/webhook-fanout/handler.ts',
+    load: () => import('../../functions/webhook-fanout/handler.ts'),
+    batchSize: 10,
+    functionTimeoutSeconds: 30,
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    description: 'Ticket events -> one delivery record and one delivery message per subscribed active webhook (idempotent by event id + webhook id)',
+  },
+  {
+    name: 'webhook-delivery',
+    consumer: 'functions/webhook-delivery/handler.ts',
+    load: () => import('../../functions/webhook-delivery/handler.ts'),
+    // Deliveries in a batch run concurrently, each bounded by the 10 s delivery timeout.
+    batchSize: 10,
+    functionTimeoutSeconds: 30,
+    visibilityTimeoutSeconds: 180,
+    // Retries are scheduled by the consumer (ChangeMessageVisibility), and after the 8th attempt it dead-letters
+    // explicitly; this redrive only catches a consumer that keeps crashing on one message.
+    maxReceiveCount: 20,
+    urlEnv: 'WEBHOOK_DELIVERY_QUEUE_URL',
+    dlqUrlEnv: 'WEBHOOK_DELIVERY_DLQ_URL',
+    description: 'One message per (event, webhook) delivery; signed POST to the target with the retry schedule of decisions §7',
+  },
+  {
+    name: 'email-sender',
+    consumer: 'functions/email-sender/handler.ts',
+    load: () => import('../../functions/email-sender/handler.ts'),
+    batchSize: 10,
+    functionTimeoutSeconds: 30,
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    description: 'message.created -> response emails through the email port',
+  },
+  {
+    name: 'enrichment',
+    consumer: 'functions/enrichment/handler.ts',
+    load: () => import('../../functions/enrichment/handler.ts'),
+    batchSize: 10,
+    functionTimeoutSeconds: 30,
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    description: 'organization.created -> company facts from the enrichment provider',
+  },
+];
+
+export const RULES: readonly RuleDef[] = [
+  {
+    name: 'ticket-events-to-webhooks',
+    description: 'Every ticket event fans out to the account webhooks subscribed to it',
+    pattern: { source: [TICKET_EVENT_SOURCE], 'detail-type': TICKET_EVENT_TYPES },
+    queue: 'webhook-fanout',
+  },
+  {
+    name: 'message-created-to-email',
+    description: 'New messages; the consumer sends email for responses with send_email',
+    pattern: { source: [MESSAGE_EVENT_SOURCE], 'detail-type': [MESSAGE_CREATED] },
+    queue: 'email-sender',
+  },
+  {
+    name: 'organization-created-to-enrichment',
+    description: 'New organizations are enriched in the background',
+    pattern: { source: [ORGANIZATION_EVENT_SOURCE], 'detail-type': [ORGANIZATION_CREATED] },
+    queue: 'enrichment',
+  },
+];
+
+/** The outbox publisher: a DynamoDB Streams consumer of the table (INSERT of type=outbox), and its sweeper on a schedule. */
+export const OUTBOX_PUBLISHER = {
+  consumer: 'functions/outbox-publisher/handler.ts',
+  sweeper: 'functions/outbox-publisher/sweeper.ts',
+  /** Stream batch size (records); PutEvents takes 10 entries per call. */
+  batchSize: 100,
+  /** Lambda event filter: only new outbox items wake the publisher. */
+  filterPattern: { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['outbox'] } } } },
+  /** The sweeper runs every minute and republishes outbox items older than this. */
+  sweepAgeSeconds: 60,
+  sweepScheduleMinutes: 1,
+} as const;
+
+/** Does an entry match a rule's pattern? (exact matches on source and detail-type, as EventBridge evaluates them) */
+export function matches(pattern: EventPattern, entry: { source: string; detailType: string }): boolean {
+  if (!pattern.source.includes(entry.source)) return false;
+  return !pattern['detail-type'] || pattern['detail-type'].includes(entry.detailType);
+}
+
+/** The queues an event goes to. */
+export const routeEvent = (entry: { source: string; detailType: string }): QueueName[] => RULES.filter((r) => matches(r.pattern, entry)).map((r) => r.queue);
+
+export const queueDef = (name: QueueName): QueueDef => QUEUES.find((q) => q.name === name)!;

@@ -1,0 +1,110 @@
+import * as z from 'zod';
+import { defineRoutes } from '../http/contract.ts';
+import {
+  CreatedWebhookSchema,
+  CreateWebhookBodySchema,
+  DeliveryAttemptSchema,
+  DeliveryParamsSchema,
+  DeliverySchema,
+  ListDeliveriesQuerySchema,
+  UpdateWebhookBodySchema,
+  WebhookIdParamsSchema,
+  WebhookSchema,
+} from './model.ts';
+
+const BASE = '/helpdesk/api/v1/webhooks';
+const WebhookEnvelope = z.object({ webhook: WebhookSchema }).meta({ id: 'WebhookResponse' });
+
+const DELIVERY_NOTE =
+  'Each ticket event is POSTed to every active webhook subscribed to it, signed per Standard Webhooks (webhook-id = event id, webhook-timestamp, webhook-signature v1 HMAC-SHA256). ' +
+  'Any 2xx within 10 s succeeds; otherwise retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (up to 20% jitter, a longer Retry-After honoured). A 410 disables the webhook.';
+
+/** Webhooks (api-spec "Webhook endpoints"; decisions §3, §7). Every endpoint needs the admin role. */
+export const webhookRoutes = defineRoutes([
+  {
+    operationId: 'listWebhooks',
+    method: 'GET',
+    path: BASE,
+    group: 'webhooks',
+    summary: 'List webhooks',
+    access: 'admin',
+    success: { status: 200, description: 'Every webhook of the account, oldest first (no signing secrets)', schema: z.object({ webhooks: z.array(WebhookSchema) }).meta({ id: 'WebhookList' }) },
+    errors: [403],
+  },
+  {
+    operationId: 'getWebhook',
+    method: 'GET',
+    path: `${BASE}/{id}`,
+    group: 'webhooks',
+    summary: 'Get a webhook',
+    access: 'admin',
+    params: WebhookIdParamsSchema,
+    success: { status: 200, description: 'The webhook', schema: WebhookEnvelope },
+    errors: [403, 404],
+  },
+  {
+    operationId: 'createWebhook',
+    method: 'POST',
+    path: BASE,
+    group: 'webhooks',
+    summary: 'Create a webhook',
+    description: `targetUrl must be https://; events a non-empty array of ticket.created, ticket.updated, ticket.deleted, ticket.assignment.changed, ticket.resolved; active defaults to true. The answer carries signingSecret, shown only here. ${DELIVERY_NOTE}`,
+    access: 'admin',
+    body: CreateWebhookBodySchema,
+    wrapper: 'webhook',
+    success: { status: 201, description: 'The created webhook with its signing secret', schema: z.object({ webhook: CreatedWebhookSchema }).meta({ id: 'CreatedWebhookResponse' }) },
+    errors: [403, 422],
+  },
+  {
+    operationId: 'updateWebhook',
+    method: 'PUT',
+    path: `${BASE}/{id}`,
+    group: 'webhooks',
+    summary: 'Update a webhook',
+    description: 'Only the given fields change (name, events, active, and targetUrl, which must stay https://). The signing secret never changes.',
+    access: 'admin',
+    params: WebhookIdParamsSchema,
+    body: UpdateWebhookBodySchema,
+    wrapper: 'webhook',
+    success: { status: 200, description: 'The updated webhook', schema: WebhookEnvelope },
+    errors: [403, 404, 409, 422],
+  },
+  {
+    operationId: 'deleteWebhook',
+    method: 'DELETE',
+    path: `${BASE}/{id}`,
+    group: 'webhooks',
+    summary: 'Delete a webhook',
+    description: 'Deliveries still queued for it are dropped (recorded as cancelled).',
+    access: 'admin',
+    params: WebhookIdParamsSchema,
+    success: { status: 204, description: 'Deleted' },
+    errors: [403, 404],
+  },
+  {
+    operationId: 'listWebhookDeliveries',
+    method: 'GET',
+    path: `${BASE}/{id}/deliveries`,
+    group: 'webhooks',
+    summary: 'Delivery log of a webhook',
+    description: 'Recent delivery attempts, newest first: which event, which attempt, the status code or error, how long it took, and the outcome. Kept 30 days.',
+    access: 'admin',
+    params: WebhookIdParamsSchema,
+    query: ListDeliveriesQuerySchema,
+    success: { status: 200, description: 'Recent attempts', schema: z.object({ deliveries: z.array(DeliveryAttemptSchema) }).meta({ id: 'WebhookDeliveryLog' }) },
+    errors: [400, 403, 404],
+  },
+  {
+    operationId: 'redeliverWebhookDelivery',
+    method: 'POST',
+    path: `${BASE}/{id}/deliveries/{deliveryId}/redeliver`,
+    group: 'webhooks',
+    summary: 'Send a delivery again',
+    description:
+      'Queues the same event body again, with the same webhook-id (the event id), under a fresh retry schedule. Allowed once the delivery has finished (succeeded, failed or cancelled); while it is still being retried: 409 CONFLICT. The webhook must be active (409 otherwise).',
+    access: 'admin',
+    params: DeliveryParamsSchema,
+    success: { status: 202, description: 'Queued', schema: z.object({ delivery: DeliverySchema }).meta({ id: 'WebhookDeliveryResponse' }) },
+    errors: [403, 404, 409],
+  },
+]);

@@ -1,0 +1,166 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { sqs } from '../events/sqs.ts';
+import { webhookBody, type TicketEventDetail } from '../events/ticket-events.ts';
+import { newId } from '../ids.ts';
+import { logger } from '../logger.ts';
+import * as repo from './repository.ts';
+import type { DeliveryRecord, WebhookRecord } from './repository.ts';
+import { signedHeaders } from './signing.ts';
+import { postToTarget, type TargetPolicy } from './target.ts';
+
+/**
+ * decisions §7 (Svix's schedule): the first attempt at once, then these delays
+ * after each failure; 8 attempts, about 27.6 hours in all.
+ */
+export const RETRY_DELAYS_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
+/** SQS caps a message's visibility at 12 hours after its receive; keep a margin for the time the attempt took. */
+const MAX_DELAY_SECONDS = 12 * 3600 - 60;
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+/** What the delivery queue carries: a pointer to the delivery record (the body lives there, fixed at fan-out). */
+export interface DeliveryMessage {
+  accountId: string;
+  webhookId: string;
+  deliveryId: string;
+  cycle: number;
+}
+
+export interface DeliveryConfig {
+  queueUrl: string;
+  /** Where a delivery goes after its last attempt (decisions §7: nothing dropped silently). */
+  dlqUrl: string;
+  /** Multiplies every delay (tests run the schedule in milliseconds). */
+  retryScale: number;
+  policy: TargetPolicy;
+}
+
+/**
+ * Seconds to wait after failed try `tries` (1-based): the schedule's delay
+ * plus up to 20% jitter, or the receiver's Retry-After when that is longer.
+ */
+export function retryDelaySeconds(tries: number, retryAfterSeconds: number | null, scale: number, random = Math.random()): number {
+  const base = RETRY_DELAYS_SECONDS[Math.min(tries, RETRY_DELAYS_SECONDS.length) - 1] * (1 + 0.2 * random);
+  const delay = Math.max(base, retryAfterSeconds ?? 0) * scale;
+  return Math.min(MAX_DELAY_SECONDS, Math.round(delay));
+}
+
+/** Retry-After as seconds (delta-seconds or an HTTP date), or null. */
+export function parseRetryAfter(value: string | string[] | undefined, now: Date): number | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return null;
+  if (/^\d+$/.test(v.trim())) return Number(v.trim());
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? null : Math.max(0, Math.round((at - now.getTime()) / 1000));
+}
+
+async function enqueue(queueUrl: string, d: DeliveryRecord): Promise<void> {
+  const message: DeliveryMessage = { accountId: d.accountId, webhookId: d.webhookId, deliveryId: d.deliveryId, cycle: d.cycle };
+  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
+  await repo.markQueued(d);
+}
+
+const subscribed = (w: WebhookRecord, event: string) => w.active && (w.events as string[]).includes(event);
+
+/**
+ * Fan a ticket event out to the account's active webhooks subscribed to it:
+ * one delivery record and one queue message each, so a slow or failing target
+ * never holds up another. Idempotent by (event id, webhook id): a redelivered
+ * event creates nothing new, and only re-queues a delivery whose message a
+ * crash kept from being sent.
+ */
+export async function fanOut(detail: TicketEventDetail, queueUrl: string, now = new Date()): Promise<number> {
+  const webhooks = (await repo.listWebhooks(detail.accountId)).filter((w) => subscribed(w, detail.event));
+  const body = JSON.stringify(webhookBody(detail));
+  await Promise.all(
+    webhooks.map(async (w) => {
+      const fresh: DeliveryRecord = {
+        accountId: detail.accountId,
+        webhookId: w.id,
+        deliveryId: newId('dlv', now.getTime()),
+        eventId: detail.eventId,
+        eventType: detail.event,
+        body,
+        state: 'pending',
+        attempts: 0,
+        tries: 0,
+        cycle: 0,
+        queued: false,
+        createdAt: now.toISOString(),
+        updatedAt: now.toISOString(),
+      };
+      const { delivery } = await repo.createDelivery(fresh, now);
+      if (!delivery.queued && delivery.state === 'pending') await enqueue(queueUrl, delivery);
+    }),
+  );
+  return webhooks.length;
+}
+
+/** What the consumer does with the message after an attempt. */
+export type Outcome = { action: 'done' } | { action: 'retry'; delaySeconds: number } | { action: 'dead-letter'; reason: string };
+
+/**
+ * One delivery attempt: sign and POST the stored body; log the attempt and
+ * move the delivery to its outcome. A 2xx succeeds; a 410 disables the
+ * webhook; anything else (status, timeout, refused target) retries on the
+ * schedule until the 8th attempt, which goes to the DLQ and is marked failed.
+ */
+export async function attemptDelivery(msg: DeliveryMessage, config: Omit<DeliveryConfig, 'queueUrl'>, now = new Date()): Promise<Outcome> {
+  const webhook = await repo.getWebhook(msg.accountId, msg.webhookId, true);
+  if (!webhook || !webhook.active) {
+    // Switched off or deleted since the event: nothing to send; the log shows why.
+    await repo.cancelDelivery(msg, now);
+    return { action: 'done' };
+  }
+  const d = await repo.beginAttempt(msg, msg.cycle, now);
+  if (!d) return { action: 'done' }; // a stale or duplicate message: its delivery has moved on
+
+  let statusCode: number | null = null;
+  let error: string | null = null;
+  let retryAfter: number | null = null;
+  const started = performance.now();
+  try {
+    const res = await postToTarget(webhook.targetUrl, signedHeaders(webhook.signingSecret, d.eventId, d.body, now), d.body, config.policy);
+    statusCode = res.statusCode;
+    retryAfter = parseRetryAfter(res.headers['retry-after'], now);
+  } catch (err) {
+    error = (err as Error).message || (err as Error).name;
+  }
+  const durationMs = Math.round(performance.now() - started);
+  const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+  const gone = statusCode === 410;
+  const last = d.tries >= MAX_ATTEMPTS;
+
+  let outcome: Outcome;
+  let nextAttemptAt: string | null = null;
+  if (ok) outcome = { action: 'done' };
+  else if (gone) outcome = { action: 'done' };
+  else if (last) outcome = { action: 'dead-letter', reason: `gave up after ${d.tries} attempts (last: ${statusCode ?? error})` };
+  else {
+    const delaySeconds = retryDelaySeconds(d.tries, retryAfter, config.retryScale);
+    nextAttemptAt = new Date(now.getTime() + delaySeconds * 1000).toISOString();
+    outcome = { action: 'retry', delaySeconds };
+  }
+  if (gone) {
+    error = 'target answered 410 Gone: webhook disabled';
+    await repo.deactivateWebhook(msg.accountId, msg.webhookId, now);
+    logger.warn('webhook disabled by 410', { accountId: msg.accountId, webhookId: msg.webhookId });
+  }
+  const state = ok ? 'succeeded' : outcome.action === 'retry' ? 'retrying' : 'failed';
+  const attempt = { deliveryId: d.deliveryId, eventId: d.eventId, eventType: d.eventType, attempt: d.attempts, statusCode, error, durationMs, at: now.toISOString(), state, nextAttemptAt } as const;
+  if (outcome.action === 'dead-letter') {
+    // Dead-letter before the log says failed: a crash between the two repeats the last attempt and
+    // dead-letters again (a duplicate in the DLQ), where the other order could drop it.
+    await sqs.send(new SendMessageCommand({ QueueUrl: config.dlqUrl, MessageBody: JSON.stringify({ ...msg, eventId: d.eventId, eventType: d.eventType, attempts: d.attempts, reason: outcome.reason, failedAt: now.toISOString() }) }));
+    logger.error('webhook delivery failed for good; dead-lettered', { accountId: msg.accountId, webhookId: msg.webhookId, deliveryId: d.deliveryId, eventId: d.eventId });
+  }
+  await repo.recordAttempt(d, attempt, newId('att', now.getTime()), now);
+  return outcome;
+}
+
+/** Queue a finished delivery again under a new retry cycle (same body, same webhook-id). */
+export async function redeliver(d: DeliveryRecord, queueUrl: string, now = new Date()): Promise<DeliveryRecord> {
+  const restarted = await repo.restartDelivery(d, now);
+  await enqueue(queueUrl, restarted);
+  return restarted;
+}

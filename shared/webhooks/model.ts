@@ -1,0 +1,87 @@
+import * as z from 'zod';
+import { TICKET_EVENT_TYPES } from '../events/ticket-events.ts';
+
+export const WebhookSchema = z
+  .object({
+    id: z.string().describe('Prefixed whk_'),
+    name: z.string(),
+    targetUrl: z.string().describe('HTTPS endpoint'),
+    events: z.array(z.enum(TICKET_EVENT_TYPES)).describe('Subscribed event types'),
+    active: z.boolean(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Webhook' });
+export type Webhook = z.infer<typeof WebhookSchema>;
+
+export const CreatedWebhookSchema = WebhookSchema.extend({
+  signingSecret: z.string().describe('`whsec_` + base64 of 32 random bytes. Returned only here: store it to verify deliveries.'),
+}).meta({ id: 'CreatedWebhook' });
+
+/** decisions §7: https only; no credentials in the URL (they would be logged and shown back). */
+const targetUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((v) => URL.canParse(v), 'must be an absolute URL')
+  .refine((v) => !URL.canParse(v) || new URL(v).protocol === 'https:', 'must use https://')
+  .refine((v) => !URL.canParse(v) || (!new URL(v).username && !new URL(v).password), 'must not contain credentials')
+  .refine((v) => !URL.canParse(v) || new URL(v).hostname !== '', 'must name a host');
+
+/** Non-empty, of the five event names; repeats are folded. */
+const events = z
+  .array(z.enum(TICKET_EVENT_TYPES))
+  .min(1, 'must name at least one event')
+  .transform((e) => [...new Set(e)]);
+
+const name = z.string().trim().min(1).max(128);
+
+export const CreateWebhookBodySchema = z
+  .object({ webhook: z.object({ name, targetUrl, events, active: z.boolean().default(true) }) })
+  .meta({ id: 'CreateWebhookRequest' });
+export type CreateWebhookInput = z.infer<typeof CreateWebhookBodySchema>['webhook'];
+
+export const UpdateWebhookBodySchema = z
+  .object({ webhook: z.object({ name: name.optional(), targetUrl: targetUrl.optional(), events: events.optional(), active: z.boolean().optional() }) })
+  .meta({ id: 'UpdateWebhookRequest', description: 'All fields optional; only the given ones change.' });
+export type UpdateWebhookInput = z.infer<typeof UpdateWebhookBodySchema>['webhook'];
+
+export const WebhookIdParamsSchema = z.object({ id: z.string().min(1).max(64) });
+export const DeliveryParamsSchema = z.object({ id: z.string().min(1).max(64), deliveryId: z.string().min(1).max(64) });
+
+export const DELIVERY_STATES = ['pending', 'retrying', 'succeeded', 'failed', 'cancelled'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+export const DeliveryAttemptSchema = z
+  .object({
+    deliveryId: z.string().describe('Prefixed dlv_: one event sent to one webhook; redeliver takes this id'),
+    eventId: z.string().describe('The event id, sent as the webhook-id header on every attempt'),
+    eventType: z.enum(TICKET_EVENT_TYPES),
+    attempt: z.number().int().min(1).describe('1 for the first attempt of the delivery, counting redeliveries'),
+    statusCode: z.number().int().nullable().describe('HTTP status the target answered; null when no answer (see error)'),
+    error: z.string().nullable().describe('Why the attempt failed without an HTTP answer (timeout, refused target, TLS...)'),
+    durationMs: z.number().int().min(0),
+    at: z.iso.datetime(),
+    state: z.enum(DELIVERY_STATES).describe('Outcome of this attempt: succeeded; retrying (another attempt is scheduled); failed (gave up, or 410 disabled the webhook)'),
+    nextAttemptAt: z.iso.datetime().nullable().describe('When the next attempt is due, for state retrying'),
+  })
+  .meta({ id: 'WebhookDeliveryAttempt' });
+export type DeliveryAttempt = z.infer<typeof DeliveryAttemptSchema>;
+
+export const ListDeliveriesQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(50).describe('Most recent attempts to return (1-100, default 50)'),
+});
+
+export const DeliverySchema = z
+  .object({
+    deliveryId: z.string(),
+    webhookId: z.string(),
+    eventId: z.string(),
+    eventType: z.enum(TICKET_EVENT_TYPES),
+    state: z.enum(DELIVERY_STATES),
+    attempts: z.number().int().min(0),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+export type Delivery = z.infer<typeof DeliverySchema>;
