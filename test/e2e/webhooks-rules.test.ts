@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { routeEvent, QUEUES, RULES } from '../../shared/events/topology.ts';
+import { MAX_ATTEMPTS, parseRetryAfter, retryDelaySeconds } from '../../shared/webhooks/delivery.ts';
+import { newSigningSecret, signedHeaders } from '../../shared/webhooks/signing.ts';
+import { isBlockedAddress, postToTarget, TargetRefusedError } from '../../shared/webhooks/target.ts';
+
+// Pure rules of the webhook pipeline (no emulator needed); kept beside the webhook e2e tests.
+describe('webhook signing', () => {
+  it('produces headers the standardwebhooks package verifies', () => {
+    const secret = newSigningSecret();
+    const body = JSON.stringify({ event: 'ticket.deleted', timestamp: '2025-01-01T00:00:00.000Z', data: { ticket: { id: 'tkt_1' } } });
+    const headers = signedHeaders(secret, 'evt_1', body, new Date());
+    expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(newSigningSecret()).verify(body, headers)).toThrow();
+  });
+});
+
+describe('retry schedule', () => {
+  it('waits 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (+ up to 20%) for 8 attempts in all', () => {
+    expect(MAX_ATTEMPTS).toBe(8);
+    expect([1, 2, 3, 4, 5, 6, 7].map((t) => retryDelaySeconds(t, null, 1, 0))).toEqual([5, 300, 1800, 7200, 18000, 36000, 36000]);
+    expect(retryDelaySeconds(3, null, 1, 1)).toBe(2160);
+  });
+  it('honours a longer Retry-After, ignores a shorter one, and stays within the 12 h visibility limit', () => {
+    expect(retryDelaySeconds(1, 120, 1, 0)).toBe(120);
+    expect(retryDelaySeconds(3, 10, 1, 0)).toBe(1800);
+    expect(retryDelaySeconds(7, 86_400, 1, 0)).toBeLessThan(12 * 3600);
+    expect(parseRetryAfter('30', new Date())).toBe(30);
+    expect(parseRetryAfter(new Date(Date.now() + 60_000).toUTCString(), new Date())).toBeGreaterThanOrEqual(59);
+    expect(parseRetryAfter('soon', new Date())).toBeNull();
+  });
+});
+
+describe('SSRF guard', () => {
+  it.each(['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '::ffff:a9fe:a9fe'])('blocks %s', (ip) => {
+    expect(isBlockedAddress(ip)).toBe(true);
+  });
+  it.each(['93.184.216.34', '2606:4700::6810:85e5', '8.8.8.8'])('allows %s', (ip) => {
+    expect(isBlockedAddress(ip)).toBe(false);
+  });
+  it('refuses loopback targets by IP and by name (checked after DNS) when private targets are not allowed', async () => {
+    const policy = { allowPrivate: false, allowInsecureTls: false, timeoutMs: 2000 };
+    await expect(postToTarget('https://127.0.0.1:9/x', {}, '{}', policy)).rejects.toBeInstanceOf(TargetRefusedError);
+    await expect(postToTarget('https://localhost:9/x', {}, '{}', policy)).rejects.toThrow(/disallowed address/);
+  });
+});
+
+describe('topology', () => {
+  it('routes every ticket event to the webhook fan-out, and each rule to a defined queue', () => {
+    for (const t of ['ticket.created', 'ticket.updated', 'ticket.deleted', 'ticket.assignment.changed', 'ticket.resolved']) {
+      expect(routeEvent({ source: 'support-desk.tickets', detailType: t })).toEqual(['webhook-fanout']);
+    }
+    expect(routeEvent({ source: 'support-desk.tickets', detailType: 'ticket.exploded' })).toEqual([]);
+    for (const r of RULES) expect(QUEUES.map((q) => q.name)).toContain(r.queue);
+    for (const q of QUEUES) expect(q.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * q.functionTimeoutSeconds);
+  });
+});
