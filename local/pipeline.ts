@@ -94,6 +94,8 @@ class StreamPoller {
     private readonly handler: StreamHandler,
     private readonly intervalMs: number,
     private readonly batchSize: number,
+    /** Like a Lambda event filter: records it rejects never reach the handler. */
+    private readonly filter: (r: DynamoDBRecord) => boolean = () => true,
   ) {}
 
   private async iterator(shardId: string, type: ShardIteratorType, seq?: string): Promise<string | undefined> {
@@ -167,7 +169,8 @@ class StreamPoller {
       shard.iterator = await this.iterator(id, shard.lastSeq ? 'AFTER_SEQUENCE_NUMBER' : 'LATEST', shard.lastSeq);
       return;
     }
-    const records = out.Records ?? [];
+    const all = out.Records ?? [];
+    const records = all.filter((r) => this.filter(toLambdaRecord(r, this.streamArn, this.region)));
     if (records.length) {
       let failedSeq: string | undefined;
       try {
@@ -181,8 +184,8 @@ class StreamPoller {
         shard.iterator = await this.iterator(id, 'AT_SEQUENCE_NUMBER', failedSeq);
         return;
       }
-      shard.lastSeq = records[records.length - 1].dynamodb!.SequenceNumber;
     }
+    if (all.length) shard.lastSeq = all[all.length - 1].dynamodb!.SequenceNumber;
     shard.iterator = out.NextShardIterator;
   }
 }
@@ -281,6 +284,13 @@ export interface PipelineOptions {
   queues?: readonly QueueName[];
   /** Concurrent batches per queue. */
   concurrency?: number;
+  /**
+   * Publish only these accounts' outbox items (stream and sweeper). Tests share
+   * one table across files, and other files assert on their own outbox items.
+   */
+  accounts?: (accountId: string) => boolean;
+  /** Sweep the whole outbox at start (default true: what a previous run left behind goes out). */
+  sweepOnStart?: boolean;
 }
 
 export interface Pipeline {
@@ -310,7 +320,9 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const { pipelineEnv } = await import('../shared/events/env.ts');
   const bus = await configuredBus();
 
-  const stream = new StreamPoller(ddb, streams, opts.tableName, region, publisher.handler, opts.pollIntervalMs ?? 100, OUTBOX_PUBLISHER.batchSize);
+  const accounts = opts.accounts;
+  const streamFilter = accounts ? (r: DynamoDBRecord) => accounts(String(r.dynamodb?.NewImage?.accountId?.S ?? '')) : undefined;
+  const stream = new StreamPoller(ddb, streams, opts.tableName, region, publisher.handler, opts.pollIntervalMs ?? 100, OUTBOX_PUBLISHER.batchSize, streamFilter);
   await stream.start();
 
   const pollers: QueuePoller[] = [];
@@ -328,9 +340,9 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     pollers.push(poller);
   }
 
-  const sweep = (olderThanSeconds = pipelineEnv().OUTBOX_SWEEP_AGE_SECONDS) => sweepOutbox(bus, { olderThanSeconds });
+  const sweep = (olderThanSeconds = pipelineEnv().OUTBOX_SWEEP_AGE_SECONDS) => sweepOutbox(bus, { olderThanSeconds, filter: accounts && ((r) => accounts(r.accountId)) });
   // Anything left in the outbox by a previous run (stopped between a write and its publish) goes out now.
-  await sweep(0);
+  if (opts.sweepOnStart ?? true) await sweep(0);
   const sweeper = setInterval(() => void sweep().catch((err) => log('outbox sweep failed', { err: (err as Error).message })), opts.sweepIntervalMs ?? 30_000);
   sweeper.unref();
 

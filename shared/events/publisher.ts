@@ -100,7 +100,10 @@ export function outboxRecordOf(item: Record<string, unknown>): OutboxRecord {
  * here after that was missed (a crash between the write and PutEvents, a
  * stream record that expired). Returns how many were published.
  */
-export async function sweepOutbox(bus: EventBusPort, opts: { olderThanSeconds: number; now?: Date }): Promise<{ published: number; unpublished: number }> {
+export async function sweepOutbox(
+  bus: EventBusPort,
+  opts: { olderThanSeconds: number; now?: Date; /** Local pipelines sharing a table (tests) sweep only their own items. */ filter?: (r: OutboxRecord) => boolean },
+): Promise<{ published: number; unpublished: number }> {
   const cutoff = new Date((opts.now ?? new Date()).getTime() - opts.olderThanSeconds * 1000).toISOString();
   let published = 0;
   let startKey: Record<string, unknown> | undefined;
@@ -116,7 +119,7 @@ export async function sweepOutbox(bus: EventBusPort, opts: { olderThanSeconds: n
         Limit: 100,
       }),
     );
-    const records = (out.Items ?? []).filter((i) => i.type === 'outbox').map(outboxRecordOf);
+    const records = (out.Items ?? []).filter((i) => i.type === 'outbox').map(outboxRecordOf).filter((r) => !opts.filter || opts.filter(r));
     const result = await publishRecords(bus, records);
     published += result.published.length;
     if (result.unpublished.length) {

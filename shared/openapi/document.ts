@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { allRoutes } from '../../functions/registry.ts';
 import { interfaceOf, type RouteContract } from '../http/contract.ts';
+import { TICKET_EVENT_TYPES, TicketEventDetailSchema, TicketEventPayloadSchemas } from '../events/ticket-events.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -97,6 +98,10 @@ export function openApiDocument(extra: { schemas?: Record<string, JsonSchema> } 
   for (const route of allRoutes()) {
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, components);
   }
+  // Event schemas (docs/events.md): what webhook receivers get, and the EventBridge detail for bus subscribers.
+  convert(TicketEventDetailSchema, 'output', components);
+  const webhooks: Record<string, unknown> = {};
+  for (const type of TICKET_EVENT_TYPES) webhooks[type] = eventOperation(type, convert(TicketEventPayloadSchemas[type], 'output', components));
   return {
     openapi: '3.1.0',
     info: {
@@ -115,5 +120,33 @@ export function openApiDocument(extra: { schemas?: Record<string, JsonSchema> } 
       schemas: { ...components, ...extra.schemas },
     },
     paths,
+    webhooks,
+  };
+}
+
+const SIGNATURE_HEADERS = [
+  { name: 'webhook-id', in: 'header', required: true, description: 'The event id (evt_...), the same on every retry and redelivery: deduplicate on it', schema: { type: 'string' } },
+  { name: 'webhook-timestamp', in: 'header', required: true, description: 'Unix seconds of this attempt', schema: { type: 'string' } },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description: 'Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of signingSecret after `whsec_`',
+    schema: { type: 'string' },
+  },
+];
+
+/** An OpenAPI 3.1 `webhooks` entry: the POST a subscribed target receives for one event type. */
+function eventOperation(type: string, schema: JsonSchema) {
+  return {
+    post: {
+      operationId: `event_${type.replace(/\./g, '_')}`,
+      summary: `${type} delivered to a webhook`,
+      description: 'Any 2xx within 10 s acknowledges. Otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (up to 20% jitter; a longer Retry-After is honoured); 410 disables the webhook. See docs/events.md.',
+      tags: ['events'],
+      parameters: SIGNATURE_HEADERS,
+      requestBody: { required: true, content: { 'application/json': { schema } } },
+      responses: { '2XX': { description: 'Delivered' }, '410': { description: 'Gone: the webhook is disabled' } },
+    },
   };
 }

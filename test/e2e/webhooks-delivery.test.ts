@@ -13,11 +13,21 @@ const ALL: TicketEventType[] = ['ticket.created', 'ticket.updated', 'ticket.dele
 let pipeline: Pipeline;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let seq = 0;
+/** This file's accounts: its pipeline publishes only their events (other files assert on their own outbox items). */
+const mine = new Set<string>();
+const account = async () => {
+  const a = await createTestAccount();
+  mine.add(a.accountId);
+  return a;
+};
 
 beforeAll(async () => {
   const { startPipeline } = await import('../../local/pipeline.ts');
   // The same stream poller, publisher, local bus and consumers `npm start` runs, against the run's emulators.
-  pipeline = await startPipeline({ dynamodbEndpoint: inject('dynamodbEndpoint'), sqsEndpoint: inject('sqsEndpoint'), tableName: LOCAL_TABLE, queues: ['webhook-fanout', 'webhook-delivery'], pollIntervalMs: 50 });
+  pipeline = await startPipeline({ dynamodbEndpoint: inject('dynamodbEndpoint'), sqsEndpoint: inject('sqsEndpoint'), tableName: LOCAL_TABLE, queues: ['webhook-fanout', 'webhook-delivery'],
+    pollIntervalMs: 50,
+    accounts: (id) => mine.has(id),
+  });
   receiver = await startReceiver();
 });
 afterAll(async () => {
@@ -45,7 +55,7 @@ const deliveries = async (acct: TestAccount, id: string) => (await client.reques
 describe('webhook delivery pipeline', () => {
   it('delivers all five event types, signed per Standard Webhooks, with the documented payloads', async () => {
     // Arrange
-    const acct = await createTestAccount();
+    const acct = await account();
     const agent = await acct.addUser('member');
     const all = await webhook(acct);
     const onlyDeleted = await webhook(acct, ['ticket.deleted']);
@@ -86,7 +96,7 @@ describe('webhook delivery pipeline', () => {
   });
 
   it('retries after two 500s with the same webhook-id, logs each attempt, and redelivers on request', async () => {
-    const acct = await createTestAccount();
+    const acct = await account();
     const hook = await webhook(acct, ['ticket.created'], (n) => ({ status: n <= 2 ? 500 : 200 }));
 
     await createTicket(acct);
@@ -119,7 +129,7 @@ describe('webhook delivery pipeline', () => {
   });
 
   it('disables the webhook on 410 and stops delivering to it', async () => {
-    const acct = await createTestAccount();
+    const acct = await account();
     const hook = await webhook(acct, ['ticket.created'], () => ({ status: 410 }));
 
     await createTicket(acct);
@@ -133,7 +143,7 @@ describe('webhook delivery pipeline', () => {
   });
 
   it('gives up after the 8th attempt: failed in the log and a copy in the dead-letter queue', async () => {
-    const acct = await createTestAccount();
+    const acct = await account();
     const hook = await webhook(acct, ['ticket.created'], () => ({ status: 503 }));
 
     await createTicket(acct);
@@ -153,7 +163,7 @@ describe('webhook delivery pipeline', () => {
   });
 
   it('loses nothing when the publisher is down: the sweeper publishes the stored event unchanged, once', async () => {
-    const acct = await createTestAccount();
+    const acct = await account();
     const hook = await webhook(acct, ['ticket.created']);
     await pipeline.stopPublisher();
     let ticket;
@@ -186,7 +196,7 @@ describe('webhook delivery pipeline', () => {
   });
 
   it('catches up from the stream when the publisher comes back', async () => {
-    const acct = await createTestAccount();
+    const acct = await account();
     const hook = await webhook(acct, ['ticket.created']);
     await pipeline.stopPublisher();
     try {
@@ -201,7 +211,7 @@ describe('webhook delivery pipeline', () => {
   });
 
   it('honours a longer Retry-After, and refuses to redeliver while a delivery is still being retried (409)', async () => {
-    const acct = await createTestAccount();
+    const acct = await account();
     // 10^7 s is far beyond the schedule; scaled by the test factor it is 100 s, so the delivery stays in "retrying".
     const hook = await webhook(acct, ['ticket.created'], () => ({ status: 503, headers: { 'Retry-After': '10000000' } }));
     await createTicket(acct);
