@@ -3,7 +3,7 @@ import { ddb, tableName } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { queryPage, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
-import { NotFoundError, RuleViolationError, ValidationError } from '../domain/errors.ts';
+import { AlreadyExistsError, NotFoundError, RuleViolationError, ValidationError } from '../domain/errors.ts';
 import { MAX_OPTIONS_PER_FIELD, type FieldType } from './model.ts';
 
 /** A custom ticket field as stored (`fieldType`, because `type` names the item kind in this table). */
@@ -67,6 +67,9 @@ const optionWrites = (o: OptionRecord): TxWrite[] => [
   },
 ];
 
+/** A fieldKey is unique per account (409 CONFLICT when taken). */
+export class FieldKeyTakenError extends AlreadyExistsError {}
+
 /** Reserve the next default position for a custom field (gaps are harmless; ties break by id). */
 export async function nextFieldPosition(accountId: string, first: number): Promise<number> {
   const out = await ddb.send(
@@ -89,7 +92,7 @@ export async function createField(f: FieldRecord, options: OptionRecord[]): Prom
     { item: { Put: { TableName: tableName(), Item: { ...keys.ticketField(f.accountId, f.id), type: 'ticketField', ...f, ...fieldIndexAttributes(f) }, ConditionExpression: 'attribute_not_exists(pk)' } } },
     {
       item: { Put: { TableName: tableName(), Item: { ...keys.ticketFieldKey(f.accountId, f.fieldKey), type: 'ticketFieldKey', fieldId: f.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
-      onConditionFailed: () => new ValidationError(`fieldKey "${f.fieldKey}" is already used by another field`, [{ field: 'fieldKey', message: 'already used by another field' }]),
+      onConditionFailed: () => new FieldKeyTakenError(`fieldKey "${f.fieldKey}" is already used by another field`),
     },
     ...first.flatMap(optionWrites),
   ]);

@@ -145,7 +145,16 @@ export async function createField(p: Principal, input: CreateTicketFieldInput): 
     updatedAt: now,
     version: 1,
   };
-  await repo.createField(field, options);
+  // A key made from the title gets a numeric suffix when another field already has it; a given key must be free (409).
+  for (let n = 2; ; n++) {
+    try {
+      await repo.createField(field, options);
+      break;
+    } catch (err) {
+      if (!(err instanceof repo.FieldKeyTakenError) || input.fieldKey !== undefined || n > 50) throw err;
+      field.fieldKey = `${slugKey(input.title).slice(0, 60)}_${n}`;
+    }
+  }
   return toFieldDto(field, hasOptions(field) ? options : null);
 }
 

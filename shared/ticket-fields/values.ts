@@ -1,9 +1,26 @@
+import { Script, createContext } from 'node:vm';
 import type { FieldIssue } from '../domain/errors.ts';
 import type { FieldRecord } from './repository.ts';
 
 export interface CustomFieldValue {
   id: string;
   value: unknown;
+}
+
+const regexTest = new Script('re.test(value)');
+const regexContext = createContext({ re: null, value: '' });
+/** Time allowed for one regex check: an admin's pattern must not be able to hang a request (ReDoS). */
+const REGEX_TIMEOUT_MS = 50;
+
+/** Test a value against a pattern, or null when the check runs out of time. */
+function boundedRegexTest(pattern: string, value: string): boolean | null {
+  regexContext.re = new RegExp(pattern, 'u');
+  regexContext.value = value;
+  try {
+    return regexTest.runInContext(regexContext, { timeout: REGEX_TIMEOUT_MS }) as boolean;
+  } catch {
+    return null;
+  }
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -34,7 +51,9 @@ export function checkValue(field: FieldRecord, value: unknown): string | null {
       return Array.isArray(value) && value.length <= 50 && value.every((v) => typeof v === 'string') && new Set(value).size === value.length ? null : 'must be an array of at most 50 distinct option values';
     case 'regex': {
       if (typeof value !== 'string' || value.length > 10_000) return 'must be a string';
-      return new RegExp(field.regexPattern ?? '', 'u').test(value) ? null : `must match ${field.regexPattern}`;
+      const ok = boundedRegexTest(field.regexPattern ?? '', value);
+      if (ok === null) return `could not be checked against ${field.regexPattern} in time; simplify the pattern`;
+      return ok ? null : `must match ${field.regexPattern}`;
     }
   }
 }
