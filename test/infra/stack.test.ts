@@ -1,0 +1,87 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { allRoutes, API_GROUPS } from '../../functions/registry.ts';
+import { PLAN_LIMITS } from '../../shared/auth/principal.ts';
+import { GSI_NAMES } from '../../shared/db/table-definition.ts';
+import { QUEUES, RULES } from '../../shared/events/topology.ts';
+import { SupportDeskStack, tierThrottle } from '../../infra/stack.ts';
+
+// One synth per file, without esbuild (bundling is covered by the real `cdk synth` in CI).
+let app: App;
+let template: Template;
+beforeAll(() => {
+  app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new SupportDeskStack(app, 'Test');
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  template = Template.fromStack(stack);
+}, 60_000);
+
+describe('CDK app', () => {
+  it('has one table with the shared key schema, GSIs, stream, TTL, PITR and deletion protection', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      DeletionProtectionEnabled: true,
+      GlobalSecondaryIndexes: GSI_NAMES.map((g) => Match.objectLike({ IndexName: g, KeySchema: [{ AttributeName: `${g}pk`, KeyType: 'HASH' }, { AttributeName: `${g}sk`, KeyType: 'RANGE' }] })),
+    });
+    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain' });
+  });
+
+  it('has a usage plan per tier whose throttle matches its per-minute limit, plus the anonymous plan', () => {
+    for (const [plan, perMinute] of Object.entries(PLAN_LIMITS)) {
+      template.hasResourceProperties('AWS::ApiGateway::UsagePlan', { UsagePlanName: `support-desk-${plan}`, Throttle: { RateLimit: tierThrottle(perMinute).rateLimit, BurstLimit: tierThrottle(perMinute).burstLimit } });
+    }
+    expect(tierThrottle(100)).toEqual({ rateLimit: 2, burstLimit: 100 });
+    template.hasResourceProperties('AWS::ApiGateway::UsagePlan', { UsagePlanName: 'support-desk-anonymous' });
+    template.resourceCountIs('AWS::ApiGateway::UsagePlanKey', 1);
+  });
+
+  it('creates one function per endpoint group, the authorizer, the 404 function, each consumer, the publisher and the sweeper', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    expect(Object.keys(functions)).toHaveLength(API_GROUPS.length + 2 + QUEUES.length + 2);
+    for (const f of Object.values(functions)) {
+      expect(f.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
+      expect(f.Properties.Environment.Variables).toHaveProperty('TABLE_NAME');
+    }
+  });
+
+  it('wires every route through the REQUEST authorizer with per-account usage-plan keys', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', { Type: 'REQUEST', AuthorizerResultTtlInSeconds: 0, IdentitySource: Match.absent() });
+    const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).filter((m) => m.Properties.AuthorizationType === 'CUSTOM');
+    expect(methods).toHaveLength(allRoutes().length);
+    for (const m of methods) expect(m.Properties.ApiKeyRequired).toBe(true);
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'MISSING_AUTHENTICATION_TOKEN', StatusCode: '404' });
+  });
+
+  it('builds the event pipeline from the topology: a rule per route, a queue and DLQ per consumer, the stream publisher', () => {
+    template.resourceCountIs('AWS::Events::EventBus', 1);
+    for (const r of RULES) template.hasResourceProperties('AWS::Events::Rule', { EventPattern: Match.objectLike({ source: [...r.pattern.source] }) });
+    for (const q of QUEUES) template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: q.batchSize, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { StartingPosition: 'LATEST', BisectBatchOnFunctionError: true, FilterCriteria: Match.anyValue() });
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
+    expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm')).length).toBeGreaterThanOrEqual(QUEUES.length + 3);
+  });
+
+  it('has no unacknowledged cdk-nag AwsSolutions finding, and every acknowledgment gives a reason', () => {
+    const assembly = app.synth();
+    const reportFile = join(assembly.directory, 'validation-report.json');
+    expect(existsSync(reportFile)).toBe(true);
+    const report = JSON.parse(readFileSync(reportFile, 'utf8'));
+    const nag = report.pluginReports.find((p: { pluginName: string }) => p.pluginName === 'AwsSolutions');
+    expect(nag.violations).toEqual([]);
+    expect(nag.conclusion).toBe('success');
+    for (const s of nag.suppressedViolations) expect(s.reason.length).toBeGreaterThan(30);
+  }, 60_000);
+});
