@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { plainText } from '../text.ts';
 import { pageParams } from '../pagination/numbered.ts';
 
 export const ContactSchema = z
@@ -15,7 +16,7 @@ export const ContactSchema = z
   .meta({ id: 'Contact' });
 export type Contact = z.infer<typeof ContactSchema>;
 
-const name = z.string().trim().min(1).max(128);
+const name = plainText(128);
 const email = z.email({ error: 'must be a valid email address' }).max(128);
 const notes = z.string().max(10_000).nullable();
 const organizationId = z.string().min(1).max(64).nullable();

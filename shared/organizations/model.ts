@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { plainText } from '../text.ts';
 import { pageParams } from '../pagination/numbered.ts';
 
 export const OrganizationSchema = z
@@ -26,7 +27,7 @@ export const domainSchema = z
   .transform((d) => d.toLowerCase())
   .pipe(z.string().regex(/^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a host name such as acme.com (no scheme, path or spaces)'));
 
-const text = (max: number) => z.string().trim().min(1).max(max).nullable();
+const text = (max: number) => plainText(max).nullable();
 const enrichmentFields = {
   country: text(128).optional(),
   industry: text(128).optional(),

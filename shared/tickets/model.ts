@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { plainText } from '../text.ts';
 
 export const TICKET_STATUSES = ['new', 'open', 'pending', 'resolved', 'closed'] as const;
 export const TICKET_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
@@ -35,12 +36,12 @@ const tags = z
 const customFields = z.array(z.object({ id: z.string().min(1).max(64), value: z.unknown() })).max(200);
 
 const ticketInput = {
-  subject: z.string().trim().min(1).max(255),
+  subject: plainText(255),
   status: z.enum(TICKET_STATUSES),
   priority: z.enum(TICKET_PRIORITIES),
   type: z.enum(TICKET_TYPES),
   requesterEmail: z.email().max(254).nullable(),
-  requesterName: z.string().trim().min(1).max(128).nullable(),
+  requesterName: plainText(128).nullable(),
   assigneeId: z.string().min(1).max(64).nullable(),
   groupId: z.string().min(1).max(64).nullable(),
   tags,

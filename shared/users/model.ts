@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { plainText } from '../text.ts';
 import { USER_ROLES } from '../auth/principal.ts';
 
 export const USER_STATUSES = ['active', 'invited', 'suspended'] as const;
@@ -33,7 +34,7 @@ export const UserListSchema = z
   .meta({ id: 'UserList' });
 
 const email = z.email({ error: 'must be a valid email address' }).max(254);
-const name = z.string().trim().min(1, 'must not be empty').max(200);
+const name = plainText(200);
 
 export const CreateUserBodySchema = z
   .object({
