@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
+import { freePort } from '../local/ports.ts';
 import { build } from 'esbuild';
 import { ensureTable, startDynamoDbLocal } from '../local/dynamodb-local.ts';
 import { configureLocalEnv, LOCAL_TABLE } from '../local/stack.ts';
@@ -15,14 +15,6 @@ import { configureLocalEnv, LOCAL_TABLE } from '../local/stack.ts';
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
 const WARMUP = 20;
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { freePort } from '../../local/ports.ts';
 import type { TestProject } from 'vitest/node';
 import { ensureTable, startDynamoDbLocal, type DynamoLocal } from '../../local/dynamodb-local.ts';
 import { startLocalSqs, type LocalSqs } from '../../local/pipeline.ts';
@@ -13,15 +13,6 @@ declare module 'vitest' {
   }
 }
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 let dynamo: DynamoLocal | undefined;
 let sqs: LocalSqs | undefined;
