@@ -1,0 +1,61 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Pipeline } from '../../local/pipeline.ts';
+import { LOCAL_TABLE } from '../../local/stack.ts';
+import { eventually } from '../fixtures/webhook-receiver.ts';
+import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
+
+const { client } = useGateway();
+const outbox = mkdtempSync(join(tmpdir(), 'sd-emails-'));
+let pipeline: Pipeline;
+const mine = new Set<string>();
+const account = async (): Promise<TestAccount> => {
+  const a = await createTestAccount();
+  mine.add(a.accountId);
+  return a;
+};
+
+beforeAll(async () => {
+  // The consumers read their ports' settings when loaded, as a deployed function does at cold start.
+  Object.assign(process.env, { EMAIL_TRANSPORT: 'file', EMAIL_OUTBOX_DIR: outbox, ENRICHMENT_PROVIDER: 'file', ENRICHMENT_FILE: join(import.meta.dirname, '../../data/companies.json') });
+  const { startPipeline } = await import('../../local/pipeline.ts');
+  pipeline = await startPipeline({ dynamodbEndpoint: inject('dynamodbEndpoint'), sqsEndpoint: inject('sqsEndpoint'), tableName: LOCAL_TABLE, queues: ['email-sender', 'enrichment'], pollIntervalMs: 50, accounts: (id) => mine.has(id) });
+});
+afterAll(async () => pipeline?.stop());
+
+const emailsFor = (ticketId: string) =>
+  readdirSync(outbox)
+    .map((f) => JSON.parse(readFileSync(join(outbox, f), 'utf8')))
+    .filter((e) => e.subject.includes(ticketId));
+
+describe('background consumers through the pipeline (outbox -> bus -> SQS)', () => {
+  it('enriches a new organization in the background, filling only empty fields', async () => {
+    const acct = await account();
+    const created = await client.request('POST', '/helpdesk/api/organizations', { token: acct.ownerKey, body: { name: 'Our name for them', organizationalDomain: 'Spotify.com' } });
+    expect(created.status).toBe(201);
+    expect(created.body.data.country).toBeNull();
+    const enriched = await eventually(async () => {
+      const res = await client.request('GET', `/helpdesk/api/organizations/${created.body.data.id}`, { token: acct.ownerKey });
+      return res.body.data.country ? res.body.data : null;
+    }, 15_000, 'background enrichment');
+    expect(enriched).toMatchObject({ name: 'Our name for them', country: 'Sweden', industry: 'Music Streaming', employeeCount: '9200' });
+  });
+
+  it('emails a response to the requester and ccs, but never a note or a response with send_email false', async () => {
+    const acct = await account();
+    const session = await acct.session(acct.ownerId);
+    const ticket = await client.request('POST', '/helpdesk/api/v1/tickets', { token: acct.ownerKey, body: { ticket: { subject: 'Where is my order', requesterEmail: 'buyer@shop.example' } } });
+    const ticketId = ticket.body.ticket.id;
+    const post = (body: Record<string, unknown>) => client.request('POST', '/helpdesk/api/messages', { token: session, body: { ticket_id: ticketId, ...body } });
+    expect((await post({ type: 'note', content: '<p>internal</p>' })).status).toBe(201);
+    expect((await post({ type: 'response', content: '<p>quiet</p>', send_email: false })).status).toBe(201);
+    expect((await post({ type: 'response', content: '<p>On its way &amp; soon</p>', ccs: [{ email: 'boss@shop.example', name: 'Boss' }] })).status).toBe(201);
+    const [email] = await eventually(() => (emailsFor(ticketId).length ? emailsFor(ticketId) : null), 15_000, 'the response email');
+    expect(email).toMatchObject({ to: ['buyer@shop.example'], cc: [{ email: 'boss@shop.example', name: 'Boss' }], subject: `Re: Where is my order [${ticketId}]`, text: 'On its way & soon' });
+    // Give the other two messages time to have been (not) sent.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(emailsFor(ticketId)).toHaveLength(1);
+  });
+});
