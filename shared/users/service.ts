@@ -104,22 +104,14 @@ const LIST = 'users';
  * and the total counted then, so later pages cost one Query.
  */
 export async function listUsers(p: Principal, q: ListUsersQuery) {
-  let filter: UserListFilter;
+  let filter: UserListFilter = { role: q.role, status: q.status, search: q.search, sort: q.sort, order: q.order };
   let startKey: Record<string, string> | undefined;
-  let total: number;
+  let total: number | undefined;
   if (q.cursor) {
     const state = await decodeCursor<UserListFilter>(q.cursor, LIST, p.accountId);
-    filter = state.query;
-    startKey = state.key;
-    total = state.total ?? 0;
-  } else {
-    filter = { role: q.role, status: q.status, search: q.search, sort: q.sort, order: q.order };
-    total = -1;
+    ({ query: filter, key: startKey, total } = state);
   }
-  const [page, counted] = await Promise.all([
-    repo.listUsers(p.accountId, filter, q.limit, startKey),
-    total >= 0 ? Promise.resolve(total) : repo.countUsers(p.accountId, filter, TOTAL_COUNT_CAP),
-  ]);
+  const [page, counted] = await Promise.all([repo.listUsers(p.accountId, filter, q.limit, startKey), total ?? repo.countUsers(p.accountId, filter, TOTAL_COUNT_CAP)]);
   const nextCursor = page.nextKey ? await encodeCursor({ list: LIST, accountId: p.accountId, query: filter, key: page.nextKey, total: counted }) : null;
   return { users: page.items, nextCursor, totalCount: counted };
 }
