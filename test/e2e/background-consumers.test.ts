@@ -52,7 +52,8 @@ describe('background consumers through the pipeline (outbox -> bus -> SQS)', () 
     expect((await post({ type: 'note', content: '<p>internal</p>' })).status).toBe(201);
     expect((await post({ type: 'response', content: '<p>quiet</p>', send_email: false })).status).toBe(201);
     expect((await post({ type: 'response', content: '<p>On its way &amp; soon</p>', ccs: [{ email: 'boss@shop.example', name: 'Boss' }] })).status).toBe(201);
-    const [email] = await eventually(() => (emailsFor(ticketId).length ? emailsFor(ticketId) : null), 15_000, 'the response email');
+    const emails = await eventually(() => (emailsFor(ticketId).length ? emailsFor(ticketId) : null), 15_000, 'the response email');
+    const email = emails![0];
     expect(email).toMatchObject({ to: ['buyer@shop.example'], cc: [{ email: 'boss@shop.example', name: 'Boss' }], subject: `Re: Where is my order [${ticketId}]`, text: 'On its way & soon' });
     // Give the other two messages time to have been (not) sent.
     await new Promise((r) => setTimeout(r, 1500));
