@@ -27,3 +27,13 @@ export async function sendResponseEmail(port: EmailPort, accountId: string, mess
   await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...marker, type: 'emailSent', sentAt: new Date().toISOString() } }));
   return 'sent';
 }
+
+/** The invitation email of a user invited with send_invitation (idempotent like responses). */
+export async function sendInvitationEmail(port: EmailPort, accountId: string, invited: { id: string; email: string; name: string; role: string }): Promise<'sent' | 'skipped'> {
+  const marker = keys.emailSent(accountId, `invite-${invited.id}`);
+  if ((await ddb.send(new GetCommand({ TableName: tableName(), Key: marker }))).Item) return 'skipped';
+  const text = `Hello ${invited.name},\n\nYou have been invited to the support desk as ${invited.role}. Your administrator will send you your sign-in credentials.`;
+  await port.send({ id: `invite-${invited.id}`, to: [invited.email], cc: [], subject: 'You are invited to the support desk', text, html: `<p>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/\n\n/g, '</p><p>')}</p>` });
+  await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...marker, type: 'emailSent', sentAt: new Date().toISOString() } }));
+  return 'sent';
+}

@@ -1,5 +1,6 @@
 import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from '../messages/events.ts';
 import { ORGANIZATION_CREATED, ORGANIZATION_EVENT_SOURCE } from '../organizations/events.ts';
+import { USER_EVENT_SOURCE, USER_INVITED } from '../users/events.ts';
 import { TICKET_EVENT_SOURCE, TICKET_EVENT_TYPES } from './ticket-events.ts';
 
 /**
@@ -86,7 +87,7 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
-    description: 'message.created -> response emails through the email port',
+    description: 'message.created -> response emails, user.invited -> invitations, through the email port',
   },
   {
     name: 'enrichment',
@@ -111,6 +112,12 @@ export const RULES: readonly RuleDef[] = [
     name: 'message-created-to-email',
     description: 'New messages; the consumer sends email for responses with send_email',
     pattern: { source: [MESSAGE_EVENT_SOURCE], 'detail-type': [MESSAGE_CREATED] },
+    queue: 'email-sender',
+  },
+  {
+    name: 'user-invited-to-email',
+    description: 'Invitations (POST /users with send_invitation) are emailed by the same sender',
+    pattern: { source: [USER_EVENT_SOURCE], 'detail-type': [USER_INVITED] },
     queue: 'email-sender',
   },
   {

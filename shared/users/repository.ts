@@ -51,9 +51,9 @@ export function putUserWrites(u: UserRecord): TxWrite[] {
   ];
 }
 
-/** Create a user; the email guard makes a duplicate fail atomically. */
-export async function createUser(u: UserRecord): Promise<void> {
-  await transactWrite(putUserWrites(u));
+/** Create a user; the email guard makes a duplicate fail atomically; `related` (its invitation event) commits with it. */
+export async function createUser(u: UserRecord, related: TxWrite[] = []): Promise<void> {
+  await transactWrite([...putUserWrites(u), ...related]);
 }
 
 /** Get one user of an account. */

@@ -1,6 +1,8 @@
 import type { Principal } from '../auth/principal.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../domain/errors.ts';
+import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
+import { USER_EVENT_SOURCE, USER_INVITED } from './events.ts';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import type { CreateUserBody, ListUsersQuery, UpdateUserBody, UserDto } from './model.ts';
 import * as repo from './repository.ts';
@@ -55,8 +57,9 @@ export async function createUser(p: Principal, body: CreateUserBody): Promise<Us
     throw new ForbiddenError('Members may only invite members or viewers');
   }
   const user = newUserRecord(p.accountId, { email: body.email, name: body.name, role: body.role, status: 'invited' });
-  await repo.createUser(user);
-  // Invitation delivery goes through the email port once it exists (issue #4); the flag is accepted now.
+  // The invitation is an event recorded with the user (outbox), so it is sent even if we crash right after.
+  const invitation = body.send_invitation ? outboxWrites([newDomainEvent(p.accountId, USER_INVITED, { user: { id: user.id, email: user.email, name: user.name, role: user.role }, invitedBy: p.userId }, user.createdAt)], USER_EVENT_SOURCE) : [];
+  await repo.createUser(user, invitation);
   return user;
 }
 

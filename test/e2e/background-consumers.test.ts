@@ -25,10 +25,8 @@ beforeAll(async () => {
 });
 afterAll(async () => pipeline?.stop());
 
-const emailsFor = (ticketId: string) =>
-  readdirSync(outbox)
-    .map((f) => JSON.parse(readFileSync(join(outbox, f), 'utf8')))
-    .filter((e) => e.subject.includes(ticketId));
+const allEmails = () => readdirSync(outbox).map((f) => JSON.parse(readFileSync(join(outbox, f), 'utf8')));
+const emailsFor = (ticketId: string) => allEmails().filter((e) => e.subject.includes(ticketId));
 
 describe('background consumers through the pipeline (outbox -> bus -> SQS)', () => {
   it('enriches a new organization in the background, filling only empty fields', async () => {
@@ -58,5 +56,17 @@ describe('background consumers through the pipeline (outbox -> bus -> SQS)', () 
     // Give the other two messages time to have been (not) sent.
     await new Promise((r) => setTimeout(r, 1500));
     expect(emailsFor(ticketId)).toHaveLength(1);
+  });
+
+  it('emails an invitation when a user is created with send_invitation (the default), and not with false', async () => {
+    const acct = await account();
+    const invited = await client.request('POST', '/playbook/api/v1/users', { token: acct.ownerKey, body: { email: 'new.hire@corp.example', name: 'New Hire', role: 'viewer' } });
+    const quiet = await client.request('POST', '/playbook/api/v1/users', { token: acct.ownerKey, body: { email: 'quiet.hire@corp.example', name: 'Quiet', send_invitation: false } });
+    expect([invited.status, quiet.status]).toEqual([201, 201]);
+    const mail = await eventually(() => allEmails().find((e) => e.to[0] === 'new.hire@corp.example'), 15_000, 'the invitation');
+    expect(mail).toMatchObject({ subject: 'You are invited to the support desk', cc: [] });
+    expect(mail!.text).toContain('as viewer');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(allEmails().some((e) => e.to[0] === 'quiet.hire@corp.example')).toBe(false);
   });
 });
