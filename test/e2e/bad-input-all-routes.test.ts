@@ -5,7 +5,7 @@ import { createTestAccount, useGateway } from '../support/api.ts';
 const { client } = useGateway();
 
 const BODIES = ['{', '[]', 'null', '"x"', '{"a":1}', JSON.stringify({ ticket: [], ticketField: 'x', customFieldOption: null, webhook: 1 }), JSON.stringify({ ticket: { subject: 'x'.repeat(300_000) } }), JSON.stringify({ name: { $gt: '' }, email: ['a'], ticket_id: 1 })];
-const IDS = ['x', 'system_status', '..%2F..', 'a'.repeat(65), 'tkt_00000000000000000000000000'];
+const IDS = ['system_status', '..%2F..', 'a'.repeat(65)];
 
 describe('bad input on every route of the route table', () => {
   it('never answers 5xx, always JSON', async () => {
