@@ -86,7 +86,7 @@ export const ticketFieldRoutes = defineRoutes([
   {
     operationId: 'listFieldOptions',
     method: 'GET',
-    path: `${BASE}/{fieldId}/options`,
+    path: `${BASE}/{id}/options`,
     group: 'ticketFields',
     summary: "List a field's options",
     access: 'viewer',
@@ -97,7 +97,7 @@ export const ticketFieldRoutes = defineRoutes([
   {
     operationId: 'getFieldOption',
     method: 'GET',
-    path: `${BASE}/{fieldId}/options/{optionId}`,
+    path: `${BASE}/{id}/options/{optionId}`,
     group: 'ticketFields',
     summary: 'Get an option',
     access: 'viewer',
@@ -108,7 +108,7 @@ export const ticketFieldRoutes = defineRoutes([
   {
     operationId: 'createFieldOption',
     method: 'POST',
-    path: `${BASE}/{fieldId}/options`,
+    path: `${BASE}/{id}/options`,
     group: 'ticketFields',
     summary: 'Add an option',
     description: 'Value unique per field (409 DUPLICATE_OPTION_VALUE); at most 2000 per field (422 TOO_MANY_OPTIONS); only dropdown and multiselect fields (422 INVALID_FIELD_TYPE). `default: true` makes it the single default.',
@@ -122,7 +122,7 @@ export const ticketFieldRoutes = defineRoutes([
   {
     operationId: 'updateFieldOption',
     method: 'PUT',
-    path: `${BASE}/{fieldId}/options/{optionId}`,
+    path: `${BASE}/{id}/options/{optionId}`,
     group: 'ticketFields',
     summary: 'Update an option',
     description: 'The value cannot change while tickets use the option (422 OPTION_IN_USE): tickets store option values.',
@@ -136,7 +136,7 @@ export const ticketFieldRoutes = defineRoutes([
   {
     operationId: 'deleteFieldOption',
     method: 'DELETE',
-    path: `${BASE}/{fieldId}/options/{optionId}`,
+    path: `${BASE}/{id}/options/{optionId}`,
     group: 'ticketFields',
     summary: 'Delete an option',
     description: 'Refused while any ticket uses the option (422 OPTION_IN_USE).',

@@ -112,8 +112,9 @@ export type ListTicketFieldsQuery = z.infer<typeof ListTicketFieldsQuerySchema>;
 
 const id = z.string().min(1).max(64);
 export const FieldIdParamsSchema = z.object({ id });
-export const FieldOptionsParamsSchema = z.object({ fieldId: id });
-export const OptionParamsSchema = z.object({ fieldId: id, optionId: id });
+// API Gateway allows one variable name per path level, so the field is `{id}` under /ticket_fields in every route.
+export const FieldOptionsParamsSchema = z.object({ id });
+export const OptionParamsSchema = z.object({ id, optionId: id });
 
 export const PageMetaSchema = z.object({ pageSize: z.number().int(), hasMore: z.boolean() });
 export const LinksSchema = z.object({ next: z.string().nullable().describe('Relative path of the next page (all query parameters kept, plus after=<cursor>), or null') });

@@ -65,6 +65,19 @@ describe('CDK app', () => {
     template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'MISSING_AUTHENTICATION_TOKEN', StatusCode: '404' });
   });
 
+  it('uses one path-variable name per level of the route table (API Gateway refuses sibling variables)', () => {
+    const variables = new Map<string, Set<string>>();
+    for (const route of allRoutes()) {
+      const segments = route.path.split('/').filter(Boolean);
+      segments.forEach((seg, i) => {
+        if (!seg.startsWith('{')) return;
+        const parent = segments.slice(0, i).join('/');
+        variables.set(parent, (variables.get(parent) ?? new Set()).add(seg));
+      });
+    }
+    for (const [parent, names] of variables) expect([...names], parent).toHaveLength(1);
+  });
+
   it('builds the event pipeline from the topology: a rule per route, a queue and DLQ per consumer, the stream publisher', () => {
     template.resourceCountIs('AWS::Events::EventBus', 1);
     for (const r of RULES) template.hasResourceProperties('AWS::Events::Rule', { EventPattern: Match.objectLike({ source: [...r.pattern.source] }) });
