@@ -1,6 +1,6 @@
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
-import { keys } from '../db/keys.ts';
+import { keys, textSortKey } from '../db/keys.ts';
 import { numberedPage, queryAll, type PageQuery } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError } from '../domain/errors.ts';
@@ -31,9 +31,9 @@ function item(c: ContactRecord) {
     type: 'contact',
     ...c,
     gsi1pk: pk,
-    gsi1sk: `${c.name.toLowerCase()}#${c.id}`,
+    gsi1sk: textSortKey(c.name, c.id),
     gsi2pk: pk,
-    gsi2sk: `${c.email.toLowerCase()}#${c.id}`,
+    gsi2sk: textSortKey(c.email, c.id),
     // gsi3: the organization's contacts, for its filter and for unlinking them all on delete.
     ...(c.organizationId ? { gsi3pk: keys.orgContactsIndex(c.accountId, c.organizationId), gsi3sk: c.id } : {}),
     searchText: `${c.name.toLowerCase()}\n${c.email.toLowerCase()}`,
@@ -192,8 +192,9 @@ export async function listContacts(accountId: string, f: ContactFilter, page: nu
   const forward = f.order === 'asc';
   if (f.organizationId) {
     const all = (await queryAll<Record<string, unknown>>({ index: 'gsi3', keyCondition: 'gsi3pk = :pk', ...filter, values: { ...filter.values, ':pk': keys.orgContactsIndex(accountId, f.organizationId) }, forward: true })).map(toRecord);
-    const key = (c: ContactRecord) => (f.sortBy === 'name' ? c.name.toLowerCase() : f.sortBy === 'email' ? c.email.toLowerCase() : '') + '#' + c.id;
-    all.sort((a, b) => key(a).localeCompare(key(b)) * (forward ? 1 : -1));
+    // Same order as the indexes: text, then id (time order), compared by code unit like DynamoDB.
+    const key = (c: ContactRecord) => textSortKey(f.sortBy === 'name' ? c.name : f.sortBy === 'email' ? c.email : '', c.id);
+    all.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0) * (forward ? 1 : -1));
     return { items: all.slice((page - 1) * limit, page * limit), total: all.length };
   }
   const q: Omit<PageQuery, 'limit' | 'startKey'> =

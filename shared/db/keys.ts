@@ -5,6 +5,13 @@
  */
 const acct = (accountId: string) => `A#${accountId}`;
 
+/**
+ * Sort key for case-insensitive text order with the id as tie-breaker. The
+ * separator sorts below every character a name can hold (names refuse control
+ * characters), so "ann" sorts before "ann lee".
+ */
+export const textSortKey = (text: string, id: string) => `${text.toLowerCase()}\u0001${id}`;
+
 export const keys = {
   account: (accountId: string) => ({ pk: acct(accountId), sk: 'ACCOUNT' }),
 

@@ -1,6 +1,6 @@
 import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
-import { keys } from '../db/keys.ts';
+import { keys, textSortKey } from '../db/keys.ts';
 import { numberedPage, queryAll } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, NotFoundError } from '../domain/errors.ts';
@@ -22,9 +22,9 @@ const toRecord = (i: Record<string, unknown>) => {
 /** Sort keys for name (gsi1) and domain (gsi2); search text covers both. */
 const indexAttributes = (o: Pick<OrganizationRecord, 'accountId' | 'id' | 'name' | 'organizationalDomain'>) => ({
   gsi1pk: keys.organizationsIndex(o.accountId),
-  gsi1sk: `${(o.name ?? '').toLowerCase()}#${o.id}`,
+  gsi1sk: textSortKey(o.name ?? '', o.id),
   gsi2pk: keys.organizationsIndex(o.accountId),
-  gsi2sk: `${o.organizationalDomain}#${o.id}`,
+  gsi2sk: textSortKey(o.organizationalDomain, o.id),
   searchText: `${(o.name ?? '').toLowerCase()}\n${o.organizationalDomain}`,
 });
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { plainText } from '../text.ts';
 
 export const FIELD_TYPES = ['text', 'textarea', 'number', 'decimal', 'checkbox', 'date', 'dropdown', 'multiselect', 'regex'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -53,7 +54,7 @@ const regexPattern = z
   }, 'must be a valid regular expression');
 
 const fieldBase = {
-  title: z.string().trim().min(1).max(255),
+  title: plainText(255),
   description: z.string().max(2000).nullable().optional(),
   position: z.number().int().min(0).max(1_000_000).optional(),
   active: z.boolean().optional(),

@@ -1,6 +1,6 @@
 import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
-import { keys } from '../db/keys.ts';
+import { keys, textSortKey } from '../db/keys.ts';
 import { queryPage, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, NotFoundError, RuleViolationError, ValidationError } from '../domain/errors.ts';
@@ -56,7 +56,7 @@ const fieldIndexAttributes = (f: Pick<FieldRecord, 'accountId' | 'id' | 'positio
   gsi1pk: keys.ticketFieldsIndex(f.accountId),
   gsi1sk: `${String(f.position).padStart(10, '0')}#${f.id}`,
   gsi2pk: keys.ticketFieldsIndex(f.accountId),
-  gsi2sk: `${f.title.toLowerCase()}#${f.id}`,
+  gsi2sk: textSortKey(f.title, f.id),
 });
 
 const optionWrites = (o: OptionRecord): TxWrite[] => [

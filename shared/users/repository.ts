@@ -1,7 +1,7 @@
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserRole } from '../auth/principal.ts';
 import { ddb, tableName } from '../db/client.ts';
-import { keys } from '../db/keys.ts';
+import { keys, textSortKey } from '../db/keys.ts';
 import { countMatches, queryPage, type Key, type PageQuery } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../domain/errors.ts';
@@ -31,9 +31,9 @@ function indexAttributes(u: Pick<UserRecord, 'accountId' | 'id' | 'name' | 'emai
   const pk = keys.usersByName(u.accountId);
   return {
     gsi1pk: pk,
-    gsi1sk: `${u.name.toLowerCase()}#${u.id}`,
+    gsi1sk: textSortKey(u.name, u.id),
     gsi2pk: pk,
-    gsi2sk: `${u.email.toLowerCase()}#${u.id}`,
+    gsi2sk: textSortKey(u.email, u.id),
     searchText: `${u.name.toLowerCase()}\n${u.email.toLowerCase()}`,
   };
 }
@@ -127,23 +127,31 @@ export async function transferOwnership(owner: UserRecord, target: UserRecord, t
   return { ...target, ...targetChanges, version: target.version + 1 };
 }
 
+class OwnerDeleteRefusedError extends ConflictError {}
+
 /** Delete a user and release its email; never the owner (checked in the same write). */
 export async function deleteUser(u: UserRecord): Promise<void> {
-  await transactWrite([
-    {
-      item: {
-        Delete: {
-          TableName: tableName(),
-          Key: keys.user(u.accountId, u.id),
-          ConditionExpression: 'attribute_exists(pk) AND #role <> :owner',
-          ExpressionAttributeNames: { '#role': 'role' },
-          ExpressionAttributeValues: { ':owner': 'owner' },
+  try {
+    await transactWrite([
+      {
+        item: {
+          Delete: {
+            TableName: tableName(),
+            Key: keys.user(u.accountId, u.id),
+            ConditionExpression: 'attribute_exists(pk) AND #role <> :owner',
+            ExpressionAttributeNames: { '#role': 'role' },
+            ExpressionAttributeValues: { ':owner': 'owner' },
+          },
         },
+        onConditionFailed: () => new OwnerDeleteRefusedError('The owner cannot be deleted; transfer ownership first'),
       },
-      onConditionFailed: () => new ConflictError('The owner cannot be deleted; transfer ownership first'),
-    },
-    { item: { Delete: { TableName: tableName(), Key: keys.userEmail(u.accountId, u.email) } } },
-  ]);
+      { item: { Delete: { TableName: tableName(), Key: keys.userEmail(u.accountId, u.email) } } },
+    ]);
+  } catch (err) {
+    // The condition fails both for the owner and for a user deleted meanwhile: tell them apart.
+    if (err instanceof OwnerDeleteRefusedError && !(await getUser(u.accountId, u.id))) throw new NotFoundError('User');
+    throw err;
+  }
 }
 
 export interface UserListFilter {
