@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { localCreateTableInput, TTL_ATTRIBUTE } from '../shared/db/table-definition.ts';
@@ -40,6 +40,8 @@ export async function startDynamoDbLocal(port: number, dbPath?: string): Promise
   const probe = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (probe.error) throw new JavaMissingError();
   const dir = jarDir();
+  // The JVM runs in the jar's folder, so a relative dbPath would point inside node_modules.
+  if (dbPath) dbPath = resolve(dbPath);
   if (dbPath) mkdirSync(dbPath, { recursive: true });
   const args = [`-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-Xmx1g', '-jar', join(dir, 'DynamoDBLocal.jar'), '-port', String(port), '-sharedDb', ...(dbPath ? ['-dbPath', dbPath] : ['-inMemory'])];
   const child = spawn('java', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
 import { pipelineEnvVars, startLocalSqs } from './pipeline.ts';
 
@@ -16,7 +16,9 @@ export function localSettings(envVars: NodeJS.ProcessEnv = process.env) {
     return n;
   };
   // SQS (fauxqs) defaults to a free port: nothing outside the stack needs to find it, and it is printed at start.
-  return { port: int(envVars.PORT, 3000), dynamodbPort: int(envVars.DYNAMODB_PORT, 8000), sqsPort: int(envVars.SQS_PORT, 0), dataDir: envVars.DATA_DIR || '.data' };
+  // DATA_DIR is made absolute here: DynamoDB Local runs with its own folder as working directory, so a relative
+  // path (the default `.data`) would be looked for inside node_modules.
+  return { port: int(envVars.PORT, 3000), dynamodbPort: int(envVars.DYNAMODB_PORT, 8000), sqsPort: int(envVars.SQS_PORT, 0), dataDir: resolve(envVars.DATA_DIR || '.data') };
 }
 
 /** The local HS256 secret, created once per data directory so tokens survive restarts. */
