@@ -1,3 +1,4 @@
+import type { QueueName } from '../shared/events/topology.ts';
 import type { GroupName, RouteContract } from '../shared/http/contract.ts';
 import { userRoutes } from '../shared/users/contract.ts';
 import { ticketRoutes } from '../shared/tickets/contract.ts';
@@ -16,6 +17,8 @@ export interface ApiGroup {
   entry: string;
   routes: readonly RouteContract[];
   load: LoadHandler;
+  /** Queues the group's function sends to directly (URL env vars and send grants come from this). */
+  sendsTo?: readonly QueueName[];
 }
 
 /**
@@ -30,7 +33,7 @@ export const API_GROUPS: readonly ApiGroup[] = [
   { name: 'organizations', entry: 'functions/organizations/handler.ts', routes: organizationRoutes, load: () => import('./organizations/handler.ts') },
   { name: 'messages', entry: 'functions/messages/handler.ts', routes: messageRoutes, load: () => import('./messages/handler.ts') },
   { name: 'ticketFields', entry: 'functions/ticket-fields/handler.ts', routes: ticketFieldRoutes, load: () => import('./ticket-fields/handler.ts') },
-  { name: 'webhooks', entry: 'functions/webhooks/handler.ts', routes: webhookRoutes, load: () => import('./webhooks/handler.ts') },
+  { name: 'webhooks', entry: 'functions/webhooks/handler.ts', routes: webhookRoutes, load: () => import('./webhooks/handler.ts'), sendsTo: ['webhook-delivery'] },
 ];
 
 export const AUTHORIZER = { entry: 'functions/authorizer/handler.ts', load: () => import('./authorizer/handler.ts') };

@@ -19,7 +19,7 @@ import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib
 import { AttributeType, BillingMode, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction, SqsQueue } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -29,7 +29,7 @@ import type { Construct, IConstruct } from 'constructs';
 import { API_GROUPS, API_PREFIXES, AUTHORIZER, NOT_FOUND } from '../functions/registry.ts';
 import { PLAN_LIMITS, PLANS } from '../shared/auth/principal.ts';
 import { gsiKeys, GSI_NAMES, STREAM_VIEW, TABLE_KEYS, TTL_ATTRIBUTE } from '../shared/db/table-definition.ts';
-import { dlqName, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, type QueueName } from '../shared/events/topology.ts';
+import { dlqName, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueName } from '../shared/events/topology.ts';
 import { ServiceFunction } from './service-function.ts';
 
 export interface SupportDeskStackProps extends StackProps {
@@ -107,6 +107,9 @@ export class SupportDeskStack extends Stack {
       if (q.urlEnv) queueEnv[q.urlEnv] = queues[q.name].queueUrl;
       if (q.dlqUrlEnv) queueEnv[q.dlqUrlEnv] = dlqs[QUEUES.indexOf(q)].queueUrl;
     }
+    /** Environment naming the queues a function sends to (each row's `sendsTo`). */
+    const sendEnv = (sendsTo: readonly QueueName[] = []) => Object.fromEntries(sendsTo.map((name) => [QUEUES.find((q) => q.name === name)!.urlEnv!, queues[name].queueUrl]));
+    const grantSends = (fnc: IGrantable, sendsTo: readonly QueueName[] = []) => sendsTo.forEach((name) => queues[name].grantSendMessages(fnc));
     for (const r of RULES) {
       new Rule(this, `Rule-${r.name}`, {
         eventBus: this.bus,
@@ -117,7 +120,6 @@ export class SupportDeskStack extends Stack {
     }
 
     const consumerEnv: Partial<Record<QueueName, Record<string, string>>> = {
-      'webhook-fanout': queueEnv,
       'webhook-delivery': queueEnv,
       'email-sender': { EMAIL_TRANSPORT: 'ses', EMAIL_FROM: props.emailFrom ?? 'support@example.com' },
       enrichment: {
@@ -127,9 +129,9 @@ export class SupportDeskStack extends Stack {
       },
     };
     for (const q of QUEUES) {
-      const consumer = fn(`Consumer-${q.name}`, q.consumer, q.description, 'readWrite', consumerEnv[q.name], Duration.seconds(q.functionTimeoutSeconds));
+      const consumer = fn(`Consumer-${q.name}`, q.consumer, q.description, 'readWrite', { ...sendEnv(q.sendsTo), ...consumerEnv[q.name] }, Duration.seconds(q.functionTimeoutSeconds));
       consumer.addEventSource(new SqsEventSource(queues[q.name], { batchSize: q.batchSize, reportBatchItemFailures: true }));
-      if (q.name === 'webhook-fanout') queues['webhook-delivery'].grantSendMessages(consumer);
+      grantSends(consumer, q.sendsTo);
       if (q.name === 'webhook-delivery') {
         queues['webhook-delivery'].grant(consumer, 'sqs:ChangeMessageVisibility');
         dlqs[QUEUES.indexOf(q)].grantSendMessages(consumer);
@@ -160,6 +162,13 @@ export class SupportDeskStack extends Stack {
     const sweeper = fn('OutboxSweeper', OUTBOX_PUBLISHER.sweeper, 'Republishes outbox items the stream did not', 'readWrite', { OUTBOX_SWEEP_AGE_SECONDS: String(OUTBOX_PUBLISHER.sweepAgeSeconds) }, Duration.seconds(60));
     this.bus.grantPutEventsTo(sweeper);
     new Rule(this, 'OutboxSweepSchedule', { schedule: Schedule.rate(Duration.minutes(OUTBOX_PUBLISHER.sweepScheduleMinutes)), targets: [new LambdaFunction(sweeper)] });
+
+    // --- Scheduled jobs of the topology (one function and one schedule rule each).
+    for (const s of SCHEDULES) {
+      const job = fn(`Schedule-${s.name}`, s.entry, s.description, 'readWrite', sendEnv(s.sendsTo), Duration.seconds(s.functionTimeoutSeconds));
+      grantSends(job, s.sendsTo);
+      new Rule(this, `Schedule-${s.name}-rule`, { description: s.description, schedule: Schedule.rate(Duration.minutes(s.rateMinutes)), targets: [new LambdaFunction(job)] });
+    }
 
     // --- API: REST, REQUEST authorizer, one function per endpoint group, from the route table.
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.THREE_MONTHS });
@@ -201,8 +210,8 @@ export class SupportDeskStack extends Stack {
     });
 
     for (const group of API_GROUPS) {
-      const handler = fn(`Group-${group.name}`, group.entry, `Endpoint group ${group.name}`, 'readWrite', group.name === 'webhooks' ? queueEnv : {});
-      if (group.name === 'webhooks') queues['webhook-delivery'].grantSendMessages(handler);
+      const handler = fn(`Group-${group.name}`, group.entry, `Endpoint group ${group.name}`, 'readWrite', sendEnv(group.sendsTo));
+      grantSends(handler, group.sendsTo);
       const integration = new LambdaIntegration(handler);
       for (const route of group.routes) {
         this.api.root.resourceForPath(route.path).addMethod(route.method, integration, { authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true, operationName: route.operationId });

@@ -15,7 +15,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Messa
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { dlqName, MESSAGE_RETENTION_SECONDS, QUEUES, type QueueDef, type QueueName } from '../shared/events/topology.ts';
+import { dlqName, MESSAGE_RETENTION_SECONDS, QUEUES, SCHEDULES, type QueueDef, type QueueName } from '../shared/events/topology.ts';
 
 /** fauxqs's account id: queue URLs are `<endpoint>/000000000000/<name>`. */
 const ACCOUNT = '000000000000';
@@ -291,6 +291,8 @@ export interface PipelineOptions {
   accounts?: (accountId: string) => boolean;
   /** Sweep the whole outbox at start (default true: what a previous run left behind goes out). */
   sweepOnStart?: boolean;
+  /** Run the topology's scheduled jobs on their timers (default true; tests turn them off and call runSchedule). */
+  schedules?: boolean;
 }
 
 export interface Pipeline {
@@ -299,6 +301,8 @@ export interface Pipeline {
   startPublisher(): Promise<void>;
   /** Run the outbox sweeper now. */
   sweep(olderThanSeconds?: number): Promise<{ published: number; unpublished: number }>;
+  /** Run one scheduled job of the topology now, with the event its schedule would pass (tests). */
+  runSchedule(name: string, event?: unknown): Promise<unknown>;
   stop(): Promise<void>;
 }
 
@@ -346,12 +350,28 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const sweeper = setInterval(() => void sweep().catch((err) => log('outbox sweep failed', { err: (err as Error).message })), opts.sweepIntervalMs ?? 30_000);
   sweeper.unref();
 
+  // Scheduled jobs, as the schedule rules of the CDK app would invoke them.
+  const runSchedule = async (name: string, event: unknown = { source: 'aws.events', 'detail-type': 'Scheduled Event', time: new Date().toISOString() }) => {
+    const def = SCHEDULES.find((s) => s.name === name);
+    if (!def) throw new Error(`No scheduled job ${name}`);
+    return (await def.load()).handler(event, {});
+  };
+  const timers = (opts.schedules ?? true)
+    ? SCHEDULES.map((s) => {
+        const t = setInterval(() => void runSchedule(s.name).catch((err) => log(`scheduled job ${s.name} failed`, { err: (err as Error).message })), s.rateMinutes * 60_000);
+        t.unref();
+        return t;
+      })
+    : [];
+
   return {
+    runSchedule,
     stopPublisher: () => stream.stop(),
     startPublisher: () => stream.start(),
     sweep,
     async stop() {
       clearInterval(sweeper);
+      timers.forEach(clearInterval);
       await stream.stop();
       await Promise.all(pollers.map((p) => p.stop()));
       ddb.destroy();

@@ -43,6 +43,24 @@ export interface QueueDef {
   urlEnv?: string;
   /** Environment variable for the DLQ's URL, for consumers that dead-letter explicitly. */
   dlqUrlEnv?: string;
+  /** Queues this consumer sends to directly: their URLs reach it through their `urlEnv`, and sending is granted. */
+  sendsTo?: readonly QueueName[];
+  description: string;
+}
+
+/**
+ * A job on a timer: an EventBridge schedule rule invoking its function in AWS,
+ * a timer in the local pipeline (and `runSchedule(name)` for tests).
+ */
+export interface ScheduleDef {
+  name: string;
+  /** The job's entry file, relative to the project root; it exports `handler`. */
+  entry: string;
+  load: () => Promise<{ handler: (event?: any, context?: any) => Promise<any> }>;
+  rateMinutes: number;
+  functionTimeoutSeconds: number;
+  /** Queues the job sends work to (their URLs through `urlEnv`; sending is granted). */
+  sendsTo?: readonly QueueName[];
   description: string;
 }
 
@@ -58,6 +76,7 @@ export const QUEUES: readonly QueueDef[] = [
     name: 'webhook-fanout',
     consumer: 'functions/webhook-fanout/handler.ts',
     load: () => import('../../functions/webhook-fanout/handler.ts'),
+    sendsTo: ['webhook-delivery'],
     batchSize: 10,
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
@@ -76,6 +95,7 @@ export const QUEUES: readonly QueueDef[] = [
     // explicitly; this redrive only catches a consumer that keeps crashing on one message.
     maxReceiveCount: 20,
     urlEnv: 'WEBHOOK_DELIVERY_QUEUE_URL',
+    sendsTo: ['webhook-delivery'],
     dlqUrlEnv: 'WEBHOOK_DELIVERY_DLQ_URL',
     description: 'One message per (event, webhook) delivery; signed POST to the target with the retry schedule of decisions §7',
   },
@@ -127,6 +147,9 @@ export const RULES: readonly RuleDef[] = [
     queue: 'enrichment',
   },
 ];
+
+/** Scheduled jobs besides the outbox sweeper (automation time rules, SLA breach checks). */
+export const SCHEDULES: readonly ScheduleDef[] = [];
 
 /** The outbox publisher: a DynamoDB Streams consumer of the table (INSERT of type=outbox), and its sweeper on a schedule. */
 export const OUTBOX_PUBLISHER = {

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes, API_GROUPS } from '../../functions/registry.ts';
 import { PLAN_LIMITS } from '../../shared/auth/principal.ts';
 import { GSI_NAMES } from '../../shared/db/table-definition.ts';
-import { QUEUES, RULES } from '../../shared/events/topology.ts';
+import { QUEUES, RULES, SCHEDULES } from '../../shared/events/topology.ts';
 import { SupportDeskStack, tierThrottle } from '../../infra/stack.ts';
 
 // One synth per file, without esbuild (bundling is covered by the real `cdk synth` in CI).
@@ -49,7 +49,7 @@ describe('CDK app', () => {
 
   it('creates one function per endpoint group, the authorizer, the 404 function, each consumer, the publisher and the sweeper', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(API_GROUPS.length + 2 + QUEUES.length + 2);
+    expect(Object.keys(functions)).toHaveLength(API_GROUPS.length + 2 + QUEUES.length + 2 + SCHEDULES.length);
     for (const f of Object.values(functions)) {
       expect(f.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
       expect(f.Properties.Environment.Variables).toHaveProperty('TABLE_NAME');
