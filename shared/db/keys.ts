@@ -86,6 +86,9 @@ export const keys = {
   webhookAttempt: (accountId: string, webhookId: string, attemptId: string) => ({ pk: acct(accountId), sk: `WHATT#${webhookId}#${attemptId}` }),
   webhookAttemptPrefix: (webhookId: string) => `WHATT#${webhookId}#`,
 
+  /** An Idempotency-Key of an account (decisions §3), by SHA-256 of the key: its lock, then the first answer for 24 h. */
+  idempotencyKey: (accountId: string, keyHash: string) => ({ pk: acct(accountId), sk: `IDEMP#${keyHash}` }),
+
   /** Local-stack marker: which account `npm start` provisioned as its demo. */
   demoMarker: () => ({ pk: 'SYSTEM', sk: 'DEMO_ACCOUNT' }),
 };

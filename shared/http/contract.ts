@@ -42,3 +42,6 @@ export const routeKey = (method: string, path: string) => `${method.toUpperCase(
 /** Which error envelope a path answers in. */
 export type Interface = 'playbook' | 'helpdesk';
 export const interfaceOf = (path: string): Interface => (path.startsWith('/playbook') ? 'playbook' : 'helpdesk');
+
+/** Creates (POST answering 201) take an optional Idempotency-Key (decisions §3). */
+export const takesIdempotencyKey = (route: RouteContract) => route.method === 'POST' && route.success.status === 201;

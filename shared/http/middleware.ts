@@ -4,9 +4,10 @@ import * as z from 'zod';
 import { hasDeskRole, PrincipalSchema, type Principal } from '../auth/principal.ts';
 import { BadRequestError, NotFoundError, PayloadTooLargeError, UnauthorizedError, ForbiddenError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { consume, RateLimitExceededError, type RateLimitState } from '../ratelimit/limiter.ts';
-import { interfaceOf, routeKey, type Interface, type RouteContract } from './contract.ts';
+import { interfaceOf, routeKey, takesIdempotencyKey, type Interface, type RouteContract } from './contract.ts';
 import { toHttpError } from './error-map.ts';
 import { logger } from '../logger.ts';
+import { beginIdempotent, completeIdempotent, IDEMPOTENCY_HEADER, releaseIdempotent, type IdempotencyClaim } from '../idempotency/service.ts';
 
 /** Bodies above 1 MiB are refused with 413 (decisions §3). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -33,6 +34,7 @@ interface State {
   principal?: Principal;
   rateLimit?: RateLimitState;
   body?: unknown;
+  idempotency?: IdempotencyClaim;
 }
 
 /** Per-invocation state travels on the Lambda context so the final handler can read it. */
@@ -111,6 +113,41 @@ const jsonBodyParser = (): Middleware => ({
   },
 });
 
+const headerValue = (headers: Record<string, string | undefined> | null, name: string) =>
+  Object.entries(headers ?? {}).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
+
+/**
+ * Idempotent creates: the first request with a key holds it while it runs and
+ * leaves its answer; a repeat gets that answer (Idempotency-Replayed: true)
+ * and writes nothing. A failed request releases the key for the client's retry.
+ */
+const idempotency = (): Middleware => ({
+  before: async function idempotencyBefore(request: Req) {
+    const { route, principal, body } = request.context.app;
+    const key = headerValue(request.event.headers, IDEMPOTENCY_HEADER);
+    if (key === undefined || !takesIdempotencyKey(route!)) return;
+    const { httpMethod: method, resource, pathParameters } = request.event;
+    const start = await beginIdempotent(principal!.accountId, key, { method, resource, pathParameters, body });
+    if ('claim' in start) {
+      request.context.app.idempotency = start.claim;
+      return;
+    }
+    return {
+      statusCode: start.replay.status,
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Replayed': 'true', ...rateLimitHeaders(request.context.app.rateLimit) },
+      body: start.replay.body,
+    };
+  },
+  after: async function idempotencyAfter(request: Req) {
+    const claim = request.context.app.idempotency;
+    if (claim && request.response) await completeIdempotent(claim, request.response.statusCode, request.response.body);
+  },
+  onError: async function idempotencyOnError(request: Req) {
+    const claim = request.context.app?.idempotency;
+    if (claim) await releaseIdempotent(claim);
+  },
+});
+
 function parseInput(route: RouteContract, event: APIGatewayProxyEvent, rawBody: unknown) {
   const params = route.params ? route.params.safeParse(event.pathParameters ?? {}) : undefined;
   // Ids that cannot exist (too long, wrong characters) are simply not found.
@@ -184,6 +221,7 @@ export function httpGroup<const T extends readonly RouteContract[]>(routes: T, h
     .use(rateLimiter())
     .use(accessGuard())
     .use(jsonBodyParser())
+    .use(idempotency())
     .handler(async function dispatch(event: APIGatewayProxyEvent, context: AppContext): Promise<APIGatewayProxyResult> {
       const { route, principal, body: rawBody, rateLimit } = context.app;
       const input = parseInput(route!, event, rawBody);

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { allRoutes } from '../../functions/registry.ts';
-import { interfaceOf, type RouteContract } from '../http/contract.ts';
+import { interfaceOf, takesIdempotencyKey, type RouteContract } from '../http/contract.ts';
 import { TICKET_EVENT_TYPES, TicketEventDetailSchema, TicketEventPayloadSchemas } from '../events/ticket-events.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -65,6 +65,16 @@ function parameters(shape: z.ZodObject | undefined, where: 'path' | 'query', com
   });
 }
 
+/** decisions §3: every create takes an optional Idempotency-Key. */
+const IDEMPOTENCY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Optional, 1-255 printable ASCII characters, per account. A repeat with the same key and body within 24 hours answers the first answer again (header Idempotency-Replayed: true) and writes nothing; the same key with a different body is a validation error; a repeat while the first is still running is 409.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+
 function operation(route: RouteContract, components: Record<string, JsonSchema>) {
   const errorRef = { $ref: `#/components/schemas/${interfaceOf(route.path) === 'playbook' ? 'PlaybookError' : 'HelpdeskError'}` };
   const statuses = new Set([...(route.errors ?? []), 401, 413, 429, 500]);
@@ -83,7 +93,7 @@ function operation(route: RouteContract, components: Record<string, JsonSchema>)
     ...(route.description ? { description: route.description } : {}),
     tags: [route.group],
     security: route.auth === 'session' ? [{ sessionToken: [] }] : [{ apiKey: [] }, { sessionToken: [] }],
-    parameters: [...parameters(route.params, 'path', components), ...parameters(route.query, 'query', components)],
+    parameters: [...parameters(route.params, 'path', components), ...parameters(route.query, 'query', components), ...(takesIdempotencyKey(route) ? [IDEMPOTENCY_PARAMETER] : [])],
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: convert(route.body, 'input', components) } } } } : {}),
     responses,
   };

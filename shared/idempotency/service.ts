@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { BadRequestError, ConflictError, ValidationError } from '../domain/errors.ts';
+import { logger } from '../logger.ts';
+import * as repo from './repository.ts';
+
+/** decisions §3: a repeat within 24 hours answers the first answer again. */
+const TTL_SECONDS = 24 * 60 * 60;
+/**
+ * A lock older than this belongs to a request that cannot still be running (API
+ * functions time out well before it), so a retry may take the key over.
+ */
+const STALE_LOCK_MS = 120_000;
+/** Compressed answers above this are not kept (item limit 400 KB); their repeats get 409 instead of a second write. */
+const MAX_STORED_BODY = 300_000;
+
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/;
+
+/** A request that holds its key until its answer is recorded (or released on failure). */
+export interface IdempotencyClaim {
+  accountId: string;
+  keyHash: string;
+  fingerprint: string;
+}
+
+export type IdempotencyStart = { claim: IdempotencyClaim } | { replay: { status: number; body: string } };
+
+/** JSON with object keys sorted, so the same body sent with another key order is the same request. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/**
+ * Start a create that carries an Idempotency-Key: claim the key, or answer the
+ * first answer again, or refuse a different request under the same key (422)
+ * or a repeat while the first is still running (409).
+ */
+export async function beginIdempotent(accountId: string, key: string, request: { method: string; resource: string; pathParameters: unknown; body: unknown }, now = Date.now()): Promise<IdempotencyStart> {
+  if (!KEY_FORMAT.test(key)) {
+    throw new BadRequestError(`${IDEMPOTENCY_HEADER} must be 1 to 255 printable ASCII characters`, [{ field: IDEMPOTENCY_HEADER, message: '1-255 printable ASCII characters' }]);
+  }
+  const claim: IdempotencyClaim = {
+    accountId,
+    keyHash: sha256(key),
+    fingerprint: sha256(`${request.method} ${request.resource} ${canonical(request.pathParameters ?? {})} ${canonical(request.body ?? null)}`),
+  };
+  // Two rounds at most: the record can expire between a failed claim and the read.
+  for (let round = 0; round < 2; round++) {
+    if (await repo.claimKey(accountId, claim.keyHash, claim.fingerprint, now, TTL_SECONDS, STALE_LOCK_MS)) return { claim };
+    const existing = await repo.getKey(accountId, claim.keyHash, now);
+    if (!existing) continue;
+    if (existing.fingerprint !== claim.fingerprint) {
+      throw new ValidationError(`This ${IDEMPOTENCY_HEADER} was already used with a different request`, [{ field: IDEMPOTENCY_HEADER, message: 'already used with a different request body or endpoint' }]);
+    }
+    if (existing.state === 'running') throw new ConflictError(`A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry shortly`);
+    if (!existing.body) throw new ConflictError(`A request with this ${IDEMPOTENCY_HEADER} already succeeded; its answer is too large to replay`);
+    return { replay: { status: existing.status ?? 200, body: gunzipSync(existing.body).toString('utf8') } };
+  }
+  throw new ConflictError(`A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry shortly`);
+}
+
+/** Keep a successful answer for replays. The write already happened, so a failure here is logged, not answered. */
+export async function completeIdempotent(claim: IdempotencyClaim, status: number, body: string): Promise<void> {
+  const packed = gzipSync(body);
+  try {
+    await repo.completeKey(claim.accountId, claim.keyHash, claim.fingerprint, status, packed.length <= MAX_STORED_BODY ? packed : undefined);
+  } catch (err) {
+    logger.error('idempotency: could not record the answer', { err });
+  }
+}
+
+/** A failed request gives its key back, so the client's retry runs afresh. */
+export async function releaseIdempotent(claim: IdempotencyClaim): Promise<void> {
+  await repo.releaseKey(claim.accountId, claim.keyHash, claim.fingerprint).catch((err) => logger.error('idempotency: could not release the key', { err }));
+}
