@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
+import type { GatewayExtras } from './gateway.ts';
 import { pipelineEnvVars, startLocalSqs } from './pipeline.ts';
 
 export const LOCAL_TABLE = 'support-desk';
@@ -52,6 +54,26 @@ export function configureLocalEnv(opts: { dynamodbEndpoint: string; sessionSecre
   }
 }
 
+/** The pages the local gateway serves without auth: health, the OpenAPI document, and the API reference with its assets. */
+export async function localPages(): Promise<NonNullable<GatewayExtras['pages']>> {
+  const { openApiDocument } = await import('../shared/openapi/document.ts');
+  const { DOCS_ASSETS, DOCS_PAGE } = await import('../shared/openapi/docs-page.ts');
+  const doc = JSON.stringify(openApiDocument());
+  const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  const assets = Object.fromEntries(
+    Object.entries(DOCS_ASSETS).map(([path, contentType]) => {
+      const body = readFileSync(join(swaggerDir, basename(path)), 'utf8');
+      return [path, () => ({ status: 200, contentType, body })];
+    }),
+  );
+  return {
+    '/health': () => ({ status: 200, contentType: 'application/json', body: JSON.stringify({ status: 'ok' }) }),
+    '/openapi.json': () => ({ status: 200, contentType: 'application/json', body: doc }),
+    '/docs': () => ({ status: 200, contentType: 'text/html; charset=utf-8', body: DOCS_PAGE }),
+    ...assets,
+  };
+}
+
 export interface LocalStack {
   baseUrl: string;
   dynamodbEndpoint: string;
@@ -83,16 +105,7 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
     const pipeline = await startPipeline({ dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, tableName: LOCAL_TABLE, region: LOCAL_REGION });
     stops.push(() => pipeline.stop());
     const { startGateway } = await import('./gateway.ts');
-    const { openApiDocument } = await import('../shared/openapi/document.ts');
-    const { DOCS_PAGE } = await import('../shared/openapi/docs-page.ts');
-    const doc = JSON.stringify(openApiDocument());
-    const gateway = await startGateway(opts.port, {
-      pages: {
-        '/health': () => ({ status: 200, contentType: 'application/json', body: JSON.stringify({ status: 'ok' }) }),
-        '/openapi.json': () => ({ status: 200, contentType: 'application/json', body: doc }),
-        '/docs': () => ({ status: 200, contentType: 'text/html; charset=utf-8', body: DOCS_PAGE }),
-      },
-    });
+    const gateway = await startGateway(opts.port, { pages: await localPages() });
     stops.push(() => gateway.close());
     return { baseUrl: gateway.url, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, stop: stopAll };
   } catch (err) {
