@@ -1,8 +1,9 @@
 import { CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
@@ -15,41 +16,53 @@ export interface ServiceFunctionProps {
   entry: string;
   description: string;
   table: ITable;
-  tableAccess: 'read' | 'readWrite';
-  sessionSecret: ISecret;
+  /** What the code may do with the table; `none` for functions that never touch it. */
+  tableAccess: 'none' | 'read' | 'readWrite';
+  /** Given only to functions whose code reads it (session tokens, signed cursors). */
+  sessionSecret?: ISecret;
+  /** Other secrets the code reads through the extension (e.g. the enrichment provider's key). */
+  secrets?: ISecret[];
   environment?: Record<string, string>;
   timeout?: Duration;
   memorySize?: number;
+  logRetention: RetentionDays;
+  reservedConcurrency?: number;
 }
 
 /**
- * "A function of this service": Node 24 on arm64, ESM bundle with source maps,
- * X-Ray tracing, its own log group, the table and session secret it needs
- * (read or read-write, nothing more), and the Parameters and Secrets extension
- * so the secret is read without an SDK client in the bundle.
+ * "A function of this service": Node 24 on arm64, ESM bundle with small source
+ * maps (no embedded sources), X-Ray tracing, its own log group and a role that
+ * may write only to it, the table and session secret only when its code uses
+ * them, and the Parameters and Secrets extension so the secret is read without
+ * an SDK client in the bundle.
  */
 export class ServiceFunction extends Construct {
   readonly fn: NodejsFunction;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
-    const logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    // Our own role instead of AWSLambdaBasicExecutionRole, which may write to any log group of the account.
+    const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com'), description: `${props.description} (its own log group only)` });
+    role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn, `${logGroup.logGroupArn}:log-stream:*`] }));
     this.fn = new NodejsFunction(this, 'Fn', {
       entry: join(PROJECT_ROOT, props.entry),
       handler: 'handler',
       description: props.description,
+      role,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 1024,
       timeout: props.timeout ?? Duration.seconds(29),
+      reservedConcurrentExecutions: props.reservedConcurrency,
       tracing: Tracing.ACTIVE,
       logGroup,
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-      paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103),
+      ...(props.sessionSecret || props.secrets?.length ? { paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103) } : {}),
       environment: {
-        TABLE_NAME: props.table.tableName,
-        SESSION_SECRET_ARN: props.sessionSecret.secretArn,
+        ...(props.tableAccess !== 'none' ? { TABLE_NAME: props.table.tableName } : {}),
+        ...(props.sessionSecret ? { SESSION_SECRET_ARN: props.sessionSecret.secretArn } : {}),
         LOG_LEVEL: 'info',
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
@@ -58,7 +71,9 @@ export class ServiceFunction extends Construct {
         format: OutputFormat.ESM,
         target: 'node24',
         minify: true,
+        // Stack traces map to our files and lines; the sources themselves stay out of the zip.
         sourceMap: true,
+        sourcesContent: false,
         mainFields: ['module', 'main'],
         // Some dependencies still call require(); give the ESM bundle one.
         banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
@@ -67,13 +82,16 @@ export class ServiceFunction extends Construct {
       },
     });
     if (props.tableAccess === 'read') props.table.grantReadData(this.fn);
-    else props.table.grantReadWriteData(this.fn);
-    props.sessionSecret.grantRead(this.fn);
+    if (props.tableAccess === 'readWrite') props.table.grantReadWriteData(this.fn);
+    props.sessionSecret?.grantRead(this.fn);
+    for (const secret of props.secrets ?? []) secret.grantRead(this.fn);
 
-    const tableId = Stack.of(this).getLogicalId(props.table.node.defaultChild as CfnElement);
-    const ack = (id: string, reason: string) => Validations.of(this.fn).acknowledge({ id: `AwsSolutions::${id}`, reason });
-    ack('AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'AWS-maintained policy that only allows writing the function\'s own logs.');
+    const ack = (rule: string, reason: string) => Validations.of(role).acknowledge({ id: `AwsSolutions::${rule}`, reason });
     ack('AwsSolutions-IAM5[Resource::*]', 'X-Ray PutTraceSegments/PutTelemetryRecords have no resource-level permissions.');
-    ack(`AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`, 'Queries use the table\'s own GSIs (gsi1..gsi4); the grant covers exactly this table\'s indexes.');
+    ack(`AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(logGroup.node.defaultChild as CfnElement)}.Arn>:log-stream:*]`, 'Log streams are created per container at run time; the grant is limited to the function\'s own log group.');
+    if (props.tableAccess !== 'none') {
+      const tableId = Stack.of(this).getLogicalId(props.table.node.defaultChild as CfnElement);
+      ack(`AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`, 'Queries use the table\'s own GSIs (gsi1..gsi4); the grant covers exactly this table\'s indexes.');
+    }
   }
 }

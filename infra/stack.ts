@@ -15,7 +15,8 @@ import {
   RestApi,
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
-import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, Dashboard, GraphWidget, MathExpression, Metric, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AttributeType, BillingMode, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction, SqsQueue } from 'aws-cdk-lib/aws-events-targets';
@@ -23,20 +24,23 @@ import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
 import { API_GROUPS, API_PREFIXES, AUTHORIZER, NOT_FOUND } from '../functions/registry.ts';
 import { PLAN_LIMITS, PLANS } from '../shared/auth/principal.ts';
 import { gsiKeys, GSI_NAMES, STREAM_VIEW, TABLE_KEYS, TTL_ATTRIBUTE } from '../shared/db/table-definition.ts';
 import { dlqName, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueName } from '../shared/events/topology.ts';
+import type { StageConfig } from './config.ts';
+import { bundles } from './imports.ts';
 import { ServiceFunction } from './service-function.ts';
 
 export interface SupportDeskStackProps extends StackProps {
-  /** SES identity (domain or address) response emails are sent from. */
-  emailFrom?: string;
-  /** Enrichment provider settings (decisions §11); none by default. */
-  enrichment?: { provider: 'none' | 'http'; url?: string; apiKey?: string };
+  /** The stage's typed settings (infra/config.ts). */
+  config: StageConfig;
 }
 
 /** Acknowledge a cdk-nag AwsSolutions finding on a construct, with the reason it is accepted. */
@@ -57,8 +61,12 @@ export class SupportDeskStack extends Stack {
   readonly bus: EventBus;
   readonly usagePlans: Record<string, UsagePlan> = {};
 
-  constructor(scope: Construct, id: string, props: SupportDeskStackProps = {}) {
-    super(scope, id, props);
+  /** Every function of the stack, for the per-function alarms and the dashboard. */
+  private readonly functions: Array<{ name: string; fn: NodejsFunction }> = [];
+
+  constructor(scope: Construct, id: string, props: SupportDeskStackProps) {
+    super(scope, id, { ...props, env: { account: props.config.account, region: props.config.region, ...props.env } });
+    const { config } = props;
 
     // --- Data: one table, same definition as the local stack (shared/db/table-definition.ts).
     this.table = new Table(this, 'Table', {
@@ -85,8 +93,32 @@ export class SupportDeskStack extends Stack {
 
     this.bus = new EventBus(this, 'Bus', { eventBusName: `${this.stackName}-events` });
 
-    const fn = (id: string, entry: string, description: string, access: 'read' | 'readWrite', environment: Record<string, string> = {}, timeout?: Duration) =>
-      new ServiceFunction(this, id, { entry, description, table: this.table, tableAccess: access, sessionSecret, environment: { EVENT_BUS_NAME: this.bus.eventBusName, ...environment }, timeout }).fn;
+    // The provider's key stays in Secrets Manager; functions read it through the extension, like the session secret.
+    const enrichmentSecret = config.enrichment.provider === 'http' ? Secret.fromSecretNameV2(this, 'EnrichmentApiKey', config.enrichment.apiKeySecretName) : undefined;
+    const enrichmentEnv: Record<string, string> =
+      config.enrichment.provider === 'http' ? { ENRICHMENT_PROVIDER: 'http', ENRICHMENT_URL: config.enrichment.url, ENRICHMENT_API_KEY_SECRET_ID: config.enrichment.apiKeySecretName } : { ENRICHMENT_PROVIDER: 'none' };
+    /**
+     * A function of the stack. Table access (none / read / read-write as asked) and the session secret follow from
+     * what its bundle imports, so each function holds exactly the grants its code can use.
+     */
+    const fn = (id: string, entry: string, description: string, access: 'read' | 'readWrite', environment: Record<string, string> = {}, timeout?: Duration, reservedConcurrency?: number) => {
+      const enriches = bundles(entry, 'shared/organizations/enrichment.ts');
+      const f = new ServiceFunction(this, id, {
+        entry,
+        description,
+        table: this.table,
+        tableAccess: bundles(entry, 'shared/db/client.ts') ? access : 'none',
+        sessionSecret: bundles(entry, 'shared/auth/secret.ts') ? sessionSecret : undefined,
+        secrets: enriches && enrichmentSecret ? [enrichmentSecret] : [],
+        environment: { EVENT_BUS_NAME: this.bus.eventBusName, STACK_NAME: this.stackName, ...(enriches ? enrichmentEnv : {}), ...environment },
+        timeout,
+        memorySize: config.functionMemoryMb,
+        logRetention: config.logRetentionDays as RetentionDays,
+        reservedConcurrency,
+      }).fn;
+      this.functions.push({ name: id, fn: f });
+      return f;
+    };
 
     // --- Queues and rules of the pipeline (shared/events/topology.ts).
     const queues = {} as Record<QueueName, Queue>;
@@ -121,12 +153,7 @@ export class SupportDeskStack extends Stack {
 
     const consumerEnv: Partial<Record<QueueName, Record<string, string>>> = {
       'webhook-delivery': queueEnv,
-      'email-sender': { EMAIL_TRANSPORT: 'ses', EMAIL_FROM: props.emailFrom ?? 'support@example.com' },
-      enrichment: {
-        ENRICHMENT_PROVIDER: props.enrichment?.provider ?? 'none',
-        ...(props.enrichment?.url ? { ENRICHMENT_URL: props.enrichment.url } : {}),
-        ...(props.enrichment?.apiKey ? { ENRICHMENT_API_KEY: props.enrichment.apiKey } : {}),
-      },
+      'email-sender': { EMAIL_TRANSPORT: 'ses', EMAIL_FROM: config.emailFrom },
     };
     for (const q of QUEUES) {
       const consumer = fn(`Consumer-${q.name}`, q.consumer, q.description, 'readWrite', { ...sendEnv(q.sendsTo), ...consumerEnv[q.name] }, Duration.seconds(q.functionTimeoutSeconds));
@@ -137,7 +164,7 @@ export class SupportDeskStack extends Stack {
         dlqs[QUEUES.indexOf(q)].grantSendMessages(consumer);
       }
       if (q.name === 'email-sender') {
-        const identity = (props.emailFrom ?? 'support@example.com').split('@').pop()!;
+        const identity = config.emailFrom.split('@').pop()!;
         consumer.addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail'], resources: [this.formatArn({ service: 'ses', resource: 'identity', resourceName: identity })] }));
       }
     }
@@ -191,16 +218,18 @@ export class SupportDeskStack extends Stack {
       },
     });
 
-    const authorizerFn = fn('AuthorizerFunction', AUTHORIZER.entry, 'REQUEST authorizer: API key or session token -> principal', 'read', { ANONYMOUS_USAGE_KEY: this.anonymousKeyValue() });
+    const authorizerFn = fn('AuthorizerFunction', AUTHORIZER.entry, 'REQUEST authorizer: API key or session token -> principal', 'read', { ANONYMOUS_USAGE_KEY: this.anonymousKeyValue() }, undefined, config.reservedConcurrency?.authorizer);
     const authorizer = new RequestAuthorizer(this, 'Authorizer', {
       handler: authorizerFn,
       identitySources: [IdentitySource.header('Authorization')],
-      // No caching: a suspended user or a revoked key must be refused on the very next request.
-      resultsCacheTtl: Duration.seconds(0),
+      // Default 0: a suspended user or a revoked key is refused on the very next request. A stage may trade up to
+      // N seconds of revocation delay for one authorizer invocation and one read per cached request (docs/infrastructure.md).
+      resultsCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
     });
     // Without caching no identity source is required; dropping it makes API Gateway call the authorizer even when the
-    // header is missing, so the 401 comes from our function in the envelope of the path's interface.
-    (authorizer.node.defaultChild as CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
+    // header is missing, so the 401 comes from our function in the envelope of the path's interface. (With caching
+    // the header is the cache key, and API Gateway itself answers 401 to a request without it.)
+    if (config.authorizerCacheTtlSeconds === 0) (authorizer.node.defaultChild as CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
     nagAck(this.api, 'COG4', 'Callers authenticate with our own API keys and session tokens through the REQUEST authorizer (decisions §1), not Cognito user pools.');
     nagAck(this.api, 'APIG2', 'Every request is validated in the function by the zod contract, answering 400/422 in the interface\'s own envelope; API Gateway models would duplicate it with a different error shape.');
     nagAck(this.api, 'APIG3', 'WAF web ACLs are attached by the platform team per environment (shared ACL in front of all APIs); usage plans and the per-account limit throttle here.');
@@ -210,16 +239,17 @@ export class SupportDeskStack extends Stack {
     });
 
     for (const group of API_GROUPS) {
-      const handler = fn(`Group-${group.name}`, group.entry, `Endpoint group ${group.name}`, 'readWrite', sendEnv(group.sendsTo));
+      const handler = fn(`Group-${group.name}`, group.entry, `Endpoint group ${group.name}`, 'readWrite', sendEnv(group.sendsTo), undefined, config.reservedConcurrency?.apiFunction);
       grantSends(handler, group.sendsTo);
-      const integration = new LambdaIntegration(handler);
+      // No test-invoke permission: the console's "Test" button is not a way in for production traffic.
+      const integration = new LambdaIntegration(handler, { allowTestInvoke: false });
       for (const route of group.routes) {
         this.api.root.resourceForPath(route.path).addMethod(route.method, integration, { authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true, operationName: route.operationId });
       }
     }
 
     // Unknown paths under each interface answer a JSON 404 in that interface's envelope.
-    const notFound = new LambdaIntegration(fn('NotFound', NOT_FOUND.entry, 'JSON 404 for unknown routes', 'read'));
+    const notFound = new LambdaIntegration(fn('NotFound', NOT_FOUND.entry, 'JSON 404 for unknown routes', 'read'), { allowTestInvoke: false });
     for (const prefix of [...API_PREFIXES, '/helpdesk/api/v1']) {
       const catchAll = this.api.root.resourceForPath(prefix).addResource('{proxy+}').addMethod('ANY', notFound, { authorizationType: AuthorizationType.NONE, apiKeyRequired: false });
       nagAck(catchAll, 'APIG4', 'Catch-all for unknown paths: it only ever answers a 404 and reads nothing.');
@@ -233,14 +263,15 @@ export class SupportDeskStack extends Stack {
     // --- Usage plans per tier (the outer guard; the exact per-minute count is the service's own, decisions §4).
     for (const plan of PLANS) {
       this.usagePlans[plan] = this.api.addUsagePlan(`Plan-${plan}`, {
-        name: `support-desk-${plan}`,
+        // Named by stack, so two stages in one account never share (or move keys between) each other's plans.
+        name: `${this.stackName}-${plan}`,
         description: `${plan} accounts: ${PLAN_LIMITS[plan]} requests per minute`,
         throttle: tierThrottle(PLAN_LIMITS[plan]),
         apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
       });
     }
     const anonymous = this.api.addUsagePlan('Plan-anonymous', {
-      name: 'support-desk-anonymous',
+      name: `${this.stackName}-anonymous`,
       description: 'Requests without valid credentials (they get a 401 from the function)',
       throttle: { rateLimit: 10, burstLimit: 20 },
       apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
@@ -261,7 +292,7 @@ export class SupportDeskStack extends Stack {
     }
     new Alarm(this, 'OutboxAge', {
       alarmDescription: 'The oldest unpublished ticket event is over 5 minutes old',
-      metric: new Metric({ namespace: 'SupportDesk', metricName: 'OutboxOldestPendingAgeSeconds', statistic: 'Maximum', period: Duration.minutes(1) }),
+      metric: new Metric({ namespace: 'SupportDesk', metricName: 'OutboxOldestPendingAgeSeconds', dimensionsMap: { Stack: this.stackName }, statistic: 'Maximum', period: Duration.minutes(1) }),
       threshold: 300,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 2,
@@ -276,12 +307,73 @@ export class SupportDeskStack extends Stack {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
 
+    this.operations(config, queues, dlqs);
+
     // --- What the platform team and the admin CLI need.
     new CfnOutput(this, 'ApiUrl', { value: this.api.url });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'SessionSecretArn', { value: sessionSecret.secretArn });
     new CfnOutput(this, 'EventBusName', { value: this.bus.eventBusName });
     for (const [plan, p] of Object.entries(this.usagePlans)) new CfnOutput(this, `UsagePlan-${plan}`, { value: p.usagePlanId });
+  }
+
+  /**
+   * Paging and overview: every alarm of the stack notifies the stage's topic;
+   * errors and throttles of every function (the authorizer above all), API 5XX
+   * and p99 latency, the age of the oldest message of each queue, DynamoDB
+   * throttles; and one dashboard with the same signals.
+   */
+  private operations(config: StageConfig, queues: Record<QueueName, Queue>, dlqs: Queue[]) {
+    const topic: ITopic = config.alarms.topicArn ? Topic.fromTopicArn(this, 'AlarmTopic', config.alarms.topicArn) : new Topic(this, 'AlarmTopic', { topicName: `${this.stackName}-alarms`, enforceSSL: true });
+    if (config.alarms.email) topic.addSubscription(new EmailSubscription(config.alarms.email));
+    const alarm = (id: string, description: string, metric: IMetric, threshold: number, evaluationPeriods = 1, treatMissingData = TreatMissingData.NOT_BREACHING) =>
+      new Alarm(this, id, { alarmName: `${this.stackName}-${id}`, alarmDescription: description, metric, threshold, evaluationPeriods, comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD, treatMissingData });
+
+    for (const { name, fn } of this.functions) {
+      const authorizer = name === 'AuthorizerFunction';
+      // Any authorizer error is an outage of the whole API; other functions page on a burst of errors.
+      alarm(`${name}-errors`, `${name}: invocation errors${authorizer ? ' (every API call goes through the authorizer)' : ''}`, fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }), authorizer ? 0 : 4);
+      alarm(`${name}-throttles`, `${name}: Lambda throttled invocations`, fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }), 0);
+    }
+    alarm('Api5xx', 'The API answered 5XX', this.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }), 4);
+    alarm('ApiLatencyP99', 'API p99 latency above 3 s for 15 minutes', this.api.metricLatency({ period: Duration.minutes(5), statistic: 'p99' }), 3000, 3);
+    for (const q of QUEUES) {
+      // Deliveries wait on purpose between retries (up to 10 h, ~28 h in all): only a message older than the whole schedule is stuck.
+      const maxAgeSeconds = q.name === 'webhook-delivery' ? 30 * 60 * 60 : 15 * 60;
+      alarm(`${q.name}-oldest-message`, `${q.name}: the oldest message waits longer than ${maxAgeSeconds / 60} minutes`, queues[q.name].metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }), maxAgeSeconds);
+    }
+    const throttles = new MathExpression({
+      expression: 'r + w',
+      usingMetrics: { r: this.table.metric('ReadThrottleEvents', { statistic: 'Sum' }), w: this.table.metric('WriteThrottleEvents', { statistic: 'Sum' }) },
+      period: Duration.minutes(5),
+      label: 'DynamoDB throttle events',
+    });
+    alarm('TableThrottles', 'DynamoDB throttled reads or writes (the API answers 503 meanwhile)', throttles, 0);
+
+    for (const node of this.node.findAll()) if (node instanceof Alarm) node.addAlarmAction(new SnsAction(topic));
+
+    const fnMetrics = (m: (f: NodejsFunction) => IMetric) => this.functions.map(({ fn }) => m(fn));
+    new Dashboard(this, 'Dashboard', {
+      dashboardName: `${this.stackName}-overview`,
+      widgets: [
+        [
+          new GraphWidget({ title: 'API requests and 5XX', left: [this.api.metricCount({ period: Duration.minutes(1) })], right: [this.api.metricServerError({ period: Duration.minutes(1) }), this.api.metricClientError({ period: Duration.minutes(1) })] }),
+          new GraphWidget({ title: 'API latency p50 / p99 (ms)', left: [this.api.metricLatency({ statistic: 'p50' }), this.api.metricLatency({ statistic: 'p99' })] }),
+        ],
+        [
+          new GraphWidget({ title: 'Function errors', left: fnMetrics((f) => f.metricErrors({ period: Duration.minutes(1) })), width: 12 }),
+          new GraphWidget({ title: 'Function throttles', left: fnMetrics((f) => f.metricThrottles({ period: Duration.minutes(1) })), width: 12 }),
+        ],
+        [
+          new GraphWidget({ title: 'Queue: oldest message (s)', left: QUEUES.map((q) => queues[q.name].metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1) })), width: 12 }),
+          new GraphWidget({ title: 'Dead-letter queues: messages', left: dlqs.map((d) => d.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) })), width: 12 }),
+        ],
+        [
+          new GraphWidget({ title: 'Outbox: oldest pending event (s)', left: [new Metric({ namespace: 'SupportDesk', metricName: 'OutboxOldestPendingAgeSeconds', dimensionsMap: { Stack: this.stackName }, statistic: 'Maximum' })] }),
+          new GraphWidget({ title: 'DynamoDB throttles', left: [throttles] }),
+        ],
+      ],
+    });
   }
 
   /**

@@ -15,7 +15,9 @@ export const handler = async (): Promise<{ published: number; unpublished: numbe
   const age = await oldestPendingAgeSeconds();
   console.log(
     JSON.stringify({
-      _aws: { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: 'SupportDesk', Dimensions: [[]], Metrics: [{ Name: 'OutboxOldestPendingAgeSeconds', Unit: 'Seconds' }] }] },
+      // Dimensioned by stack: two stages in one account must not read each other's outbox age.
+      _aws: { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: 'SupportDesk', Dimensions: [['Stack']], Metrics: [{ Name: 'OutboxOldestPendingAgeSeconds', Unit: 'Seconds' }] }] },
+      Stack: process.env.STACK_NAME ?? 'local',
       OutboxOldestPendingAgeSeconds: age,
     }),
   );

@@ -1,27 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { env } from '../config/env.ts';
+import { readSecret, setBaseSecretLoader, type SecretLoader } from '../config/secrets.ts';
 
-type SecretLoader = (secretId: string) => Promise<string>;
-
-/**
- * In Lambda the secret comes from the AWS Parameters and Secrets extension
- * (a localhost HTTP call, cached by the extension), which keeps the Secrets
- * Manager SDK client out of every bundle. Tools outside Lambda (the admin CLI)
- * install an SDK-based loader instead.
- */
-let loader: SecretLoader = async (secretId) => {
-  const port = process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT ?? '2773';
-  const res = await fetch(`http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}`, {
-    headers: { 'X-Aws-Parameters-Secrets-Token': process.env.AWS_SESSION_TOKEN ?? '' },
-  });
-  if (!res.ok) throw new Error(`Secrets extension answered ${res.status}`);
-  const body = (await res.json()) as { SecretString?: string };
-  if (!body.SecretString) throw new Error('Session secret is empty');
-  return body.SecretString;
-};
-
+/** Replace how secrets are read (the admin CLI uses the SDK outside Lambda); the cached session secret is dropped. */
 export function setSecretLoader(next: SecretLoader): void {
-  loader = next;
+  setBaseSecretLoader(next);
   secret = undefined;
 }
 
@@ -31,7 +14,7 @@ let secret: Promise<string> | undefined;
 export function sessionSecret(): Promise<string> {
   if (!secret) {
     const { SESSION_SECRET, SESSION_SECRET_ARN } = env();
-    secret = SESSION_SECRET ? Promise.resolve(SESSION_SECRET) : loader(SESSION_SECRET_ARN!);
+    secret = SESSION_SECRET ? Promise.resolve(SESSION_SECRET) : readSecret(SESSION_SECRET_ARN!);
     secret.catch(() => (secret = undefined));
   }
   return secret;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { readSecret } from '../config/secrets.ts';
 import { logger } from '../logger.ts';
 import type { CompanyFacts } from './model.ts';
 
@@ -8,12 +9,13 @@ export interface EnrichmentProvider {
 }
 
 /** HTTP provider: GET {url}?domain=..., bearer key, bounded by a timeout. Errors leave the record unchanged. */
-export function httpProvider(url: string, apiKey: string | undefined, timeoutMs = 3000): EnrichmentProvider {
+export function httpProvider(url: string, apiKey: string | undefined | (() => Promise<string>), timeoutMs = 3000): EnrichmentProvider {
   return {
     async lookup(domain) {
       const u = new URL(url);
       u.searchParams.set('domain', domain);
-      const res = await fetch(u, { headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : {}, signal: AbortSignal.timeout(timeoutMs) });
+      const key = typeof apiKey === 'function' ? await apiKey() : apiKey;
+      const res = await fetch(u, { headers: key ? { Authorization: `Bearer ${key}` } : {}, signal: AbortSignal.timeout(timeoutMs) });
       if (res.status === 404) return null;
       if (!res.ok) throw new Error(`Enrichment provider answered ${res.status}`);
       return pickFacts(await res.json());
@@ -47,7 +49,12 @@ export function configuredProvider(envVars: NodeJS.ProcessEnv = process.env): En
   switch (envVars.ENRICHMENT_PROVIDER) {
     case 'http':
       if (!envVars.ENRICHMENT_URL) throw new Error('ENRICHMENT_URL is required with ENRICHMENT_PROVIDER=http');
-      return httpProvider(envVars.ENRICHMENT_URL, envVars.ENRICHMENT_API_KEY, Number(envVars.ENRICHMENT_TIMEOUT_MS ?? 3000));
+      {
+        // Deployed, the key stays in Secrets Manager (read through the extension); locally it may be given directly.
+        const secretId = envVars.ENRICHMENT_API_KEY_SECRET_ID;
+        const apiKey = secretId ? () => readSecret(secretId) : envVars.ENRICHMENT_API_KEY;
+        return httpProvider(envVars.ENRICHMENT_URL, apiKey, Number(envVars.ENRICHMENT_TIMEOUT_MS ?? 3000));
+      }
     case 'file':
       if (!envVars.ENRICHMENT_FILE) throw new Error('ENRICHMENT_FILE is required with ENRICHMENT_PROVIDER=file');
       return fileProvider(envVars.ENRICHMENT_FILE);

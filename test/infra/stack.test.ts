@@ -9,13 +9,14 @@ import { PLAN_LIMITS } from '../../shared/auth/principal.ts';
 import { GSI_NAMES } from '../../shared/db/table-definition.ts';
 import { QUEUES, RULES, SCHEDULES } from '../../shared/events/topology.ts';
 import { SupportDeskStack, tierThrottle } from '../../infra/stack.ts';
+import { testStage } from '../support/stage.ts';
 
 // One synth per file, without esbuild (bundling is covered by the real `cdk synth` in CI).
 let app: App;
 let template: Template;
 beforeAll(() => {
   app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new SupportDeskStack(app, 'Test');
+  const stack = new SupportDeskStack(app, 'Test', { config: testStage() });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   template = Template.fromStack(stack);
 }, 60_000);
@@ -40,10 +41,10 @@ describe('CDK app', () => {
 
   it('has a usage plan per tier whose throttle matches its per-minute limit, plus the anonymous plan', () => {
     for (const [plan, perMinute] of Object.entries(PLAN_LIMITS)) {
-      template.hasResourceProperties('AWS::ApiGateway::UsagePlan', { UsagePlanName: `support-desk-${plan}`, Throttle: { RateLimit: tierThrottle(perMinute).rateLimit, BurstLimit: tierThrottle(perMinute).burstLimit } });
+      template.hasResourceProperties('AWS::ApiGateway::UsagePlan', { UsagePlanName: `Test-${plan}`, Throttle: { RateLimit: tierThrottle(perMinute).rateLimit, BurstLimit: tierThrottle(perMinute).burstLimit } });
     }
     expect(tierThrottle(100)).toEqual({ rateLimit: 2, burstLimit: 100 });
-    template.hasResourceProperties('AWS::ApiGateway::UsagePlan', { UsagePlanName: 'support-desk-anonymous' });
+    template.hasResourceProperties('AWS::ApiGateway::UsagePlan', { UsagePlanName: 'Test-anonymous' });
     template.resourceCountIs('AWS::ApiGateway::UsagePlanKey', 1);
   });
 
@@ -52,7 +53,7 @@ describe('CDK app', () => {
     expect(Object.keys(functions)).toHaveLength(API_GROUPS.length + 2 + QUEUES.length + 2 + SCHEDULES.length);
     for (const f of Object.values(functions)) {
       expect(f.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
-      expect(f.Properties.Environment.Variables).toHaveProperty('TABLE_NAME');
+      expect(f.Properties.Environment.Variables.STACK_NAME).toBe('Test');
     }
   });
 

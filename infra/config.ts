@@ -1,0 +1,41 @@
+import * as z from 'zod';
+
+/**
+ * One deployment stage, typed and validated at synth: everything that differs
+ * between stages, with no silent defaults for what must be chosen (account,
+ * region, the email sender).
+ */
+export const StageConfigSchema = z.object({
+  /** Short name, part of every resource name of the stage (stack `SupportDesk-<stage>`). */
+  stage: z.string().regex(/^[a-z][a-z0-9-]{1,19}$/, 'lowercase letters, digits and dashes'),
+  account: z.string().regex(/^\d{12}$/, 'a 12-digit AWS account id'),
+  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'an AWS region such as eu-west-1'),
+  /** SES identity (address or domain) response and invitation emails are sent from; verify it in SES first. */
+  emailFrom: z.string().regex(/^([^@\s]+@)?[a-z0-9.-]+\.[a-z]{2,}$/i, 'an email address or domain'),
+  /** Who is paged: an existing SNS topic (e.g. wired to PagerDuty/Opsgenie), and/or an email subscribed to the stage's own topic. */
+  alarms: z.object({ topicArn: z.string().startsWith('arn:aws').optional(), email: z.email().optional() }).refine((a) => a.topicArn || a.email, 'name a topicArn or an email: alarms must reach someone'),
+  /** Company-data provider (decisions §11); its API key lives in Secrets Manager, never in the template. */
+  enrichment: z.discriminatedUnion('provider', [z.object({ provider: z.literal('none') }), z.object({ provider: z.literal('http'), url: z.url({ protocol: /^https$/ }), apiKeySecretName: z.string().min(1) })]).default({ provider: 'none' }),
+  /**
+   * Seconds API Gateway caches an authorizer answer per Authorization header.
+   * 0 (default): a revoked key or suspended user is refused on the very next
+   * request. N > 0: one DynamoDB read and one authorizer invocation saved per
+   * cached request, but revocation and suspension take up to N seconds.
+   */
+  authorizerCacheTtlSeconds: z.number().int().min(0).max(3600).default(0),
+  /** Reserved concurrency, so a consumer backlog cannot take the API's share of the account's concurrency. Omit in small accounts. */
+  reservedConcurrency: z.object({ authorizer: z.number().int().min(1), apiFunction: z.number().int().min(1) }).optional(),
+  functionMemoryMb: z.number().int().min(128).max(10240).default(1024),
+  logRetentionDays: z.union([z.literal(7), z.literal(14), z.literal(30), z.literal(90), z.literal(180), z.literal(365)]).default(30),
+});
+export type StageConfig = z.output<typeof StageConfigSchema>;
+export type StageConfigInput = z.input<typeof StageConfigSchema>;
+
+/** Parse a stage's settings, failing the synth with every problem named. */
+export function stageConfig(input: unknown): StageConfig {
+  const parsed = StageConfigSchema.safeParse(input);
+  if (!parsed.success) throw new Error(`Invalid stage configuration: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'stage'}: ${i.message}`).join('; ')}`);
+  return parsed.data;
+}
+
+export const stackNameOf = (stage: string) => `SupportDesk-${stage}`;
