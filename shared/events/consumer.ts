@@ -1,5 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from '../logger.ts';
+import { correlationIdFrom, withCorrelation } from '../observability.ts';
 import type { EventDetail } from './outbox.ts';
 
 /** The EventBridge event as an SQS target receives it (the message body). */
@@ -30,7 +31,8 @@ export function eventConsumer(name: string, handle: (detail: EventDetail, envelo
         continue;
       }
       try {
-        await handle(envelope.detail, envelope);
+        // The event's correlation id (from the API request that caused it) follows it into this consumer's logs.
+        await withCorrelation(correlationIdFrom(envelope.detail?.correlationId), () => handle(envelope.detail, envelope));
       } catch (err) {
         logger.error(`${name}: handling failed`, { messageId: record.messageId, eventId: envelope.detail?.eventId, err });
         batchItemFailures.push({ itemIdentifier: record.messageId });

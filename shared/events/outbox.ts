@@ -3,6 +3,7 @@ import { tableName } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { newId } from '../ids.ts';
+import { currentCorrelationId } from '../observability.ts';
 import { TICKET_EVENT_SOURCE, type TicketEventDetail, type TicketEventPayload } from './ticket-events.ts';
 
 /** Any event recorded through the outbox: ticket events, and the other domains' own (organization.created, message.created). */
@@ -12,6 +13,8 @@ export interface EventDetail {
   event: string;
   timestamp: string;
   data: Record<string, unknown>;
+  /** The request (x-request-id) or event that caused this one, so it can be followed to the receiver. */
+  correlationId?: string;
 }
 
 /** An outbox item as stored: the full EventBridge detail, fixed at write time so a republish is identical. */
@@ -27,12 +30,17 @@ export interface OutboxRecord {
 
 /** Build the event detail for a payload (the id is minted here, once). */
 export function newEventDetail(accountId: string, payload: TicketEventPayload): TicketEventDetail {
-  return { eventId: newId('evt'), accountId, ...payload } as TicketEventDetail;
+  return { eventId: newId('evt'), accountId, ...correlated(), ...payload } as TicketEventDetail;
 }
+
+const correlated = () => {
+  const correlationId = currentCorrelationId();
+  return correlationId ? { correlationId } : {};
+};
 
 /** A non-ticket domain event (same id scheme and shape). */
 export function newDomainEvent(accountId: string, event: string, data: Record<string, unknown>, timestamp = new Date().toISOString()): EventDetail {
-  return { eventId: newId('evt'), accountId, event, timestamp, data };
+  return { eventId: newId('evt'), accountId, ...correlated(), event, timestamp, data };
 }
 
 /**

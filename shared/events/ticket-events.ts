@@ -39,7 +39,7 @@ export type TicketEventPayload = z.infer<(typeof TicketEventPayloadSchemas)[Tick
  * account and the event's own id (`evt_...`, stable across retries).
  */
 export const TicketEventDetailSchema = z
-  .object({ eventId: z.string(), accountId: z.string(), event: z.enum(TICKET_EVENT_TYPES), timestamp, data: z.record(z.string(), z.unknown()) })
+  .object({ eventId: z.string(), accountId: z.string(), correlationId: z.string().optional(), event: z.enum(TICKET_EVENT_TYPES), timestamp, data: z.record(z.string(), z.unknown()) })
   .meta({ id: 'TicketEventDetail' });
 export type TicketEventDetail = z.infer<typeof TicketEventDetailSchema>;
 

@@ -6,7 +6,9 @@ import { BadRequestError, NotFoundError, PayloadTooLargeError, UnauthorizedError
 import { consume, RateLimitExceededError, type RateLimitState } from '../ratelimit/limiter.ts';
 import { interfaceOf, routeKey, takesIdempotencyKey, type Interface, type RouteContract } from './contract.ts';
 import { toHttpError } from './error-map.ts';
-import { logger } from '../logger.ts';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import { baseLogger, correlationIdFrom, countMetric, logger, tracer, withCorrelation } from '../observability.ts';
 import { beginIdempotent, completeIdempotent, IDEMPOTENCY_HEADER, releaseIdempotent, type IdempotencyClaim } from '../idempotency/service.ts';
 
 /** Bodies above 1 MiB are refused with 413 (decisions §3). */
@@ -79,7 +81,10 @@ const rateLimiter = (): Middleware => ({
     try {
       request.context.app.rateLimit = await consume(p.accountId, p.plan);
     } catch (err) {
-      if (err instanceof RateLimitExceededError) request.context.app.rateLimit = err.state;
+      if (err instanceof RateLimitExceededError) {
+        request.context.app.rateLimit = err.state;
+        countMetric('RequestsRateLimited');
+      }
       throw err;
     }
   },
@@ -214,7 +219,9 @@ const errorResponder = (): Middleware => ({
 export function httpGroup<const T extends readonly RouteContract[]>(routes: T, handlers: NoInfer<RouteHandlers<T>>) {
   const table = new Map<string, RouteContract>(routes.map((r) => [routeKey(r.method, r.path), r]));
   const impl = handlers as unknown as Record<string, (req: RouteRequest) => Promise<unknown>>;
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, AppContext>()
+  const stack = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, AppContext>()
+    .use(injectLambdaContext(baseLogger))
+    .use(captureLambdaHandler(tracer))
     .use(errorResponder())
     .use(routeResolver(table))
     .use(principalFromAuthorizer())
@@ -230,4 +237,13 @@ export function httpGroup<const T extends readonly RouteContract[]>(routes: T, h
       if (route!.success.status === 204) return { statusCode: 204, headers, body: '' };
       return { statusCode: route!.success.status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(result) };
     });
+  /**
+   * Each request runs under its correlation id (the caller's `x-request-id`, or a new one), which its log lines and
+   * the events it records carry, and which is echoed as `X-Request-Id`.
+   */
+  return async function correlatedHandler(event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> {
+    const id = correlationIdFrom(headerValue(event.headers, 'x-request-id'));
+    const result = await withCorrelation(id, () => stack(event, context as AppContext));
+    return { ...result, headers: { ...result.headers, 'X-Request-Id': id } };
+  };
 }

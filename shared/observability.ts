@@ -1,0 +1,57 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Tracer } from '@aws-lambda-powertools/tracer';
+
+/**
+ * One logger, one metrics and one tracer per process (Powertools for AWS
+ * Lambda). In Lambda every log line carries the function name, the cold-start
+ * flag (injectLambdaContext) and the correlation id of the request or event
+ * being handled; metrics are CloudWatch EMF, dimensioned by stack.
+ */
+const serviceName = 'support-desk';
+const inLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+// Outside Lambda (local stack, tests, admin CLI) EMF lines would only clutter the console.
+if (!inLambda) process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+
+const level = (process.env.LOG_LEVEL ?? 'info').toUpperCase();
+/** Powertools' logger; code logs through `logger` below, which adds the correlation id of the current request. */
+export const baseLogger = new Logger({ serviceName, logLevel: (['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'].includes(level) ? level : 'INFO') as 'INFO' });
+export const metrics = new Metrics({ namespace: 'SupportDesk', serviceName, defaultDimensions: { Stack: process.env.STACK_NAME ?? 'local' } });
+export const tracer = new Tracer({ serviceName, enabled: inLambda });
+
+/** Count a business event at once (one EMF line), so nothing depends on a flush at the end of the invocation. */
+export function countMetric(name: string, value = 1): void {
+  const single = metrics.singleMetric();
+  single.addMetric(name, MetricUnit.Count, value);
+}
+
+const correlation = new AsyncLocalStorage<string>();
+
+/** The correlation id of the request or event this code runs for, if any. */
+export const currentCorrelationId = (): string | undefined => correlation.getStore();
+
+/** A correlation id as given by a caller (x-request-id), or a new one when absent or unusable. */
+export const correlationIdFrom = (given: string | undefined): string => (given && /^[\x21-\x7e]{1,128}$/.test(given) ? given : randomUUID());
+
+/**
+ * Run `fn` on behalf of one request or event: log lines and the events it
+ * records carry `id`, so one call can be followed from the API to the receiver.
+ */
+export function withCorrelation<T>(id: string, fn: () => T): T {
+  return correlation.run(id, fn);
+}
+
+type Extra = Record<string, unknown>;
+// Kept per async context rather than with appendKeys: the local gateway serves concurrent requests in one process.
+const withId = (data?: Extra): Extra => {
+  const id = correlation.getStore();
+  return id ? { correlationId: id, ...data } : (data ?? {});
+};
+
+export const logger = {
+  info: (message: string, data?: Extra) => baseLogger.info(message, withId(data)),
+  warn: (message: string, data?: Extra) => baseLogger.warn(message, withId(data)),
+  error: (message: string, data?: Extra) => baseLogger.error(message, withId(data)),
+};
