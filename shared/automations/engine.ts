@@ -163,7 +163,12 @@ export function explainRule(rule: Rule, t: EngineTicket, now: Date): { matched: 
   return { matched, conditions: [...all, ...any] };
 }
 
-export const ruleHolds = (rule: Rule, t: EngineTicket, now: Date): boolean => explainRule(rule, t, now).matched;
+/** Does the rule hold? Stops at the first condition that decides it (evaluation on events needs no explanation). */
+export function ruleHolds(rule: Rule, t: EngineTicket, now: Date): boolean {
+  const held = (c: Condition) => holds(c.op, actualValue(c.field, t, now), c.value);
+  const any = rule.any ?? [];
+  return (rule.all ?? []).every(held) && (any.length === 0 || any.some(held));
+}
 
 /** The automation that applies: the first active one (in the given order) whose rule holds. */
 export function firstMatch<A extends EngineAutomation>(automations: readonly A[], t: EngineTicket, now: Date): A | null {

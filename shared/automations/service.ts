@@ -145,10 +145,11 @@ export interface RunOptions {
  */
 export function runAutomations(accountId: string, ticketId: string, opts: RunOptions): Promise<RunOutcome> {
   return retryOnConflict(async () => {
-    if (opts.eventId && (await repo.hasRun(accountId, opts.eventId))) return 'duplicate';
+    // Accounts without automations (most events) cost one Query.
     const all = opts.automations ?? (await repo.loadAutomations(accountId)).automations;
     const candidates = opts.timeOnly ? all.filter((a) => isTimeRule(a.rule)) : all;
     if (!candidates.some((a) => a.isActive)) return 'no-match';
+    if (opts.eventId && (await repo.hasRun(accountId, opts.eventId))) return 'duplicate';
     const caller: SystemPrincipal = { accountId, system: 'automation', automationId: '' };
     let ticket;
     try {
