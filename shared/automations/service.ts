@@ -1,13 +1,12 @@
 import type { Principal, SystemPrincipal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite } from '../db/transact.ts';
-import { NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
+import { ConflictError, NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import type { TicketEventDetail } from '../events/ticket-events.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import * as fieldsRepo from '../ticket-fields/repository.ts';
 import type { UpdateTicketInput } from '../tickets/model.ts';
-import { StaleTicketError } from '../tickets/repository.ts';
 import { getTicket, planTicketUpdate } from '../tickets/service.ts';
 import { explainRule, firstMatch, isTimeRule, planActions, type EngineTicket } from './engine.ts';
 import { MAX_AUTOMATIONS, type Automation, type CreateAutomationInput, type DryRunInput, type DryRunResult, type Rule, type UpdateAutomationInput } from './model.ts';
@@ -166,7 +165,7 @@ export function runAutomations(accountId: string, ticketId: string, opts: RunOpt
     try {
       const plan = await planTicketUpdate({ ...caller, automationId: winner.id }, ticketId, input as UpdateTicketInput);
       // The rule was evaluated on the ticket as read above; if it changed since, evaluate again.
-      if (plan.current.version !== ticket.version) throw new StaleTicketError('The ticket changed during evaluation');
+      if (plan.current.version !== ticket.version) throw new ConflictError('The ticket changed during evaluation');
       if (!plan.writes.length) return 'unchanged';
       await transactWrite([...plan.writes, ...(opts.eventId ? [repo.runMarkerWrite(accountId, opts.eventId, winner.id, opts.now)] : [])]);
       return 'applied';
