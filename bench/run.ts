@@ -13,6 +13,8 @@ import { ensureTable, startDynamoDbLocal } from '../local/dynamodb-local.ts';
 import { configureLocalEnv, LOCAL_TABLE } from '../local/stack.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
+/** BENCH_ONLY=automations runs only that section (after the shared seeding). */
+const ONLY = process.env.BENCH_ONLY;
 const WARMUP = 20;
 
 
@@ -69,11 +71,11 @@ const scenarios: Array<{ name: string; run: () => Promise<unknown> }> = [
   { name: 'POST /messages (with ticket_update)', run: () => call('POST', '/helpdesk/api/messages', { ticket_id: tickets[n % tickets.length], type: 'note', content: '<p>Note</p>', ticket_update: { priority: Math.floor(n++ / tickets.length) % 2 ? 'urgent' : 'normal' } }, session) },
 ];
 
-console.log(`\nEndpoints: ${ITERATIONS} warm calls each through the local gateway (DynamoDB Local, in memory)\n`);
-console.log('Fixed cost per authenticated call: authorizer GetItem (API key hash) + BatchGetItem (user, account) + UpdateItem (rate-limit window).');
-console.log('"bare DDB" is the summed time of the DynamoDB calls a request made (calls made in parallel can sum to more than the wall time).\n');
+if (!ONLY) console.log(`\nEndpoints: ${ITERATIONS} warm calls each through the local gateway (DynamoDB Local, in memory)\n`);
+if (!ONLY) console.log('Fixed cost per authenticated call: authorizer GetItem (API key hash) + BatchGetItem (user, account) + UpdateItem (rate-limit window).');
+if (!ONLY) console.log('"bare DDB" is the summed time of the DynamoDB calls a request made (calls made in parallel can sum to more than the wall time).\n');
 const rows: string[][] = [['endpoint', 'DDB req/call', 'by command', 'capacity/call', 'p50 ms', 'p99 ms', 'bare DDB p50 ms', 'overhead vs bare']];
-for (const s of scenarios) {
+for (const s of ONLY ? [] : scenarios) {
   for (let i = 0; i < WARMUP; i++) await s.run();
   resetDdbStats();
   const lat: number[] = [];
@@ -103,10 +105,15 @@ for (const s of scenarios) {
   ]);
 }
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '));
+if (!ONLY) for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '));
+
+if (!ONLY || ONLY === 'automations') {
+  const { benchAutomations } = await import('./automations.ts');
+  await benchAutomations(call, { accountId: acct.accountId, userId: acct.owner.id, role: 'owner', plan: 'enterprise', credential: 'api_key' });
+}
 
 // --- Pipeline: ticket write -> outbox -> stream -> EventBridge (local bus) -> SQS -> fan-out -> signed HTTPS delivery.
-{
+if (!ONLY) {
   const { startLocalSqs, pipelineEnvVars, startPipeline } = await import('../local/pipeline.ts');
   const { startReceiver } = await import('../test/fixtures/webhook-receiver.ts');
   const sqs = await startLocalSqs(await freePort());
@@ -162,9 +169,9 @@ await dynamo.stop();
 const { API_GROUPS, AUTHORIZER, NOT_FOUND } = await import('../functions/registry.ts');
 const outDir = mkdtempSync(join(tmpdir(), 'bench-bundles-'));
 const entries = [...API_GROUPS.map((g) => ({ name: g.name, entry: g.entry })), { name: 'authorizer', entry: AUTHORIZER.entry }, { name: 'notFound', entry: NOT_FOUND.entry }];
-console.log('\nFunction bundles (esbuild, minified ESM, node24; goal < 1 MB):\n');
+if (!ONLY) console.log('\nFunction bundles (esbuild, minified ESM, node24; goal < 1 MB):\n');
 const bundleRows = [['function', 'bundle KB', 'cold import ms (median of 5)']];
-for (const e of entries) {
+for (const e of ONLY ? [] : entries) {
   const outfile = join(outDir, `${e.name}.mjs`);
   await build({
     entryPoints: [e.entry],
@@ -188,5 +195,5 @@ for (const e of entries) {
   bundleRows.push([e.name, fmt(statSync(outfile).size / 1024, 1), fmt(pct(times, 50), 1)]);
 }
 const bw = bundleRows[0].map((_, i) => Math.max(...bundleRows.map((r) => r[i].length)));
-for (const r of bundleRows) console.log(r.map((c, i) => c.padEnd(bw[i])).join('  '));
+if (!ONLY) for (const r of bundleRows) console.log(r.map((c, i) => c.padEnd(bw[i])).join('  '));
 

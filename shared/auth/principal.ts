@@ -26,3 +26,21 @@ export function deskRole(role: UserRole): DeskRole {
 
 const DESK_RANK: Record<DeskRole, number> = { viewer: 0, agent: 1, admin: 2 };
 export const hasDeskRole = (role: UserRole, needed: DeskRole) => DESK_RANK[deskRole(role)] >= DESK_RANK[needed];
+
+/**
+ * An automation acting on its account's tickets (decisions §8). It is not a
+ * user: it has no role, and it is the only caller that may set `closed`.
+ */
+export interface SystemPrincipal {
+  accountId: string;
+  system: 'automation';
+  automationId: string;
+}
+
+/** Whoever changes a ticket: a user's principal or an automation. */
+export type Caller = Principal | SystemPrincipal;
+
+export const isSystemCaller = (c: Caller): c is SystemPrincipal => 'system' in c;
+
+/** Who acted, as ticket events record it (consumers skip what automations caused, so they never loop). */
+export const actorOf = (c: Caller) => (isSystemCaller(c) ? { type: 'automation' as const, id: c.automationId } : { type: 'user' as const, id: c.userId });

@@ -89,6 +89,18 @@ export const keys = {
   /** An Idempotency-Key of an account (decisions §3), by SHA-256 of the key: its lock, then the first answer for 24 h. */
   idempotencyKey: (accountId: string, keyHash: string) => ({ pk: acct(accountId), sk: `IDEMP#${keyHash}` }),
 
+  /**
+   * Automations: one set item (`AUTOMATION`: evaluation order, version, count of active time rules)
+   * and one item per automation (`AUTOMATION#<id>`); one Query on the prefix reads both.
+   */
+  automationSet: (accountId: string) => ({ pk: acct(accountId), sk: 'AUTOMATION' }),
+  automation: (accountId: string, automationId: string) => ({ pk: acct(accountId), sk: `AUTOMATION#${automationId}` }),
+  automationPrefix: 'AUTOMATION',
+  /** gsi4 partition listing the set items of accounts with active time-based automations (the hourly job's work list). */
+  automationTimeAccounts: 'AUTOMATION_TIME_ACCOUNTS',
+  /** Marks that an automation already acted on a ticket event, so a redelivered event is not applied twice. */
+  automationRun: (accountId: string, eventId: string) => ({ pk: acct(accountId), sk: `AUTORUN#${eventId}` }),
+
   /** Local-stack marker: which account `npm start` provisioned as its demo. */
   demoMarker: () => ({ pk: 'SYSTEM', sk: 'DEMO_ACCOUNT' }),
 };

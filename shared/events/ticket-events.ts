@@ -36,10 +36,15 @@ export type TicketEventPayload = z.infer<(typeof TicketEventPayloadSchemas)[Tick
 
 /**
  * EventBridge `detail` of a ticket event: the webhook payload plus the
- * account and the event's own id (`evt_...`, stable across retries).
+ * account, the event's own id (`evt_...`, stable across retries) and, on
+ * changes to an existing ticket, who acted (`actor`; not part of the webhook body).
  */
+export const EventActorSchema = z
+  .object({ type: z.enum(['user', 'automation']), id: z.string() })
+  .describe('Who made the change: a user (API key or session) or an automation. Automations skip events an automation caused, so they never loop.');
+
 export const TicketEventDetailSchema = z
-  .object({ eventId: z.string(), accountId: z.string(), correlationId: z.string().optional(), event: z.enum(TICKET_EVENT_TYPES), timestamp, data: z.record(z.string(), z.unknown()) })
+  .object({ eventId: z.string(), accountId: z.string(), correlationId: z.string().optional(), event: z.enum(TICKET_EVENT_TYPES), timestamp, data: z.record(z.string(), z.unknown()), actor: EventActorSchema.optional() })
   .meta({ id: 'TicketEventDetail' });
 export type TicketEventDetail = z.infer<typeof TicketEventDetailSchema>;
 

@@ -64,7 +64,7 @@ export interface ScheduleDef {
   description: string;
 }
 
-export type QueueName = 'webhook-fanout' | 'webhook-delivery' | 'email-sender' | 'enrichment';
+export type QueueName = 'webhook-fanout' | 'webhook-delivery' | 'email-sender' | 'enrichment' | 'automations' | 'automation-time-rules';
 
 /** 14 days: the SQS maximum, so a delivery retried over ~28 hours (decisions §7) and its DLQ copy outlive any outage. */
 export const MESSAGE_RETENTION_SECONDS = 14 * 24 * 60 * 60;
@@ -119,6 +119,28 @@ export const QUEUES: readonly QueueDef[] = [
     maxReceiveCount: 5,
     description: 'organization.created -> company facts from the enrichment provider',
   },
+  {
+    name: 'automations',
+    consumer: 'functions/automations/consumer.ts',
+    load: () => import('../../functions/automations/consumer.ts'),
+    batchSize: 10,
+    functionTimeoutSeconds: 30,
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    description: 'ticket.created / ticket.updated -> the first matching automation applies its actions (events caused by automations are skipped)',
+  },
+  {
+    name: 'automation-time-rules',
+    consumer: 'functions/automations/time-rules-consumer.ts',
+    load: () => import('../../functions/automations/time-rules-consumer.ts'),
+    // One message holds up to 50 tickets; one per invocation keeps each run short.
+    batchSize: 1,
+    functionTimeoutSeconds: 60,
+    visibilityTimeoutSeconds: 360,
+    maxReceiveCount: 5,
+    urlEnv: 'AUTOMATION_TIME_RULES_QUEUE_URL',
+    description: 'Batches of open tickets from the hourly job -> time-based automations (hoursSince* conditions)',
+  },
 ];
 
 export const RULES: readonly RuleDef[] = [
@@ -146,10 +168,26 @@ export const RULES: readonly RuleDef[] = [
     pattern: { source: [ORGANIZATION_EVENT_SOURCE], 'detail-type': [ORGANIZATION_CREATED] },
     queue: 'enrichment',
   },
+  {
+    name: 'ticket-events-to-automations',
+    description: 'New and changed tickets are evaluated against the account automations',
+    pattern: { source: [TICKET_EVENT_SOURCE], 'detail-type': ['ticket.created', 'ticket.updated'] },
+    queue: 'automations',
+  },
 ];
 
 /** Scheduled jobs besides the outbox sweeper (automation time rules, SLA breach checks). */
-export const SCHEDULES: readonly ScheduleDef[] = [];
+export const SCHEDULES: readonly ScheduleDef[] = [
+  {
+    name: 'automation-time-rules',
+    entry: 'functions/automations/time-rules.ts',
+    load: () => import('../../functions/automations/time-rules.ts'),
+    rateMinutes: 60,
+    functionTimeoutSeconds: 300,
+    sendsTo: ['automation-time-rules'],
+    description: 'Hourly: open tickets of accounts with time-based automations, queued in batches for evaluation',
+  },
+];
 
 /** The outbox publisher: a DynamoDB Streams consumer of the table (INSERT of type=outbox), and its sweeper on a schedule. */
 export const OUTBOX_PUBLISHER = {

@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { queryPage, type Key, type PageQuery } from '../db/query.ts';
@@ -113,3 +113,19 @@ export async function listTickets(accountId: string, f: TicketFilter, limit: num
   return { tickets: page.items.map(toRecord), nextKey: page.nextKey };
 }
 
+
+/** One page of ids of an account's tickets that are not closed: gsi2 sorts by status rank, closed last. */
+export async function openTicketIdsPage(accountId: string, limit: number, startKey?: Key): Promise<{ ids: string[]; nextKey?: Key }> {
+  const out = await ddb.send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :closed',
+      ExpressionAttributeValues: { ':pk': keys.ticketsIndex(accountId), ':closed': rank(TICKET_STATUSES, 'closed') },
+      ProjectionExpression: 'id',
+      Limit: limit,
+      ExclusiveStartKey: startKey,
+    }),
+  );
+  return { ids: (out.Items ?? []).map((i) => i.id as string), nextKey: out.LastEvaluatedKey as Key | undefined };
+}

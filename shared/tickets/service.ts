@@ -1,4 +1,4 @@
-import { hasDeskRole, type Principal } from '../auth/principal.ts';
+import { actorOf, hasDeskRole, isSystemCaller, type Caller, type Principal } from '../auth/principal.ts';
 import { requesterWrites } from '../contacts/service.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
@@ -61,7 +61,7 @@ async function optionUsageWrites(accountId: string, fields: Map<string, FieldRec
 
 const fieldMap = async (accountId: string) => new Map((await fieldsRepo.listAllFields(accountId)).map((f) => [f.id, f]));
 
-export async function getTicket(p: Principal, id: string): Promise<TicketRecord> {
+export async function getTicket(p: Pick<Principal, 'accountId'>, id: string): Promise<TicketRecord> {
   const t = await repo.getTicket(p.accountId, id);
   if (!t) throw new NotFoundError('Ticket');
   return t;
@@ -113,7 +113,7 @@ async function createTicketOnce(p: Principal, input: CreateTicketInput): Promise
 const TRACKED = ['subject', 'status', 'priority', 'type', 'assigneeId', 'requesterEmail', 'requesterName', 'groupId', 'tags', 'customFields'] as const;
 
 /** Events of a change (decisions §7): updated with every changed field; assignment and resolution on their own as well. */
-function changeEvents(accountId: string, before: TicketRecord, after: TicketRecord, at: string): TicketEventDetail[] {
+function changeEvents(accountId: string, before: TicketRecord, after: TicketRecord, at: string, actor?: TicketEventDetail['actor']): TicketEventDetail[] {
   const updatedFields: Record<string, { from: unknown; to: unknown }> = {};
   for (const f of TRACKED) if (JSON.stringify(before[f]) !== JSON.stringify(after[f])) updatedFields[f] = { from: before[f], to: after[f] };
   if (!Object.keys(updatedFields).length) return [];
@@ -122,7 +122,7 @@ function changeEvents(accountId: string, before: TicketRecord, after: TicketReco
     events.push(newEventDetail(accountId, { event: 'ticket.assignment.changed', timestamp: at, data: { ticket: { id: after.id, updatedFields: { assigneeId: { from: before.assigneeId, to: after.assigneeId } } } } }));
   }
   if (updatedFields.status && after.status === 'resolved') events.push(newEventDetail(accountId, { event: 'ticket.resolved', timestamp: at, data: { ticket: toTicketDto(after) } }));
-  return events;
+  return actor ? events.map((e) => ({ ...e, actor })) : events;
 }
 
 /** Writes that move a ticket's count from one requester to another. */
@@ -148,10 +148,11 @@ export interface TicketChangePlan {
  * Work out what applying the given fields would do to a ticket, with every
  * rule of decisions §6 checked; nothing is written.
  */
-export async function planTicketUpdate(p: Principal, id: string, input: UpdateTicketInput): Promise<TicketChangePlan> {
+export async function planTicketUpdate(p: Caller, id: string, input: UpdateTicketInput): Promise<TicketChangePlan> {
   const current = await getTicket(p, id);
   if (current.status === 'closed') throw new RuleViolationError('TICKET_CLOSED', 'A closed ticket cannot be changed');
-  if (input.status === 'closed') throw new RuleViolationError('CLOSED_STATUS_SYSTEM_ONLY', 'Only automations can close tickets');
+  // decisions §8: only automations (the system caller) close tickets.
+  if (input.status === 'closed' && !isSystemCaller(p)) throw new RuleViolationError('CLOSED_STATUS_SYSTEM_ONLY', 'Only automations can close tickets');
 
   const issues: FieldIssue[] = [];
   if (input.assigneeId !== undefined && input.assigneeId !== current.assigneeId) await checkAssignee(p.accountId, input.assigneeId, issues);
@@ -171,7 +172,7 @@ export async function planTicketUpdate(p: Principal, id: string, input: UpdateTi
   const defined = Object.fromEntries(Object.entries(scalar).filter(([, v]) => v !== undefined));
   const at = new Date().toISOString();
   const next: TicketRecord = { ...current, ...defined, customFields, updatedAt: at, version: current.version + 1 };
-  const events = changeEvents(p.accountId, current, next, at);
+  const events = changeEvents(p.accountId, current, next, at, actorOf(p));
   if (!events.length) return { current, next: current, writes: [] };
   return {
     current,
@@ -219,3 +220,6 @@ export async function listTickets(p: Principal, q: ListTicketsQuery) {
   const next = page.nextKey ? await encodeCursor({ list: LIST, accountId: p.accountId, query: filter, key: page.nextKey }) : null;
   return { tickets: page.tickets, next };
 }
+
+/** Ids of an account's tickets that are not closed, a page at a time (the hourly automation pass). */
+export const openTicketIdsPage = (accountId: string, limit: number, startKey?: Record<string, string>) => repo.openTicketIdsPage(accountId, limit, startKey);

@@ -1,0 +1,190 @@
+import type { Principal, SystemPrincipal } from '../auth/principal.ts';
+import { retryOnConflict } from '../db/retry.ts';
+import { transactWrite } from '../db/transact.ts';
+import { ConflictError, NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
+import type { TicketEventDetail } from '../events/ticket-events.ts';
+import { newId } from '../ids.ts';
+import { logger } from '../logger.ts';
+import * as fieldsRepo from '../ticket-fields/repository.ts';
+import type { UpdateTicketInput } from '../tickets/model.ts';
+import { getTicket, planTicketUpdate } from '../tickets/service.ts';
+import { explainRule, firstMatch, isTimeRule, planActions, type EngineTicket } from './engine.ts';
+import { MAX_AUTOMATIONS, type Automation, type CreateAutomationInput, type DryRunInput, type DryRunResult, type Rule, type UpdateAutomationInput } from './model.ts';
+import * as repo from './repository.ts';
+import type { AutomationRecord, AutomationSet } from './repository.ts';
+import { referencedValues, validateRule } from './validate.ts';
+
+const toDto = ({ accountId: _a, ...a }: AutomationRecord, position: number): Automation => ({ ...a, position });
+
+const invalid = (issues: FieldIssue[]) => new ValidationError(`Invalid automation: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, issues);
+
+/** Check a rule against decisions §8 and the account's custom fields (only the options it names are looked up). */
+async function checkRule(accountId: string, rule: Rule): Promise<void> {
+  const values = referencedValues(rule);
+  const fields = values.size ? new Map((await fieldsRepo.listAllFields(accountId)).map((f) => [f.id, f])) : new Map();
+  const options = new Map<string, Set<string>>();
+  await Promise.all(
+    [...values].map(async ([id, wanted]) => {
+      const f = fields.get(id);
+      if (f && (f.fieldType === 'dropdown' || f.fieldType === 'multiselect') && wanted.size) options.set(id, new Set((await fieldsRepo.optionIdsByValue(accountId, id, [...wanted])).keys()));
+    }),
+  );
+  const issues = validateRule(rule, { fields, options });
+  if (issues.length) throw invalid(issues);
+}
+
+const activeTimeRules = (list: AutomationRecord[]) => list.filter((a) => a.isActive && isTimeRule(a.rule)).length;
+
+/** The set after a change: same order unless given, next version, recounted time rules. */
+const nextSet = (set: AutomationSet, automations: AutomationRecord[], order = automations.map((a) => a.id)): AutomationSet => ({ order, version: set.version + 1, timeRules: activeTimeRules(automations) });
+
+/** Every automation of the account, in evaluation order. */
+export async function listAutomations(p: Principal): Promise<Automation[]> {
+  const { automations } = await repo.loadAutomations(p.accountId);
+  return automations.map((a, i) => toDto(a, i + 1));
+}
+
+/** Create an automation at the end of the order. */
+export async function createAutomation(p: Principal, input: CreateAutomationInput): Promise<Automation> {
+  await checkRule(p.accountId, input.rule);
+  return retryOnConflict(async () => {
+    const { set, automations } = await repo.loadAutomations(p.accountId);
+    if (automations.length >= MAX_AUTOMATIONS) throw invalid([{ field: 'body', message: `an account has at most ${MAX_AUTOMATIONS} automations` }]);
+    const now = new Date().toISOString();
+    const record: AutomationRecord = { id: newId('aut'), accountId: p.accountId, name: input.name, description: input.description ?? null, isActive: input.isActive, rule: input.rule, createdAt: now, updatedAt: now };
+    const all = [...automations, record];
+    await repo.commitAutomations(p.accountId, nextSet(set, all), [repo.putAutomationWrite(record)]);
+    return toDto(record, all.length);
+  });
+}
+
+/** Only the given fields change; the rule is replaced whole. */
+export async function updateAutomation(p: Principal, id: string, input: UpdateAutomationInput): Promise<Automation> {
+  if (input.rule) await checkRule(p.accountId, input.rule);
+  return retryOnConflict(async () => {
+    const { set, automations } = await repo.loadAutomations(p.accountId);
+    const index = automations.findIndex((a) => a.id === id);
+    if (index < 0) throw new NotFoundError('Automation');
+    const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+    if (!Object.keys(given).length) return toDto(automations[index], index + 1);
+    const next: AutomationRecord = { ...automations[index], ...given, updatedAt: new Date().toISOString() };
+    const all = automations.map((a) => (a.id === id ? next : a));
+    await repo.commitAutomations(p.accountId, nextSet(set, all), [repo.putAutomationWrite(next)]);
+    return toDto(next, index + 1);
+  });
+}
+
+export async function deleteAutomation(p: Principal, id: string): Promise<void> {
+  await retryOnConflict(async () => {
+    const { set, automations } = await repo.loadAutomations(p.accountId);
+    if (!automations.some((a) => a.id === id)) throw new NotFoundError('Automation');
+    const rest = automations.filter((a) => a.id !== id);
+    await repo.commitAutomations(p.accountId, nextSet(set, rest), [repo.deleteAutomationWrite(p.accountId, id)]);
+  });
+}
+
+/** New evaluation order: every id of the account exactly once (decisions §8), or nothing changes. */
+export async function reorderAutomations(p: Principal, orderedIds: string[]): Promise<Automation[]> {
+  return retryOnConflict(async () => {
+    const { set, automations } = await repo.loadAutomations(p.accountId);
+    const known = new Set(automations.map((a) => a.id));
+    const issues: FieldIssue[] = [];
+    const seen = new Set<string>();
+    orderedIds.forEach((id, i) => {
+      if (!known.has(id)) issues.push({ field: `orderedIds.${i}`, message: `${id} is not an automation of this account` });
+      else if (seen.has(id)) issues.push({ field: `orderedIds.${i}`, message: `${id} is listed more than once` });
+      seen.add(id);
+    });
+    const missing = [...known].filter((id) => !seen.has(id));
+    if (missing.length) issues.push({ field: 'orderedIds', message: `must list every automation of the account; missing ${missing.join(', ')}` });
+    if (issues.length) throw invalid(issues);
+    const byId = new Map(automations.map((a) => [a.id, a]));
+    const ordered = orderedIds.map((id) => byId.get(id)!);
+    await repo.commitAutomations(p.accountId, nextSet(set, ordered, orderedIds), []);
+    return ordered.map((a, i) => toDto(a, i + 1));
+  });
+}
+
+/**
+ * Explain, without writing, what evaluation would do to a ticket: each
+ * automation in order with each condition's actual value and outcome, which
+ * one would apply, and the changes its actions would make.
+ */
+export async function dryRun(p: Principal, input: DryRunInput): Promise<DryRunResult> {
+  if (Boolean(input.ticketId) === Boolean(input.ticket)) throw invalid([{ field: 'ticketId', message: 'give exactly one of ticketId or ticket' }]);
+  const ticket: EngineTicket & { status?: string } = input.ticketId ? await getTicket(p, input.ticketId) : input.ticket!;
+  const now = input.now ? new Date(input.now) : new Date();
+  const { automations } = await repo.loadAutomations(p.accountId);
+  const results = automations.map((a, i) => {
+    const { matched, conditions } = explainRule(a.rule, ticket, now);
+    return { id: a.id, name: a.name, position: i + 1, isActive: a.isActive, matched, conditions };
+  });
+  // A closed ticket is never changed, so nothing applies to it.
+  const winner = ticket.status === 'closed' ? null : firstMatch(automations, ticket, now);
+  return { now: now.toISOString(), matchedAutomationId: winner?.id ?? null, changes: winner ? planActions(winner.rule.actions, ticket).changes : [], automations: results };
+}
+
+export type RunOutcome = 'applied' | 'unchanged' | 'no-match' | 'duplicate' | 'skipped';
+
+export interface RunOptions {
+  now: Date;
+  /** The event being handled: recorded with the change so a redelivery applies nothing. */
+  eventId?: string;
+  /** The hourly pass: only automations with a time condition take part. */
+  timeOnly?: boolean;
+  /** Automations already read for this batch (the hourly consumer reads them once per message). */
+  automations?: AutomationRecord[];
+}
+
+/**
+ * Evaluate a ticket against the account's automations and apply the first
+ * match's actions as the system caller, through the same update plan as a
+ * PUT (counters, option usage and events stay exact). Nothing is written when
+ * the actions would change nothing.
+ */
+export function runAutomations(accountId: string, ticketId: string, opts: RunOptions): Promise<RunOutcome> {
+  return retryOnConflict(async () => {
+    // Accounts without automations (most events) cost one Query.
+    const all = opts.automations ?? (await repo.loadAutomations(accountId)).automations;
+    const candidates = opts.timeOnly ? all.filter((a) => isTimeRule(a.rule)) : all;
+    if (!candidates.some((a) => a.isActive)) return 'no-match';
+    if (opts.eventId && (await repo.hasRun(accountId, opts.eventId))) return 'duplicate';
+    const caller: SystemPrincipal = { accountId, system: 'automation', automationId: '' };
+    let ticket;
+    try {
+      ticket = await getTicket(caller, ticketId);
+    } catch (err) {
+      if (err instanceof NotFoundError) return 'skipped';
+      throw err;
+    }
+    if (ticket.status === 'closed') return 'skipped';
+    const winner = firstMatch(candidates, ticket, opts.now);
+    if (!winner) return 'no-match';
+    const { input } = planActions(winner.rule.actions, ticket);
+    if (!Object.keys(input).length) return 'unchanged';
+    try {
+      const plan = await planTicketUpdate({ ...caller, automationId: winner.id }, ticketId, input as UpdateTicketInput);
+      // The rule was evaluated on the ticket as read above; if it changed since, evaluate again.
+      if (plan.current.version !== ticket.version) throw new ConflictError('The ticket changed during evaluation');
+      if (!plan.writes.length) return 'unchanged';
+      await transactWrite([...plan.writes, ...(opts.eventId ? [repo.runMarkerWrite(accountId, opts.eventId, winner.id, opts.now)] : [])]);
+      return 'applied';
+    } catch (err) {
+      if (err instanceof repo.AlreadyAppliedError) return 'duplicate';
+      // A rule that no longer fits the account (an assignee deactivated, a field deleted) cannot succeed on retry.
+      if (err instanceof ValidationError || err instanceof RuleViolationError || err instanceof NotFoundError) {
+        logger.warn('automation could not apply', { accountId, ticketId, automationId: winner.id, err: err.message });
+        return 'skipped';
+      }
+      throw err;
+    }
+  });
+}
+
+/** The automations consumer: ticket.created / ticket.updated not caused by an automation (so automations never loop). */
+export async function onTicketEvent(detail: TicketEventDetail, now = new Date()): Promise<RunOutcome> {
+  if (detail.actor?.type === 'automation') return 'skipped';
+  if (detail.event !== 'ticket.created' && detail.event !== 'ticket.updated') return 'skipped';
+  const ticketId = (detail.data.ticket as { id: string }).id;
+  return runAutomations(detail.accountId, ticketId, { now, eventId: detail.eventId });
+}
