@@ -131,7 +131,7 @@ export async function putSchedule(accountId: string, schedule: BusinessSchedule 
 }
 
 const STATE_FIELDS: (keyof StateRecord)[] = ['accountId', 'ticketId', 'facts', 'policy', 'breaches', 'nextDueAt', 'version', 'updatedAt'];
-const toState = (i: Record<string, unknown>) => Object.fromEntries(STATE_FIELDS.map((f) => [f, i[f] ?? null])) as unknown as StateRecord;
+const toState = (i: Record<string, unknown>) => ({ ...Object.fromEntries(STATE_FIELDS.map((f) => [f, i[f] ?? null])), breaches: i.breaches ?? {} }) as unknown as StateRecord;
 
 export async function getState(accountId: string, ticketId: string): Promise<StateRecord | null> {
   const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.slaState(accountId, ticketId), ConsistentRead: true }));
@@ -152,7 +152,8 @@ export async function putState(s: StateRecord, expectedVersion: number | null, r
       item: {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.slaState(s.accountId, s.ticketId), type: 'slaState', ...s, ...due },
+          // No empty map is stored: DynamoDB Local's stream renders `{M: {}}` as `{}`, which no reader can unmarshall.
+          Item: { ...keys.slaState(s.accountId, s.ticketId), type: 'slaState', ...s, breaches: Object.keys(s.breaches).length ? s.breaches : undefined, ...due },
           ConditionExpression: expectedVersion === null ? 'attribute_not_exists(pk)' : 'version = :v',
           ExpressionAttributeValues: expectedVersion === null ? undefined : { ':v': expectedVersion },
         },
