@@ -1,4 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import { ddb, tableName } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
@@ -138,6 +139,21 @@ export async function getState(accountId: string, ticketId: string): Promise<Sta
   return out.Item ? toState(out.Item) : null;
 }
 
+/** Many tickets' states in BatchGetItem calls of 100 (recompute batches), keyed by ticket id. */
+export async function getStates(accountId: string, ticketIds: string[]): Promise<Map<string, StateRecord>> {
+  const found = new Map<string, StateRecord>();
+  for (let i = 0; i < ticketIds.length; i += 100) {
+    let request: Record<string, any> | undefined = { [tableName()]: { Keys: ticketIds.slice(i, i + 100).map((id) => keys.slaState(accountId, id)), ConsistentRead: true } };
+    for (let attempt = 0; request && Object.keys(request).length; attempt++) {
+      if (attempt) await sleep(Math.min(1000, 20 * 2 ** attempt));
+      const out: BatchGetCommandOutput = await ddb.send(new BatchGetCommand({ RequestItems: request }));
+      for (const item of out.Responses?.[tableName()] ?? []) found.set(String(item.ticketId), toState(item));
+      request = out.UnprocessedKeys;
+    }
+  }
+  return found;
+}
+
 export class StaleStateError extends ConflictError {}
 
 /**
@@ -147,21 +163,24 @@ export class StaleStateError extends ConflictError {}
  */
 export async function putState(s: StateRecord, expectedVersion: number | null, related: TxWrite[] = []): Promise<void> {
   const due = s.nextDueAt ? { gsi4pk: keys.slaDue(dueShard(s.ticketId)), gsi4sk: keys.slaDueSort(s.nextDueAt, s.accountId, s.ticketId) } : {};
-  await transactWrite([
-    {
-      item: {
-        Put: {
-          TableName: tableName(),
-          // No empty map is stored: DynamoDB Local's stream renders `{M: {}}` as `{}`, which no reader can unmarshall.
-          Item: { ...keys.slaState(s.accountId, s.ticketId), type: 'slaState', ...s, breaches: Object.keys(s.breaches).length ? s.breaches : undefined, ...due },
-          ConditionExpression: expectedVersion === null ? 'attribute_not_exists(pk)' : 'version = :v',
-          ExpressionAttributeValues: expectedVersion === null ? undefined : { ':v': expectedVersion },
-        },
-      },
-      onConditionFailed: () => new StaleStateError('The SLA state was changed concurrently'),
-    },
-    ...related,
-  ]);
+  const put = {
+    TableName: tableName(),
+    // No empty map is stored: DynamoDB Local's stream renders `{M: {}}` as `{}`, which no reader can unmarshall.
+    Item: { ...keys.slaState(s.accountId, s.ticketId), type: 'slaState', ...s, breaches: Object.keys(s.breaches).length ? s.breaches : undefined, ...due },
+    ConditionExpression: expectedVersion === null ? 'attribute_not_exists(pk)' : 'version = :v',
+    ExpressionAttributeValues: expectedVersion === null ? undefined : { ':v': expectedVersion },
+  };
+  const stale = () => new StaleStateError('The SLA state was changed concurrently');
+  if (!related.length) {
+    // Alone, a conditional Put costs half a transaction's capacity.
+    try {
+      await ddb.send(new PutCommand(put));
+    } catch (err) {
+      throw (err as Error).name === 'ConditionalCheckFailedException' ? stale() : err;
+    }
+    return;
+  }
+  await transactWrite([{ item: { Put: put }, onConditionFailed: stale }, ...related]);
 }
 
 export async function deleteState(accountId: string, ticketId: string): Promise<void> {

@@ -137,6 +137,9 @@ export async function getTicketState(p: Principal, ticketId: string): Promise<Sl
   return toStateDto(ticketId, facts, policy, computeMetrics(facts, policy, await clockFor(p.accountId, policy), {}, now), ticket.updatedAt);
 }
 
+/** JSON with object keys sorted: DynamoDB does not keep a map's key order. */
+const canonical = (v: unknown): string => JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x));
+
 /**
  * Write a ticket's state: metrics worked out at `now`; metrics late and not
  * yet reported are marked and their sla.breached events recorded in the same
@@ -154,7 +157,7 @@ async function save(accountId: string, ticketId: string, current: StateRecord | 
     return newDomainEvent(accountId, SLA_BREACHED, data, at);
   });
   const next: StateRecord = { accountId, ticketId, facts, policy, breaches, nextDueAt: nextDue(metrics, breaches), version: (current?.version ?? 0) + 1, updatedAt: at };
-  if (current && !events.length && JSON.stringify([current.facts, current.policy, current.nextDueAt]) === JSON.stringify([next.facts, next.policy, next.nextDueAt])) return;
+  if (current && !events.length && canonical([current.facts, current.policy, current.nextDueAt]) === canonical([next.facts, next.policy, next.nextDueAt])) return;
   await repo.putState(next, current?.version ?? null, outboxWrites(events, SLA_EVENT_SOURCE));
 }
 
@@ -258,13 +261,17 @@ export async function recomputeBatch(msg: RecomputeMessage, queueUrl: string, no
   const page = await ticketsRepo.listOpenTickets(msg.accountId, RECOMPUTE_BATCH, msg.startKey);
   const policies = await repo.listPolicies(msg.accountId);
   const schedules = new Map<string, Promise<BusinessSchedule | null>>();
+  const prefetched = await repo.getStates(msg.accountId, page.tickets.map((t) => t.id));
   const queue = [...page.tickets];
   await Promise.all(
     Array.from({ length: RECOMPUTE_PARALLEL }, async () => {
       for (let t = queue.shift(); t; t = queue.shift()) {
         const ticket = t;
+        let first = true;
         await retryStaleState(async () => {
-          const state = await repo.getState(msg.accountId, ticket.id);
+          // The batch read serves the first attempt; a lost race re-reads this one state.
+          const state = first ? (prefetched.get(ticket.id) ?? null) : await repo.getState(msg.accountId, ticket.id);
+          first = false;
           const facts = applyTicket(state?.facts ?? null, ticket).facts;
           const policy = policyFor(policies, ticket);
           await save(msg.accountId, ticket.id, state, facts, policy, await clockFor(msg.accountId, policy, schedules), now);
