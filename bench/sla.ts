@@ -100,8 +100,8 @@ for (let i = 0; i < EVENTS; i++) {
 }
 await perEvent('State consumer, ticket.updated (status change)', (i) => sla.onTicketChanged(acct.accountId, ids[i]));
 await perEvent('State consumer, the same ticket event redelivered', (i) => sla.onTicketChanged(acct.accountId, ids[i]));
-await perEvent('State consumer, message.created (response)', (i) => sla.onMessage(acct.accountId, { ticketId: ids[i], type: 'response', createdAt: new Date().toISOString() }));
-await perEvent('State consumer, message.created (note)', (i) => sla.onMessage(acct.accountId, { ticketId: ids[i], type: 'note', createdAt: new Date().toISOString() }));
+await perEvent('State consumer, message.created (response)', (i) => sla.onMessage(acct.accountId, { id: newId('msg'), ticketId: ids[i], type: 'response', createdAt: new Date().toISOString() }));
+await perEvent('State consumer, message.created (note)', (i) => sla.onMessage(acct.accountId, { id: newId('msg'), ticketId: ids[i], type: 'note', createdAt: new Date().toISOString() }));
 
 await sqsLocal.stop();
 await dynamo.stop();

@@ -7,5 +7,5 @@ export const handler = eventConsumer('sla', async (detail) => {
   const ticketId = (detail.data.ticket as { id?: string } | undefined)?.id;
   if (detail.event === 'ticket.deleted' && ticketId) return sla.onTicketDeleted(detail.accountId, ticketId);
   if (detail.event.startsWith('ticket.') && ticketId) return sla.onTicketChanged(detail.accountId, ticketId);
-  if (detail.event === MESSAGE_CREATED) return sla.onMessage(detail.accountId, detail.data.message as { ticketId: string; type: string; createdAt: string });
+  if (detail.event === MESSAGE_CREATED) return sla.onMessage(detail.accountId, detail.data.message as { id: string; ticketId: string; type: string; createdAt: string });
 });

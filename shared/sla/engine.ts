@@ -1,12 +1,13 @@
 /**
  * The SLA engine (decisions §10), pure: no I/O. A ticket's SLA state is kept
- * as *facts* (when it was created, first answered, last answered, which
- * request waits for an answer, when resolution started and ended, when it was
+ * as *facts* (when it was created and first answered, the requests, responses
+ * and resolves in time order, when resolution started and ended, when it was
  * pending); the metrics are a function of those facts, the applied policy's
- * targets, the clock and the time. Facts change only by monotonic, idempotent
- * steps (earliest first response, latest response, ticket version guard), so
- * a redelivered or reordered event cannot move the state backwards, and a
- * policy change or a recompute only swaps the targets.
+ * targets, the clock and the time. Facts change only by idempotent,
+ * order-independent steps (a set of reply events keyed by id and sorted by
+ * time, the earliest first reply, a ticket version guard), so a redelivered or
+ * reordered event gives the same state, and a policy change or a recompute
+ * only swaps the targets.
  */
 import type { TicketPriority, TicketStatus } from '../tickets/model.ts';
 import { addClockMinutes, clockMinutesBetween, type Clock } from './clock.ts';
@@ -14,6 +15,15 @@ import { CUSTOM_FIELD_PREFIX, SLA_METRICS, type SlaCondition, type SlaMetric, ty
 
 /** At most this many pending periods are kept per ticket (the oldest go first). */
 export const MAX_PAUSES = 50;
+/** At most this many reply events are kept per ticket (the oldest are folded into `replyBase`). */
+export const MAX_REPLY_EVENTS = 50;
+
+/** What moves the reply metrics: requests and responses (by message id), resolves and reopens (by ticket version). */
+export interface ReplyEvent {
+  id: string;
+  type: 'request' | 'response' | 'resolved' | 'reopened';
+  at: string;
+}
 
 export interface Pause {
   from: string;
@@ -29,11 +39,10 @@ export interface SlaFacts {
   ticketVersion: number;
   /** First response, or the first resolve if that came before any response. */
   firstReplyAt: string | null;
-  lastResponseAt: string | null;
-  /** The oldest request after the last response, still unanswered. */
-  nextReplyStartAt: string | null;
-  /** The last answered nextReply episode. */
-  lastNextReply: { startedAt: string; achievedAt: string } | null;
+  /** Reply events in time order (id breaks ties), each once. */
+  replies: ReplyEvent[];
+  /** Where the reply scan starts: what the events folded out of the window left behind. */
+  replyBase: { responded: boolean; done: boolean };
   /** Creation, or the last reopen. */
   resolutionStartAt: string;
   resolvedAt: string | null;
@@ -67,7 +76,6 @@ export interface TicketView {
 
 const DONE: readonly TicketStatus[] = ['resolved', 'closed'];
 const minIso = (a: string | null, b: string) => (a === null || b < a ? b : a);
-const maxIso = (a: string | null, b: string) => (a === null || b > a ? b : a);
 
 /**
  * Bring facts up to a ticket version (or create them). A version not newer
@@ -81,51 +89,74 @@ export function applyTicket(facts: SlaFacts | null, t: TicketView): { facts: Sla
   if (facts && t.version <= facts.ticketVersion) return { facts, changed: false };
   const f: SlaFacts = facts
     ? { ...facts, pauses: [...facts.pauses] }
-    : { ticketCreatedAt: t.createdAt, status: 'new', priority: t.priority, ticketVersion: 0, firstReplyAt: null, lastResponseAt: null, nextReplyStartAt: null, lastNextReply: null, resolutionStartAt: t.createdAt, resolvedAt: null, pauses: [] };
+    : { ticketCreatedAt: t.createdAt, status: 'new', priority: t.priority, ticketVersion: 0, firstReplyAt: null, replies: [], replyBase: { responded: false, done: false }, resolutionStartAt: t.createdAt, resolvedAt: null, pauses: [] };
   const at = t.updatedAt;
   const was = f.status;
   const now = t.status;
   if (was === 'pending' && now !== 'pending') f.pauses = f.pauses.map((p) => (p.to === null ? { ...p, to: at } : p));
   if (now === 'pending' && was !== 'pending') f.pauses = [...f.pauses, { from: at, to: null }].slice(-MAX_PAUSES);
+  let next: SlaFacts = f;
   if (DONE.includes(now) && !DONE.includes(was)) {
-    f.resolvedAt = at;
-    f.firstReplyAt = minIso(f.firstReplyAt, at);
-    if (f.nextReplyStartAt) f.lastNextReply = { startedAt: f.nextReplyStartAt, achievedAt: at };
-    f.nextReplyStartAt = null;
+    next = withReply({ ...f, resolvedAt: at, firstReplyAt: minIso(f.firstReplyAt, at) }, { id: `v${t.version}`, type: 'resolved', at });
   }
   if (!DONE.includes(now) && DONE.includes(was)) {
-    f.resolutionStartAt = at;
-    f.resolvedAt = null;
+    next = withReply({ ...f, resolutionStartAt: at, resolvedAt: null }, { id: `v${t.version}`, type: 'reopened', at });
   }
-  return { facts: { ...f, status: now, priority: t.priority, ticketVersion: t.version }, changed: true };
+  return { facts: { ...next, status: now, priority: t.priority, ticketVersion: t.version }, changed: true };
+}
+
+const byTime = (a: ReplyEvent, b: ReplyEvent) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** Add a reply event once, in time order; beyond the window the oldest are folded into the scan's starting point. */
+function withReply(f: SlaFacts, e: ReplyEvent): SlaFacts {
+  if (f.replies.some((r) => r.id === e.id)) return f;
+  const replies = [...f.replies, e].sort(byTime);
+  let replyBase = f.replyBase;
+  while (replies.length > MAX_REPLY_EVENTS) {
+    const old = replies.shift()!;
+    replyBase = { responded: replyBase.responded || old.type === 'response', done: old.type === 'resolved' ? true : old.type === 'reopened' ? false : replyBase.done };
+  }
+  return { ...f, replies, replyBase };
 }
 
 /**
- * Apply a message: a response answers the first reply (the earliest response
- * wins) and any waiting request; a request after the last response starts
- * nextReply (the oldest such request wins). Notes never count. Applying the
- * same message twice, or messages out of order, gives the same facts.
+ * nextReply from the reply events in time order: a request after a response
+ * (while the ticket is not resolved) starts an episode, unless one is already
+ * waiting; the next response, or a resolve, ends it.
  */
-export function applyMessage(f: SlaFacts, m: { type: string; createdAt: string }): SlaFacts {
-  if (m.type === 'response') {
-    const next = { ...f, firstReplyAt: minIso(f.firstReplyAt, m.createdAt), lastResponseAt: maxIso(f.lastResponseAt, m.createdAt) };
-    if (f.nextReplyStartAt && f.nextReplyStartAt <= m.createdAt) {
-      next.lastNextReply = { startedAt: f.nextReplyStartAt, achievedAt: m.createdAt };
-      next.nextReplyStartAt = null;
+function nextReplyEpisode(f: SlaFacts): { start: string; end: string | null } | null {
+  let { responded, done } = f.replyBase;
+  let waiting: string | null = null;
+  let last: { start: string; end: string } | null = null;
+  for (const e of f.replies) {
+    if ((e.type === 'response' || e.type === 'resolved') && waiting) {
+      last = { start: waiting, end: e.at };
+      waiting = null;
     }
-    return next;
+    if (e.type === 'response') responded = true;
+    if (e.type === 'resolved') done = true;
+    if (e.type === 'reopened') done = false;
+    if (e.type === 'request' && responded && !done && !waiting) waiting = e.at;
   }
-  if (m.type === 'request' && f.lastResponseAt && m.createdAt > f.lastResponseAt && !DONE.includes(f.status)) {
-    return { ...f, nextReplyStartAt: minIso(f.nextReplyStartAt, m.createdAt) };
-  }
-  return f;
+  return waiting ? { start: waiting, end: null } : last;
+}
+
+/**
+ * Apply a message: requests and responses join the reply events (each once,
+ * in time order, whatever order they arrive in); the earliest response is the
+ * first reply. Notes never count.
+ */
+export function applyMessage(f: SlaFacts, m: { id: string; type: string; createdAt: string }): SlaFacts {
+  if (m.type !== 'request' && m.type !== 'response') return f;
+  const next = withReply(f, { id: m.id, type: m.type, at: m.createdAt });
+  return m.type === 'response' ? { ...next, firstReplyAt: minIso(next.firstReplyAt, m.createdAt) } : next;
 }
 
 /** The episode of each metric: when it started and when (if) it ended. */
 function episodes(f: SlaFacts): Record<SlaMetric, { start: string; end: string | null } | null> {
   return {
     firstReply: { start: f.ticketCreatedAt, end: f.firstReplyAt },
-    nextReply: f.nextReplyStartAt ? { start: f.nextReplyStartAt, end: null } : f.lastNextReply ? { start: f.lastNextReply.startedAt, end: f.lastNextReply.achievedAt } : null,
+    nextReply: nextReplyEpisode(f),
     resolution: { start: f.resolutionStartAt, end: f.resolvedAt },
   };
 }

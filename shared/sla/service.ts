@@ -186,7 +186,7 @@ export function onTicketChanged(accountId: string, ticketId: string, now = Date.
 export const onTicketDeleted = (accountId: string, ticketId: string) => repo.deleteState(accountId, ticketId);
 
 /** A message arrived: requests and responses move the reply metrics; notes do nothing. */
-export function onMessage(accountId: string, message: { ticketId: string; type: string; createdAt: string }, now = Date.now()): Promise<void> {
+export function onMessage(accountId: string, message: { id: string; ticketId: string; type: string; createdAt: string }, now = Date.now()): Promise<void> {
   if (message.type !== 'request' && message.type !== 'response') return Promise.resolve();
   return retryStaleState(async () => {
     const state = await repo.getState(accountId, message.ticketId);

@@ -114,6 +114,25 @@ describe('SLA policies: reorder', () => {
   });
 });
 
+describe('SLA policies: concurrency', () => {
+  it('concurrent creates each get their own position; a reorder racing creates never half-applies', async () => {
+    const fresh = await createTestAccount();
+    const d = as(client, fresh.ownerKey);
+    const created = await Promise.all(Array.from({ length: 8 }, (_, i) => d.post(BASE, policyBody({ name: `p${i}` }))));
+    expect(created.map((r) => r.status)).toEqual(Array(8).fill(201));
+    expect(new Set(created.map((r) => r.body.data.position)).size).toBe(8);
+
+    const ids = created.map((r) => r.body.data.id).reverse();
+    const [reorder, extra] = await Promise.all([d.put(`${BASE}/reorder`, { orderedIds: ids }), d.post(BASE, policyBody({ name: 'late' }))]);
+    expect(extra.status).toBe(201);
+    // Either the reorder saw the set before the create (and the create went last) or it was refused as incomplete.
+    expect([200, 409, 422]).toContain(reorder.status);
+    const list = (await d.get(BASE)).body.data.map((p: { id: string }) => p.id);
+    expect(list).toHaveLength(9);
+    if (reorder.status === 200) expect(list).toEqual([...ids, extra.body.data.id]);
+  });
+});
+
 describe('SLA policies: test endpoint', () => {
   it('reports the first active matching policy by position and its targets for the priority, or none', async () => {
     const fresh = await createTestAccount();

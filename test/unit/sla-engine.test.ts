@@ -12,6 +12,7 @@ const ms = (minutes: number) => Date.parse(at(minutes));
 const ticket = (over: Partial<TicketView> = {}): TicketView => ({ status: 'new', priority: 'normal', type: 'question', tags: [], assigneeId: null, requesterEmail: null, customFields: [], createdAt: T0, updatedAt: T0, version: 1, ...over });
 const policy: AppliedPolicy = { id: 'sla_1', name: 'Default', timeMode: 'calendarHours', targets: { firstReply: 60, nextReply: 30, resolution: 240 } };
 const start = () => applyTicket(null, ticket()).facts;
+const msg = (type: string, minute: number) => ({ id: `msg_${String(minute).padStart(4, '0')}_${type}`, type, createdAt: at(minute) });
 
 describe('deadline: the clock walks forward around pauses', () => {
   const cases = [
@@ -44,26 +45,26 @@ describe('metrics from facts', () => {
   });
 
   it('a response achieves firstReply; a request after it starts nextReply; the next response achieves it', () => {
-    let f = applyMessage(start(), { type: 'response', createdAt: at(20) });
-    f = applyMessage(f, { type: 'request', createdAt: at(40) });
+    let f = applyMessage(start(), msg('response', 20));
+    f = applyMessage(f, msg('request', 40));
     let m = computeMetrics(f, policy, calendar, {}, ms(45));
     expect(m.firstReply).toMatchObject({ achievedAt: at(20), breached: false });
     expect(m.nextReply).toMatchObject({ startedAt: at(40), dueAt: at(70), achievedAt: null });
-    f = applyMessage(f, { type: 'response', createdAt: at(50) });
+    f = applyMessage(f, msg('response', 50));
     m = computeMetrics(f, policy, calendar, {}, ms(55));
     expect(m.nextReply).toMatchObject({ startedAt: at(40), achievedAt: at(50), breached: false });
   });
 
   it('nextReply runs from the oldest unanswered request', () => {
-    let f = applyMessage(start(), { type: 'response', createdAt: at(1) });
-    f = applyMessage(f, { type: 'request', createdAt: at(5) });
-    f = applyMessage(f, { type: 'request', createdAt: at(9) });
+    let f = applyMessage(start(), msg('response', 1));
+    f = applyMessage(f, msg('request', 5));
+    f = applyMessage(f, msg('request', 9));
     expect(computeMetrics(f, policy, calendar, {}, ms(10)).nextReply).toMatchObject({ startedAt: at(5) });
   });
 
   it('notes never count as replies, and requests before any response leave nextReply alone', () => {
-    let f = applyMessage(start(), { type: 'note', createdAt: at(5) });
-    f = applyMessage(f, { type: 'request', createdAt: at(6) });
+    let f = applyMessage(start(), msg('note', 5));
+    f = applyMessage(f, msg('request', 6));
     const m = computeMetrics(f, policy, calendar, {}, ms(10));
     expect(m.firstReply!.achievedAt).toBeNull();
     expect(m.nextReply).toBeNull();
@@ -71,19 +72,32 @@ describe('metrics from facts', () => {
 
   it('messages applied twice or out of order give the same facts', () => {
     const msgs = [
-      { type: 'response', createdAt: at(10) },
-      { type: 'request', createdAt: at(20) },
-      { type: 'response', createdAt: at(30) },
-      { type: 'request', createdAt: at(40) },
+      msg('response', 10),
+      msg('request', 20),
+      msg('response', 30),
+      msg('request', 40),
     ];
     const inOrder = msgs.reduce(applyMessage, start());
     const twice = [...msgs, ...msgs].reduce(applyMessage, start());
     expect(twice).toEqual(inOrder);
-    expect(inOrder.nextReplyStartAt).toBe(at(40));
-    // A late-arriving earlier request that a response already answered does not start nextReply again.
+    expect(computeMetrics(inOrder, policy, calendar, {}, ms(45)).nextReply).toMatchObject({ startedAt: at(40), achievedAt: null });
+    // Reversed, and shuffled with repeats: the same facts.
+    expect([...msgs].reverse().reduce(applyMessage, start())).toEqual(inOrder);
+    expect([msgs[2], msgs[0], msgs[3], msgs[2], msgs[1], msgs[0]].reduce(applyMessage, start())).toEqual(inOrder);
+    // A request that arrives after the response that answered it still makes that episode.
     const late = [msgs[0], msgs[2], msgs[1]].reduce(applyMessage, start());
-    expect(late.nextReplyStartAt).toBeNull();
+    expect(computeMetrics(late, policy, calendar, {}, ms(35)).nextReply).toMatchObject({ startedAt: at(20), achievedAt: at(30) });
     expect(late.firstReplyAt).toBe(at(10));
+  });
+
+  it('a request on a resolved ticket starts nothing; after a reopen it does', () => {
+    let f = applyMessage(start(), msg('response', 1));
+    f = applyTicket(f, ticket({ status: 'resolved', updatedAt: at(5), version: 2 })).facts;
+    f = applyMessage(f, msg('request', 6));
+    expect(computeMetrics(f, policy, calendar, {}, ms(7)).nextReply).toBeNull();
+    f = applyTicket(f, ticket({ status: 'open', updatedAt: at(8), version: 3 })).facts;
+    f = applyMessage(f, msg('request', 9));
+    expect(computeMetrics(f, policy, calendar, {}, ms(10)).nextReply).toMatchObject({ startedAt: at(9), achievedAt: null });
   });
 
   it('pending pauses the clock; minutes paused are recorded per metric and the deadline moves', () => {
@@ -114,14 +128,14 @@ describe('metrics from facts', () => {
   });
 
   it('a breach is reported once per metric episode, and a new episode can breach again', () => {
-    let f = applyMessage(start(), { type: 'response', createdAt: at(1) });
-    f = applyMessage(f, { type: 'request', createdAt: at(2) });
+    let f = applyMessage(start(), msg('response', 1));
+    f = applyMessage(f, msg('request', 2));
     let m = computeMetrics(f, policy, calendar, {}, ms(40));
     expect(newBreaches(m, {})).toEqual(['nextReply']);
     const breaches = { nextReply: at(2) };
     expect(newBreaches(computeMetrics(f, policy, calendar, breaches, ms(50)), breaches)).toEqual([]);
-    f = applyMessage(f, { type: 'response', createdAt: at(45) });
-    f = applyMessage(f, { type: 'request', createdAt: at(46) });
+    f = applyMessage(f, msg('response', 45));
+    f = applyMessage(f, msg('request', 46));
     m = computeMetrics(f, policy, calendar, breaches, ms(77));
     expect(newBreaches(m, breaches)).toEqual(['nextReply']);
   });
