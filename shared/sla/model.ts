@@ -97,7 +97,7 @@ export const SlaTestBodySchema = z
         requesterEmail: z.string().max(254).nullable().default(null),
         customFields: z.array(z.object({ id: z.string().min(1).max(64), value: z.unknown() })).max(200).default([]),
       })
-      .strict(),
+      .describe('Other ticket attributes (a whole ticket may be pasted) are ignored'),
   })
   .meta({ id: 'SlaTestRequest' });
 export type SlaSampleTicket = z.infer<typeof SlaTestBodySchema>['ticket'];

@@ -1,4 +1,4 @@
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import { ddb, tableName } from '../db/client.ts';
@@ -82,10 +82,25 @@ export async function createPolicy(p: PolicyRecord, set: PolicySet): Promise<voi
   ]);
 }
 
-/** Replace a policy that still exists (position and creation kept by the caller). */
-export async function replacePolicy(p: PolicyRecord): Promise<void> {
+/**
+ * Replace a policy's definition if it still exists. Position and creation are
+ * left as stored, so a reorder racing the update is never undone.
+ */
+export async function replacePolicy(accountId: string, id: string, def: Pick<PolicyRecord, 'name' | 'description' | 'isActive' | 'timeMode' | 'conditions' | 'targets' | 'updatedAt'>): Promise<PolicyRecord> {
+  const fields = Object.keys(def) as (keyof typeof def)[];
   try {
-    await ddb.send(new PutCommand({ TableName: tableName(), Item: policyItem(p), ConditionExpression: 'attribute_exists(pk)' }));
+    const out = await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.slaPolicy(accountId, id),
+        UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: Object.fromEntries(fields.map((f) => [`#${f}`, f])),
+        ExpressionAttributeValues: Object.fromEntries(fields.map((f) => [`:${f}`, def[f]])),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toPolicy(out.Attributes!);
   } catch (err) {
     if ((err as Error).name === 'ConditionalCheckFailedException') throw new NotFoundError('SLA policy');
     throw err;

@@ -52,12 +52,10 @@ export async function createPolicy(p: Principal, input: SlaPolicyInput): Promise
 
 /** Replace a policy's definition; its position stays. Existing tickets keep their applied targets until recompute or their next change. */
 export async function updatePolicy(p: Principal, id: string, input: SlaPolicyInput): Promise<PolicyRecord> {
-  const current = await repo.getPolicy(p.accountId, id);
-  if (!current) throw new NotFoundError('SLA policy');
+  if (!(await repo.getPolicy(p.accountId, id))) throw new NotFoundError('SLA policy');
   await checkCustomFields(p.accountId, input);
-  const next: PolicyRecord = { ...current, ...input, description: input.description ?? null, updatedAt: new Date().toISOString() };
-  await repo.replacePolicy(next);
-  return next;
+  const { name, isActive, timeMode, conditions, targets } = input;
+  return repo.replacePolicy(p.accountId, id, { name, description: input.description ?? null, isActive, timeMode, conditions, targets, updatedAt: new Date().toISOString() });
 }
 
 export async function deletePolicy(p: Principal, id: string): Promise<void> {
