@@ -8,6 +8,7 @@ import { organizationRoutes } from '../shared/organizations/contract.ts';
 import { messageRoutes } from '../shared/messages/contract.ts';
 import { webhookRoutes } from '../shared/webhooks/contract.ts';
 import { automationRoutes } from '../shared/automations/contract.ts';
+import { slaPolicyRoutes } from '../shared/sla/contract.ts';
 
 /** Handler shape the local gateway invokes (the same export Lambda calls). */
 export type LoadHandler = () => Promise<{ handler: (event: any, context: any) => Promise<any> }>;
@@ -36,6 +37,7 @@ export const API_GROUPS: readonly ApiGroup[] = [
   { name: 'ticketFields', entry: 'functions/ticket-fields/handler.ts', routes: ticketFieldRoutes, load: () => import('./ticket-fields/handler.ts') },
   { name: 'automations', entry: 'functions/automations/handler.ts', routes: automationRoutes, load: () => import('./automations/handler.ts') },
   { name: 'webhooks', entry: 'functions/webhooks/handler.ts', routes: webhookRoutes, load: () => import('./webhooks/handler.ts'), sendsTo: ['webhook-delivery'] },
+  { name: 'slaPolicies', entry: 'functions/sla-policies/handler.ts', routes: slaPolicyRoutes, load: () => import('./sla-policies/handler.ts'), sendsTo: ['sla-recompute'] },
 ];
 
 export const AUTHORIZER = { entry: 'functions/authorizer/handler.ts', load: () => import('./authorizer/handler.ts') };

@@ -100,6 +100,21 @@ export const keys = {
   automationTimeAccounts: 'AUTOMATION_TIME_ACCOUNTS',
   /** Marks that an automation already acted on a ticket event, so a redelivered event is not applied twice. */
   automationRun: (accountId: string, eventId: string) => ({ pk: acct(accountId), sk: `AUTORUN#${eventId}` }),
+  /** SLA policies of an account (at most 50: listed with one Query on the prefix) and the set's head (count, next position, version). */
+  slaPolicy: (accountId: string, policyId: string) => ({ pk: acct(accountId), sk: `SLAPOLICY#${policyId}` }),
+  slaPolicyPrefix: 'SLAPOLICY#',
+  slaPolicySet: (accountId: string) => ({ pk: acct(accountId), sk: 'SLAPOLICYSET' }),
+  /** The account's business-hours schedule (absent: the default). */
+  slaSchedule: (accountId: string) => ({ pk: acct(accountId), sk: 'SLASCHEDULE' }),
+  /** One ticket's SLA state (facts, applied policy, reported breaches). */
+  slaState: (accountId: string, ticketId: string) => ({ pk: acct(accountId), sk: `SLA#${ticketId}` }),
+  /**
+   * gsi4 partitions of running SLA deadlines, write-sharded so the per-minute
+   * breach check reads many small partitions instead of one hot one. The check
+   * spans accounts, so the account id leads the sort key after the due time.
+   */
+  slaDue: (shard: number) => `SLADUE#${shard}`,
+  slaDueSort: (dueAt: string, accountId: string, ticketId: string) => `${dueAt}#${accountId}#${ticketId}`,
 
   /** Local-stack marker: which account `npm start` provisioned as its demo. */
   demoMarker: () => ({ pk: 'SYSTEM', sk: 'DEMO_ACCOUNT' }),

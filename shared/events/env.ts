@@ -21,6 +21,8 @@ const PipelineEnvSchema = z.object({
   WEBHOOK_DELIVERY_DLQ_URL: z.string().min(1).optional(),
   /** The hourly automation job sends batches of open tickets here. */
   AUTOMATION_TIME_RULES_QUEUE_URL: z.string().min(1).optional(),
+  /** Queue of SLA recompute batches (the SLA policies API and the recompute consumer send to it). */
+  SLA_RECOMPUTE_QUEUE_URL: z.string().min(1).optional(),
   /** Local stack only: allow targets on loopback/private addresses (the SSRF guard is on otherwise). */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: flag,
   /** Local stack only: accept self-signed TLS certificates of targets. */

@@ -64,7 +64,7 @@ export interface ScheduleDef {
   description: string;
 }
 
-export type QueueName = 'webhook-fanout' | 'webhook-delivery' | 'email-sender' | 'enrichment' | 'automations' | 'automation-time-rules';
+export type QueueName = 'webhook-fanout' | 'webhook-delivery' | 'email-sender' | 'enrichment' | 'automations' | 'automation-time-rules' | 'sla' | 'sla-recompute';
 
 /** 14 days: the SQS maximum, so a delivery retried over ~28 hours (decisions §7) and its DLQ copy outlive any outage. */
 export const MESSAGE_RETENTION_SECONDS = 14 * 24 * 60 * 60;
@@ -141,6 +141,29 @@ export const QUEUES: readonly QueueDef[] = [
     urlEnv: 'AUTOMATION_TIME_RULES_QUEUE_URL',
     description: 'Batches of open tickets from the hourly job -> time-based automations (hoursSince* conditions)',
   },
+  {
+    name: 'sla',
+    consumer: 'functions/sla-state/handler.ts',
+    load: () => import('../../functions/sla-state/handler.ts'),
+    batchSize: 10,
+    functionTimeoutSeconds: 30,
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    description: 'Ticket events and message.created -> each ticket\'s SLA state (facts, applied policy, due index, breaches)',
+  },
+  {
+    name: 'sla-recompute',
+    consumer: 'functions/sla-recompute/handler.ts',
+    load: () => import('../../functions/sla-recompute/handler.ts'),
+    // One message is one page of 100 tickets; the consumer queues the next page itself.
+    batchSize: 1,
+    functionTimeoutSeconds: 60,
+    visibilityTimeoutSeconds: 360,
+    maxReceiveCount: 5,
+    urlEnv: 'SLA_RECOMPUTE_QUEUE_URL',
+    sendsTo: ['sla-recompute'],
+    description: 'POST /sla-policies/recompute -> open tickets recomputed with the current policies, one page per message',
+  },
 ];
 
 export const RULES: readonly RuleDef[] = [
@@ -174,6 +197,18 @@ export const RULES: readonly RuleDef[] = [
     pattern: { source: [TICKET_EVENT_SOURCE], 'detail-type': ['ticket.created', 'ticket.updated'] },
     queue: 'automations',
   },
+  {
+    name: 'ticket-events-to-sla',
+    description: 'Ticket changes move SLA state (pause on pending, resolution, reopen) and re-pick the policy',
+    pattern: { source: [TICKET_EVENT_SOURCE], 'detail-type': ['ticket.created', 'ticket.updated', 'ticket.resolved', 'ticket.deleted'] },
+    queue: 'sla',
+  },
+  {
+    name: 'message-created-to-sla',
+    description: 'Requests and responses move the reply metrics',
+    pattern: { source: [MESSAGE_EVENT_SOURCE], 'detail-type': [MESSAGE_CREATED] },
+    queue: 'sla',
+  },
 ];
 
 /** Scheduled jobs besides the outbox sweeper (automation time rules, SLA breach checks). */
@@ -186,6 +221,14 @@ export const SCHEDULES: readonly ScheduleDef[] = [
     functionTimeoutSeconds: 300,
     sendsTo: ['automation-time-rules'],
     description: 'Hourly: open tickets of accounts with time-based automations, queued in batches for evaluation',
+  },
+  {
+    name: 'sla-breach-check',
+    entry: 'functions/sla-breach-check/handler.ts',
+    load: () => import('../../functions/sla-breach-check/handler.ts'),
+    rateMinutes: 1,
+    functionTimeoutSeconds: 55,
+    description: 'Overdue SLA metrics (sharded due index on gsi4) -> marked breached, sla.breached through the outbox',
   },
 ];
 

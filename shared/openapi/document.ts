@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { allRoutes } from '../../functions/registry.ts';
 import { interfaceOf, takesIdempotencyKey, type RouteContract } from '../http/contract.ts';
 import { TICKET_EVENT_TYPES, TicketEventDetailSchema, TicketEventPayloadSchemas } from '../events/ticket-events.ts';
+import { SlaBreachedDetailSchema } from '../sla/events.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -110,6 +111,7 @@ export function openApiDocument(extra: { schemas?: Record<string, JsonSchema> } 
   }
   // Event schemas (docs/events.md): what webhook receivers get, and the EventBridge detail for bus subscribers.
   convert(TicketEventDetailSchema, 'output', components);
+  convert(SlaBreachedDetailSchema, 'output', components);
   const webhooks: Record<string, unknown> = {};
   for (const type of TICKET_EVENT_TYPES) webhooks[type] = eventOperation(type, convert(TicketEventPayloadSchemas[type], 'output', components));
   return {

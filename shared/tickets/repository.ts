@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { queryPage, type Key, type PageQuery } from '../db/query.ts';
+import { countMatches, queryPage, type Key, type PageQuery } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { ConflictError } from '../domain/errors.ts';
 import { TICKET_PRIORITIES, TICKET_STATUSES, type Ticket } from './model.ts';
@@ -113,7 +113,6 @@ export async function listTickets(accountId: string, f: TicketFilter, limit: num
   return { tickets: page.items.map(toRecord), nextKey: page.nextKey };
 }
 
-
 /** One page of ids of an account's tickets that are not closed: gsi2 sorts by status rank, closed last. */
 export async function openTicketIdsPage(accountId: string, limit: number, startKey?: Key): Promise<{ ids: string[]; nextKey?: Key }> {
   const out = await ddb.send(
@@ -128,4 +127,20 @@ export async function openTicketIdsPage(accountId: string, limit: number, startK
     }),
   );
   return { ids: (out.Items ?? []).map((i) => i.id as string), nextKey: out.LastEvaluatedKey as Key | undefined };
+}
+
+/** gsi2 sort keys below the rank of `resolved`: new, open and pending tickets (status rank leads the key). */
+const openCondition = () => ({ keyCondition: 'gsi2pk = :pk AND gsi2sk < :resolved', values: { ':resolved': rank(TICKET_STATUSES, 'resolved') } });
+
+/** A page of the account's open tickets (new, open, pending), by status then age: a Query on gsi2, never a Scan. */
+export async function listOpenTickets(accountId: string, limit: number, startKey?: Key) {
+  const c = openCondition();
+  const page = await queryPage<Record<string, unknown>>({ index: 'gsi2', keyCondition: c.keyCondition, names: {}, values: { ...c.values, ':pk': keys.ticketsIndex(accountId) }, forward: true, limit, startKey });
+  return { tickets: page.items.map(toRecord), nextKey: page.nextKey };
+}
+
+/** How many open tickets the account has (counted on gsi2, up to `cap`). */
+export async function countOpenTickets(accountId: string, cap: number): Promise<number> {
+  const c = openCondition();
+  return countMatches({ index: 'gsi2', keyCondition: c.keyCondition, names: {}, values: { ...c.values, ':pk': keys.ticketsIndex(accountId) } }, cap);
 }

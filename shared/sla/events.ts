@@ -1,0 +1,29 @@
+import * as z from 'zod';
+import { SLA_METRICS, TIME_MODES } from './model.ts';
+
+/** EventBridge source of SLA events. */
+export const SLA_EVENT_SOURCE = 'support-desk.sla';
+export const SLA_BREACHED = 'sla.breached';
+
+/**
+ * `sla.breached`: a metric of a ticket passed its deadline. Recorded once per
+ * metric episode (a ticket's first reply; each nextReply; each resolution
+ * run, which a reopen starts again), through the outbox in the same
+ * transaction that marks the breach.
+ */
+export const SlaBreachedDataSchema = z.object({
+  ticket: z.object({ id: z.string() }),
+  metric: z.enum(SLA_METRICS),
+  policy: z.object({ id: z.string(), name: z.string() }),
+  timeMode: z.enum(TIME_MODES),
+  targetMinutes: z.number().int(),
+  startedAt: z.iso.datetime(),
+  dueAt: z.iso.datetime(),
+  achievedAt: z.iso.datetime().nullable().describe('Set when the metric was achieved late before the check saw it'),
+});
+export type SlaBreachedData = z.infer<typeof SlaBreachedDataSchema>;
+
+/** EventBridge `detail` of sla.breached (same envelope as every domain event). */
+export const SlaBreachedDetailSchema = z
+  .object({ eventId: z.string(), accountId: z.string(), event: z.literal(SLA_BREACHED), timestamp: z.iso.datetime(), data: SlaBreachedDataSchema })
+  .meta({ id: 'SlaBreachedEventDetail' });
