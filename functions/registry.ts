@@ -7,6 +7,7 @@ import { contactRoutes } from '../shared/contacts/contract.ts';
 import { organizationRoutes } from '../shared/organizations/contract.ts';
 import { messageRoutes } from '../shared/messages/contract.ts';
 import { webhookRoutes } from '../shared/webhooks/contract.ts';
+import { groupRoutes } from '../shared/groups/contract.ts';
 
 /** Handler shape the local gateway invokes (the same export Lambda calls). */
 export type LoadHandler = () => Promise<{ handler: (event: any, context: any) => Promise<any> }>;
@@ -33,6 +34,7 @@ export const API_GROUPS: readonly ApiGroup[] = [
   { name: 'organizations', entry: 'functions/organizations/handler.ts', routes: organizationRoutes, load: () => import('./organizations/handler.ts') },
   { name: 'messages', entry: 'functions/messages/handler.ts', routes: messageRoutes, load: () => import('./messages/handler.ts') },
   { name: 'ticketFields', entry: 'functions/ticket-fields/handler.ts', routes: ticketFieldRoutes, load: () => import('./ticket-fields/handler.ts') },
+  { name: 'groups', entry: 'functions/groups/handler.ts', routes: groupRoutes, load: () => import('./groups/handler.ts') },
   { name: 'webhooks', entry: 'functions/webhooks/handler.ts', routes: webhookRoutes, load: () => import('./webhooks/handler.ts'), sendsTo: ['webhook-delivery'] },
 ];
 

@@ -1,3 +1,4 @@
+import { GROUP_EVENT_SOURCE, GROUP_EVENT_TYPES } from '../groups/events.ts';
 import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from '../messages/events.ts';
 import { ORGANIZATION_CREATED, ORGANIZATION_EVENT_SOURCE } from '../organizations/events.ts';
 import { USER_EVENT_SOURCE, USER_INVITED } from '../users/events.ts';
@@ -64,7 +65,7 @@ export interface ScheduleDef {
   description: string;
 }
 
-export type QueueName = 'webhook-fanout' | 'webhook-delivery' | 'email-sender' | 'enrichment';
+export type QueueName = 'webhook-fanout' | 'webhook-delivery' | 'email-sender' | 'enrichment' | 'group-distribution';
 
 /** 14 days: the SQS maximum, so a delivery retried over ~28 hours (decisions §7) and its DLQ copy outlive any outage. */
 export const MESSAGE_RETENTION_SECONDS = 14 * 24 * 60 * 60;
@@ -119,6 +120,17 @@ export const QUEUES: readonly QueueDef[] = [
     maxReceiveCount: 5,
     description: 'organization.created -> company facts from the enrichment provider',
   },
+  {
+    name: 'group-distribution',
+    consumer: 'functions/group-distribution/handler.ts',
+    load: () => import('../../functions/group-distribution/handler.ts'),
+    // Each message is a bounded run (at most 50 assignments, then a follow-up event).
+    batchSize: 5,
+    functionTimeoutSeconds: 60,
+    visibilityTimeoutSeconds: 360,
+    maxReceiveCount: 5,
+    description: 'group.capacity.changed -> assign the groups\' oldest waiting tickets (backfill); group.deleted -> detach its tickets, drop its counters',
+  },
 ];
 
 export const RULES: readonly RuleDef[] = [
@@ -145,6 +157,12 @@ export const RULES: readonly RuleDef[] = [
     description: 'New organizations are enriched in the background',
     pattern: { source: [ORGANIZATION_EVENT_SOURCE], 'detail-type': [ORGANIZATION_CREATED] },
     queue: 'enrichment',
+  },
+  {
+    name: 'group-events-to-distribution',
+    description: 'Freed capacity backfills waiting tickets; deleted groups are finished in the background',
+    pattern: { source: [GROUP_EVENT_SOURCE], 'detail-type': GROUP_EVENT_TYPES },
+    queue: 'group-distribution',
   },
 ];
 
