@@ -1,36 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, newTicket, TICKETS, type Desk } from '../support/desk.ts';
+import { expectError, GROUPS, insertAgents, newGroup } from '../support/groups.ts';
 
 const { client } = useGateway();
-const GROUPS = '/helpdesk/api/groups';
-
-/** Many active agents at once, written straight through the users repository (no credentials needed). */
-async function insertAgents(accountId: string, n: number): Promise<string[]> {
-  const users = await import('../../shared/users/repository.ts');
-  const { newId } = await import('../../shared/ids.ts');
-  const at = new Date().toISOString();
-  const ids = Array.from({ length: n }, () => newId('usr'));
-  await Promise.all(
-    ids.map((id) => users.createUser({ id, accountId, email: `${id.toLowerCase()}@agents.example`, name: id, avatarUrl: null, role: 'member', status: 'active', createdAt: at, updatedAt: at, lastLoginAt: null, version: 1 })),
-  );
-  return ids;
-}
-
-/** Create a group (arrange step); fails loudly unless 201. */
-async function newGroup(d: Desk, body: Record<string, unknown> = {}) {
-  const res = await d.post(GROUPS, { name: `Group ${Math.random().toString(36).slice(2, 8)}`, ...body });
-  if (res.status !== 201) throw new Error(`create group: ${res.status} ${res.text}`);
-  return res.body.data;
-}
-
-function expectError(res: { status: number; body: any; text: string }, status: number, code: string, field?: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.body.success).toBe(false);
-  expect(res.body.error.code).toBe(code);
-  if (field) expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
-}
-
 let acct: TestAccount;
 let admin: Desk;
 let agent: { id: string; key: string };
