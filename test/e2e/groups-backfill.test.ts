@@ -62,7 +62,7 @@ describe('backfill: freed capacity assigns the oldest waiting ticket', () => {
     const { d, agents } = await setup(2);
     const [a, b] = agents;
     const g = await newGroup(d, { distributionMode: 'roundRobin', maxOpenTickets: 1 });
-    const waiting = [];
+    const waiting: any[] = [];
     for (let i = 0; i < 4; i++) waiting.push(await newTicket(d, { groupId: g.id }));
     expect(waiting.every((t) => t.assigneeId === null)).toBe(true);
 
@@ -92,7 +92,7 @@ describe('backfill is exact under concurrency and redelivery', () => {
     const d = as(client, acct.ownerKey);
     const agents = await insertAgents(acct.accountId, 3);
     const g = await newGroup(d, { distributionMode: 'leastBusy', maxOpenTickets: 2, isPrivate: false });
-    const waiting = [];
+    const waiting: any[] = [];
     for (let i = 0; i < 9; i++) waiting.push(await newTicket(d, { groupId: g.id }));
     const groups = await import('../../shared/groups/service.ts');
     const tickets = await import('../../shared/tickets/service.ts');
@@ -118,7 +118,7 @@ describe('deleting a group with many tickets', () => {
     await newGroup(d); // the default, which cannot be deleted
     const g = await newGroup(d, { distributionMode: 'roundRobin' });
     await addMembers(d, g.id, [a]);
-    const made = [];
+    const made: any[] = [];
     for (let i = 0; i < 30; i++) made.push(await newTicket(d, { groupId: g.id, status: i % 10 === 0 ? 'resolved' : 'open' }));
     expect(tally(made.map((t) => t.assigneeId))).toEqual({ [a]: 27, null: 3 });
     expect((await d.del(`${GROUPS}/${g.id}`)).status).toBe(204);
