@@ -282,6 +282,10 @@ describe('groups: permissions and tenant isolation', () => {
     ];
     for (const [method, path, body] of paths) expectError(await client.request(method, path, { token: acct.ownerKey, body }), 404, 'NOT_FOUND');
     expectError(await admin.post(`${GROUPS}/${mine.id}/members`, { userId: stranger.id }), 422, 'VALIDATION_ERROR', 'userId');
+    expectError(await admin.post(`${GROUPS}/${mine.id}/members/bulk`, { userIds: [stranger.id] }), 422, 'VALIDATION_ERROR', 'userIds.0');
+    expectError(await admin.put(`${GROUPS}/${mine.id}/members/${stranger.id}`, { maxOpenTickets: 1 }), 404, 'NOT_FOUND');
+    expectError(await admin.del(`${GROUPS}/${mine.id}/members/${stranger.id}`), 404, 'NOT_FOUND');
+    expectError(await admin.put(`${GROUPS}/${mine.id}/lead`, { userId: stranger.id }), 422, 'VALIDATION_ERROR', 'userId');
     expectError(await admin.post(TICKETS, { ticket: { subject: 'x', groupId: theirs.id } }), 422, 'VALIDATION_ERROR', 'groupId');
     expect((await as(client, other.ownerKey).get(`${GROUPS}/${theirs.id}`)).status).toBe(200);
   });
