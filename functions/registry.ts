@@ -9,6 +9,7 @@ import { messageRoutes } from '../shared/messages/contract.ts';
 import { webhookRoutes } from '../shared/webhooks/contract.ts';
 import { automationRoutes } from '../shared/automations/contract.ts';
 import { slaPolicyRoutes } from '../shared/sla/contract.ts';
+import { groupRoutes } from '../shared/groups/contract.ts';
 
 /** Handler shape the local gateway invokes (the same export Lambda calls). */
 export type LoadHandler = () => Promise<{ handler: (event: any, context: any) => Promise<any> }>;
@@ -36,6 +37,7 @@ export const API_GROUPS: readonly ApiGroup[] = [
   { name: 'messages', entry: 'functions/messages/handler.ts', routes: messageRoutes, load: () => import('./messages/handler.ts') },
   { name: 'ticketFields', entry: 'functions/ticket-fields/handler.ts', routes: ticketFieldRoutes, load: () => import('./ticket-fields/handler.ts') },
   { name: 'automations', entry: 'functions/automations/handler.ts', routes: automationRoutes, load: () => import('./automations/handler.ts') },
+  { name: 'groups', entry: 'functions/groups/handler.ts', routes: groupRoutes, load: () => import('./groups/handler.ts') },
   { name: 'webhooks', entry: 'functions/webhooks/handler.ts', routes: webhookRoutes, load: () => import('./webhooks/handler.ts'), sendsTo: ['webhook-delivery'] },
   { name: 'slaPolicies', entry: 'functions/sla-policies/handler.ts', routes: slaPolicyRoutes, load: () => import('./sla-policies/handler.ts'), sendsTo: ['sla-recompute'] },
 ];

@@ -115,6 +115,20 @@ export const keys = {
    */
   slaDue: (shard: number) => `SLADUE#${shard}`,
   slaDueSort: (dueAt: string, accountId: string, ticketId: string) => `${dueAt}#${accountId}#${ticketId}`,
+  /** Groups: config and the member map in one item (members change atomically, bulk included); the guard names the one default group. */
+  group: (accountId: string, groupId: string) => ({ pk: acct(accountId), sk: `GROUP#${groupId}` }),
+  groupPrefix: 'GROUP#',
+  defaultGroup: (accountId: string) => ({ pk: acct(accountId), sk: 'DEFAULTGROUP' }),
+  /** Open tickets of an agent in one group (caps per group) and when the group last handed them one (round robin). */
+  groupLoad: (accountId: string, groupId: string, userId: string) => ({ pk: acct(accountId), sk: `GLOAD#${groupId}#${userId}` }),
+  groupLoadPrefix: (groupId: string) => `GLOAD#${groupId}#`,
+  /** Open tickets assigned to an agent, across every group and none (least busy, global cap). */
+  agentLoad: (accountId: string, userId: string) => ({ pk: acct(accountId), sk: `AGENTLOAD#${userId}` }),
+  /** Every ticket of a group (so deleting the group can detach them all) and, oldest first, those waiting for an agent (backfill). */
+  groupTicket: (accountId: string, groupId: string, ticketId: string) => ({ pk: acct(accountId), sk: `GTICKET#${groupId}#${ticketId}` }),
+  groupTicketPrefix: (groupId: string) => `GTICKET#${groupId}#`,
+  groupWaiting: (accountId: string, groupId: string, ticketId: string) => ({ pk: acct(accountId), sk: `GWAIT#${groupId}#${ticketId}` }),
+  groupWaitingPrefix: (groupId: string) => `GWAIT#${groupId}#`,
 
   /** Local-stack marker: which account `npm start` provisioned as its demo. */
   demoMarker: () => ({ pk: 'SYSTEM', sk: 'DEMO_ACCOUNT' }),

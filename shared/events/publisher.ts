@@ -152,8 +152,10 @@ export function outboxStreamRecords(event: DynamoDBStreamEvent): OutboxStreamRec
   const out: OutboxStreamRecord[] = [];
   for (const r of event.Records ?? []) {
     if (r.eventName !== 'INSERT' || !r.dynamodb?.NewImage) continue;
+    // Check the kind before decoding: other items (e.g. a group with an empty member map, which the stream
+    // hands over as an empty attribute value) must not stop the publisher, as the Lambda event filter ensures in AWS.
+    if ((r.dynamodb.NewImage as Record<string, AttributeValue>).type?.S !== 'outbox') continue;
     const item = unmarshall(r.dynamodb.NewImage as Record<string, AttributeValue>);
-    if (item.type !== 'outbox') continue;
     out.push({ sequenceNumber: r.dynamodb.SequenceNumber!, record: outboxRecordOf(item) });
   }
   return out;

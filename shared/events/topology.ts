@@ -1,3 +1,4 @@
+import { GROUP_EVENT_SOURCE, GROUP_EVENT_TYPES } from '../groups/events.ts';
 import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from '../messages/events.ts';
 import { ORGANIZATION_CREATED, ORGANIZATION_EVENT_SOURCE } from '../organizations/events.ts';
 import { USER_EVENT_SOURCE, USER_INVITED } from '../users/events.ts';
@@ -64,7 +65,7 @@ export interface ScheduleDef {
   description: string;
 }
 
-export type QueueName = 'webhook-fanout' | 'webhook-delivery' | 'email-sender' | 'enrichment' | 'automations' | 'automation-time-rules' | 'sla' | 'sla-recompute';
+export type QueueName = 'webhook-fanout' | 'webhook-delivery' | 'email-sender' | 'enrichment' | 'automations' | 'automation-time-rules' | 'sla' | 'sla-recompute' | 'group-distribution';
 
 /** 14 days: the SQS maximum, so a delivery retried over ~28 hours (decisions §7) and its DLQ copy outlive any outage. */
 export const MESSAGE_RETENTION_SECONDS = 14 * 24 * 60 * 60;
@@ -164,6 +165,17 @@ export const QUEUES: readonly QueueDef[] = [
     sendsTo: ['sla-recompute'],
     description: 'POST /sla-policies/recompute -> open tickets recomputed with the current policies, one page per message',
   },
+  {
+    name: 'group-distribution',
+    consumer: 'functions/group-distribution/handler.ts',
+    load: () => import('../../functions/group-distribution/handler.ts'),
+    // Each message is a bounded run (at most 50 assignments, then a follow-up event).
+    batchSize: 5,
+    functionTimeoutSeconds: 60,
+    visibilityTimeoutSeconds: 360,
+    maxReceiveCount: 5,
+    description: 'group.capacity.changed -> assign the groups\' oldest waiting tickets (backfill); group.deleted -> detach its tickets, drop its counters',
+  },
 ];
 
 export const RULES: readonly RuleDef[] = [
@@ -208,6 +220,12 @@ export const RULES: readonly RuleDef[] = [
     description: 'Requests and responses move the reply metrics',
     pattern: { source: [MESSAGE_EVENT_SOURCE], 'detail-type': [MESSAGE_CREATED] },
     queue: 'sla',
+  },
+  {
+    name: 'group-events-to-distribution',
+    description: 'Freed capacity backfills waiting tickets; deleted groups are finished in the background',
+    pattern: { source: [GROUP_EVENT_SOURCE], 'detail-type': GROUP_EVENT_TYPES },
+    queue: 'group-distribution',
   },
 ];
 

@@ -4,6 +4,7 @@ import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { newEventDetail, outboxWrites } from '../events/outbox.ts';
+import { checkGroup, OPEN_STATUSES, ticketGroupChange } from '../groups/service.ts';
 import type { TicketEventDetail } from '../events/ticket-events.ts';
 import { newId } from '../ids.ts';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
@@ -24,11 +25,6 @@ async function checkAssignee(accountId: string, assigneeId: string | null | unde
   if (!assigneeId) return;
   const user = await getUser(accountId, assigneeId);
   if (!user || user.status !== 'active' || !hasDeskRole(user.role, 'agent')) issues.push({ field: 'assigneeId', message: 'must be an active user of the account with agent role or above' });
-}
-
-/** Groups arrive with the groups work; until then no group id can name a group of the account. */
-function checkGroup(groupId: string | null | undefined, issues: FieldIssue[]) {
-  if (groupId) issues.push({ field: 'groupId', message: 'no such group in this account' });
 }
 
 /**
@@ -78,8 +74,7 @@ export function createTicket(p: Principal, input: CreateTicketInput): Promise<Ti
 async function createTicketOnce(p: Principal, input: CreateTicketInput): Promise<TicketRecord> {
   if (input.status === 'closed') throw new RuleViolationError('CLOSED_STATUS_SYSTEM_ONLY', 'Only automations can close tickets');
   const issues: FieldIssue[] = [];
-  const [fields] = await Promise.all([fieldMap(p.accountId), checkAssignee(p.accountId, input.assigneeId, issues)]);
-  checkGroup(input.groupId, issues);
+  const [fields] = await Promise.all([fieldMap(p.accountId), checkAssignee(p.accountId, input.assigneeId, issues), checkGroup(p.accountId, input.groupId, issues)]);
   const { merged, issues: fieldIssues } = mergeCustomFields([], input.customFields, fields, true);
   issues.push(...fieldIssues);
   const usage = fieldIssues.length ? [] : await optionUsageWrites(p.accountId, fields, [], merged, issues);
@@ -104,10 +99,14 @@ async function createTicketOnce(p: Principal, input: CreateTicketInput): Promise
     updatedAt: at,
     version: 1,
   };
-  const event = newEventDetail(p.accountId, { event: 'ticket.created', timestamp: at, data: { ticket: toTicketDto(ticket) } });
+  const events: TicketEventDetail[] = [newEventDetail(p.accountId, { event: 'ticket.created', timestamp: at, data: { ticket: toTicketDto(ticket) } })];
+  // Distribution assigns after creation, as a manual assignment would: ticket.updated and ticket.assignment.changed follow ticket.created.
+  const group = await ticketGroupChange(p.accountId, null, ticket);
+  const created = group.assigneeId ? { ...ticket, assigneeId: group.assigneeId } : ticket;
+  if (group.assigneeId) events.push(...changeEvents(p.accountId, ticket, created, at));
   const requester = ticket.requesterEmail ? await requesterWrites(p.accountId, [{ email: ticket.requesterEmail, name: ticket.requesterName, delta: 1 }]) : [];
-  await repo.createTicket(ticket, [...usage, ...requester, ...outboxWrites([event])]);
-  return ticket;
+  await repo.createTicket(created, [...usage, ...requester, ...group.writes, ...outboxWrites(events)]);
+  return created;
 }
 
 const TRACKED = ['subject', 'status', 'priority', 'type', 'assigneeId', 'requesterEmail', 'requesterName', 'groupId', 'tags', 'customFields'] as const;
@@ -156,7 +155,7 @@ export async function planTicketUpdate(p: Caller, id: string, input: UpdateTicke
 
   const issues: FieldIssue[] = [];
   if (input.assigneeId !== undefined && input.assigneeId !== current.assigneeId) await checkAssignee(p.accountId, input.assigneeId, issues);
-  if (input.groupId !== undefined && input.groupId !== current.groupId) checkGroup(input.groupId, issues);
+  if (input.groupId !== undefined && input.groupId !== current.groupId) await checkGroup(p.accountId, input.groupId, issues);
   let customFields = current.customFields;
   let usage: TxWrite[] = [];
   if (input.customFields !== undefined) {
@@ -171,13 +170,15 @@ export async function planTicketUpdate(p: Caller, id: string, input: UpdateTicke
   const { customFields: _cf, ...scalar } = input;
   const defined = Object.fromEntries(Object.entries(scalar).filter(([, v]) => v !== undefined));
   const at = new Date().toISOString();
-  const next: TicketRecord = { ...current, ...defined, customFields, updatedAt: at, version: current.version + 1 };
+  let next: TicketRecord = { ...current, ...defined, customFields, updatedAt: at, version: current.version + 1 };
+  const group = await ticketGroupChange(p.accountId, current, next);
+  if (group.assigneeId) next = { ...next, assigneeId: group.assigneeId };
   const events = changeEvents(p.accountId, current, next, at, actorOf(p));
   if (!events.length) return { current, next: current, writes: [] };
   return {
     current,
     next,
-    writes: [repo.replaceTicketWrite(next, current.version), ...usage, ...(await requesterChangeWrites(p.accountId, current, next)), ...outboxWrites(events)],
+    writes: [repo.replaceTicketWrite(next, current.version), ...usage, ...(await requesterChangeWrites(p.accountId, current, next)), ...group.writes, ...outboxWrites(events)],
   };
 }
 
@@ -201,7 +202,46 @@ export function deleteTicket(p: Principal, id: string): Promise<void> {
     const fields = current.customFields.length ? await fieldMap(p.accountId) : new Map<string, FieldRecord>();
     const usage = await optionUsageWrites(p.accountId, fields, current.customFields, [], []);
     const event = newEventDetail(p.accountId, { event: 'ticket.deleted', timestamp: new Date().toISOString(), data: { ticket: { id } } });
-    await repo.deleteTicket(current, [...usage, ...(await requesterChangeWrites(p.accountId, current, null)), ...outboxWrites([event])]);
+    const group = await ticketGroupChange(p.accountId, current, null);
+    await repo.deleteTicket(current, [...usage, ...(await requesterChangeWrites(p.accountId, current, null)), ...group.writes, ...outboxWrites([event])]);
+  });
+}
+
+/** Commit a system change of one ticket (no principal): the ticket, its group side and its events, version-checked. */
+async function applySystemChange(current: TicketRecord, next: TicketRecord, groupWrites: TxWrite[]): Promise<void> {
+  const events = changeEvents(current.accountId, current, next, next.updatedAt);
+  await transactWrite([repo.replaceTicketWrite(next, current.version), ...groupWrites, ...outboxWrites(events)]);
+}
+
+/**
+ * Backfill (decisions §9): give a waiting ticket (in a group, unassigned,
+ * open) to the member distribution picks, with the events of a manual assignment.
+ */
+export function distributeWaiting(accountId: string, ticketId: string): Promise<'assigned' | 'none' | 'gone'> {
+  return retryOnConflict(async () => {
+    const current = await repo.getTicket(accountId, ticketId);
+    if (!current || !current.groupId || current.assigneeId || !OPEN_STATUSES.includes(current.status)) return 'gone';
+    let group: Awaited<ReturnType<typeof ticketGroupChange>>;
+    try {
+      group = await ticketGroupChange(accountId, current, current, { backfill: true });
+    } catch (err) {
+      if (err instanceof ValidationError) return 'gone'; // the group is being deleted
+      throw err;
+    }
+    if (!group.assigneeId) return 'none';
+    const next: TicketRecord = { ...current, assigneeId: group.assigneeId, updatedAt: new Date().toISOString(), version: current.version + 1 };
+    await applySystemChange(current, next, group.writes);
+    return 'assigned';
+  });
+}
+
+/** A deleted group lets go of a ticket: groupId becomes null, the assignee stays (ticket.updated). Closed tickets too. */
+export function detachGroup(accountId: string, ticketId: string, groupId: string): Promise<void> {
+  return retryOnConflict(async () => {
+    const current = await repo.getTicket(accountId, ticketId);
+    if (!current || current.groupId !== groupId) return;
+    const next: TicketRecord = { ...current, groupId: null, updatedAt: new Date().toISOString(), version: current.version + 1 };
+    await applySystemChange(current, next, (await ticketGroupChange(accountId, current, next)).writes);
   });
 }
 

@@ -1,0 +1,16 @@
+import { eventConsumer } from '../../shared/events/consumer.ts';
+import { GROUP_CAPACITY_CHANGED, GROUP_DELETED } from '../../shared/groups/events.ts';
+import { backfillGroup, finishGroupDeletion } from '../../shared/groups/service.ts';
+import { detachGroup, distributeWaiting } from '../../shared/tickets/service.ts';
+
+/**
+ * SQS consumer of group events: group.capacity.changed backfills the named
+ * groups' oldest waiting tickets; group.deleted finishes a deletion. Both
+ * re-read state and write conditionally, so redelivery is harmless.
+ */
+export const handler = eventConsumer('group-distribution', async (detail) => {
+  if (detail.event === GROUP_CAPACITY_CHANGED) {
+    for (const groupId of detail.data.groupIds as string[]) await backfillGroup(detail.accountId, groupId, distributeWaiting);
+  }
+  if (detail.event === GROUP_DELETED) await finishGroupDeletion(detail.accountId, detail.data.groupId as string, detachGroup);
+});
