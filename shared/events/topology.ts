@@ -1,5 +1,5 @@
 import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from '../messages/events.ts';
-import { ORGANIZATION_CREATED, ORGANIZATION_EVENT_SOURCE } from '../organizations/events.ts';
+import { ORGANIZATION_CREATED, ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE } from '../organizations/events.ts';
 import { USER_EVENT_SOURCE, USER_INVITED } from '../users/events.ts';
 import { TICKET_EVENT_SOURCE, TICKET_EVENT_TYPES } from './ticket-events.ts';
 
@@ -117,7 +117,7 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
-    description: 'organization.created -> company facts from the enrichment provider',
+    description: 'organization.created -> company facts from the enrichment provider; organization.deleted -> unlink its remaining contacts',
   },
 ];
 
@@ -144,6 +144,12 @@ export const RULES: readonly RuleDef[] = [
     name: 'organization-created-to-enrichment',
     description: 'New organizations are enriched in the background',
     pattern: { source: [ORGANIZATION_EVENT_SOURCE], 'detail-type': [ORGANIZATION_CREATED] },
+    queue: 'enrichment',
+  },
+  {
+    name: 'organization-deleted-to-unlink',
+    description: 'A deleted organization\'s contacts not unlinked by the request are unlinked in the background',
+    pattern: { source: [ORGANIZATION_EVENT_SOURCE], 'detail-type': [ORGANIZATION_DELETED] },
     queue: 'enrichment',
   },
 ];
