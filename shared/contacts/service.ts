@@ -4,7 +4,7 @@ import type { TxWrite } from '../db/transact.ts';
 import { NotFoundError, ValidationError } from '../domain/errors.ts';
 import { newId } from '../ids.ts';
 import { organizationCountersWrite, getOrganization, getOrganizations, organizationExists, organizationIdByDomain, StaleOrganizationError } from '../organizations/repository.ts';
-import { emailDomain, FREE_MAIL_DOMAINS, type Contact, type CreateContactInput, type ListContactsQuery, type UpdateContactInput } from './model.ts';
+import { CONTACT_EMAIL_MAX, emailDomain, FREE_MAIL_DOMAINS, type Contact, type CreateContactInput, type ListContactsQuery, type UpdateContactInput } from './model.ts';
 import * as repo from './repository.ts';
 import type { ContactRecord } from './repository.ts';
 
@@ -62,6 +62,8 @@ async function requireContact(accountId: string, id: string) {
 export const getContact = (p: Principal, id: string) => requireContact(p.accountId, id);
 
 export async function getContactByEmail(p: Principal, email: string): Promise<ContactRecord | null> {
+  // Longer than any contact's email: no contact has it, and it would not fit in a key.
+  if (email.length > CONTACT_EMAIL_MAX) return null;
   const found = await repo.contactByEmail(p.accountId, email);
   return found ? repo.getContact(p.accountId, found.contactId) : null;
 }
@@ -128,11 +130,11 @@ export async function requesterWrites(accountId: string, changes: { email: strin
   const deltas: OrgDeltas = new Map();
   for (const { email, name, delta } of changes) {
     const known = await repo.contactByEmail(accountId, email);
-    // Contacts hold emails of at most 128 characters; a longer requester is counted but gets no contact.
-    if (known || delta < 0 || email.length > 128) {
+    // Contacts hold emails of at most CONTACT_EMAIL_MAX characters; a longer requester is counted but gets no contact.
+    if (known || delta < 0 || email.length > CONTACT_EMAIL_MAX) {
       writes.push(repo.requesterCountWrite(accountId, email, delta));
       // The ticket is counted for the organization the contact names when this commits, not when we read it.
-      if (email.length <= 128) writes.push(repo.contactGuardCheck(accountId, email, known));
+      if (email.length <= CONTACT_EMAIL_MAX) writes.push(repo.contactGuardCheck(accountId, email, known));
       const orgId = await countedOrganization(accountId, known?.organizationId ?? null);
       if (orgId) addDelta(deltas, orgId, { tickets: delta });
       continue;
