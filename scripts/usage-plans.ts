@@ -120,7 +120,7 @@ export async function awsGateway(): Promise<GatewayPort> {
   const ignore = (name: string) => (err: Error) => {
     if (err.name !== name) throw err;
   };
-  return {
+  const gateway: GatewayPort = {
     async planId(plan) {
       if (ids.has(plan)) return ids.get(plan)!;
       const name = `support-desk-${plan}`;
@@ -147,7 +147,7 @@ export async function awsGateway(): Promise<GatewayPort> {
         await client.send(new sdk.CreateUsagePlanKeyCommand({ usagePlanId, keyId, keyType: 'API_KEY' }));
       } catch (err) {
         // Conflict is "already in this plan" (a re-run) or "in another plan of the stage": only the first is fine.
-        if ((err as Error).name !== 'ConflictException' || !(await this.keyInPlan(usagePlanId, keyId))) throw err;
+        if ((err as Error).name !== 'ConflictException' || !(await gateway.keyInPlan(usagePlanId, keyId))) throw err;
       }
     },
     async keyInPlan(usagePlanId, keyId) {
@@ -170,4 +170,5 @@ export async function awsGateway(): Promise<GatewayPort> {
       return found;
     },
   };
+  return gateway;
 }
