@@ -75,8 +75,8 @@ describe('htmlToText on adversarial input (linear time)', () => {
     }
   });
 
-  it('still trims line ends, keeps at most one blank line, and ignores numeric entities that are not code points', () => {
+  it('still trims line ends, keeps at most one blank line, and turns numeric entities that are not code points into U+FFFD (as HTML does) without throwing', () => {
     expect(htmlToText('<p>a  \t</p>\n\n\n\n<p>b</p>')).toBe('a\n\nb');
-    expect(htmlToText('x&#99999999;y &#xD800; &#65;')).toBe('x&#99999999;y &#xD800; A');
+    expect(htmlToText('x&#99999999;y &#xD800; &#65; &amp;#99999999;')).toBe('x\ufffdy \ufffd A &#99999999;');
   });
 });
