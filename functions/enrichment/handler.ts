@@ -14,6 +14,7 @@ const UNLINK_PER_MESSAGE = 2_000;
  * unlinking the organization's contacts.
  */
 export const handler = eventConsumer('enrichment', async (detail) => {
+  if (detail.event !== ORGANIZATION_CREATED && detail.event !== ORGANIZATION_DELETED) return;
   const { id } = detail.data.organization as { id: string };
   if (detail.event === ORGANIZATION_DELETED) {
     if (await unlinkOrganizationContacts(detail.accountId, id, UNLINK_PER_MESSAGE)) return;
@@ -21,7 +22,6 @@ export const handler = eventConsumer('enrichment', async (detail) => {
     await transactWrite(outboxWrites([newDomainEvent(detail.accountId, ORGANIZATION_DELETED, detail.data)], ORGANIZATION_EVENT_SOURCE));
     return;
   }
-  if (detail.event !== ORGANIZATION_CREATED) return;
   try {
     await enrichOrganization(detail.accountId, id);
   } catch (err) {
