@@ -3,6 +3,7 @@ import { contactsOfOrganization, unlinkContacts } from '../contacts/repository.t
 import { retryOnConflict } from '../db/retry.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import { newId } from '../ids.ts';
+import { logger } from '../logger.ts';
 import { configuredProvider, safeLookup, type EnrichmentProvider } from './enrichment.ts';
 import type { CreateOrganizationInput, ListOrganizationsQuery, Organization, UpdateOrganizationInput } from './model.ts';
 import * as repo from './repository.ts';
@@ -80,7 +81,12 @@ export async function deleteOrganization(p: Principal, id: string): Promise<void
   const o = await requireOrganization(p.accountId, id);
   const event = newDomainEvent(o.accountId, ORGANIZATION_DELETED, { organization: { id: o.id, organizationalDomain: o.organizationalDomain } });
   await repo.deleteOrganization(o, outboxWrites([event], ORGANIZATION_EVENT_SOURCE));
-  await unlinkOrganizationContacts(p.accountId, id, UNLINK_IN_REQUEST);
+  try {
+    await unlinkOrganizationContacts(p.accountId, id, UNLINK_IN_REQUEST);
+  } catch (err) {
+    // The delete has committed and its event will finish the unlinking: the request still succeeded.
+    logger.warn('organization deleted; unlinking left to the background', { accountId: p.accountId, organizationId: id, err });
+  }
 }
 
 /**
