@@ -13,6 +13,7 @@ import { PLANS } from '../shared/auth/principal.ts';
 import { configureLocalEnv, localSessionSecret, localSettings } from '../local/stack.ts';
 
 const USAGE = `usage: npm run --silent admin -- <command> [options]
+  help           (or --help, -h) this text on stdout
   create-account --name NAME --plan free|paid|enterprise --owner-email EMAIL [--owner-name NAME]
   create-api-key --account ACCOUNT_ID --user USER_ID [--name NAME]
   revoke-api-key --account ACCOUNT_ID --key KEY_ID
@@ -34,6 +35,7 @@ const { positionals, values } = (() => {
         user: { type: 'string' },
         key: { type: 'string' },
         ttl: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (err) {
@@ -42,7 +44,13 @@ const { positionals, values } = (() => {
   }
 })();
 
-const required = (name: keyof typeof values): string => {
+// Help is an answer, not an error: stdout and exit 0, before anything is started or read.
+if (values.help || positionals[0] === 'help') {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+
+const required = (name: 'name' | 'plan' | 'owner-email' | 'owner-name' | 'account' | 'user' | 'key' | 'ttl'): string => {
   const v = values[name];
   if (typeof v !== 'string' || !v.trim()) throw new UsageError(`--${name} is required`);
   return v.trim();
@@ -68,15 +76,19 @@ async function main(): Promise<unknown> {
     setSecretLoader(async (SecretId) => (await sm.send(new GetSecretValueCommand({ SecretId }))).SecretString ?? '');
   }
   const accounts = await import('../shared/accounts/service.ts');
-  const gateway = deployed ? await import('./usage-plans.ts') : undefined;
+  const gateway = deployed ? await (await import('./usage-plans.ts')).awsGateway() : undefined;
+  const plans = await import('./usage-plans.ts');
+  const accountsRepo = await import('../shared/accounts/repository.ts');
 
   switch (command) {
     case 'create-account': {
       const email = z.email().safeParse(required('owner-email'));
       if (!email.success) throw new UsageError('--owner-email must be a valid email address');
-      const created = await accounts.createAccount({ name: required('name'), plan: plan(), ownerEmail: email.data, ownerName: values['owner-name'] });
-      await gateway?.attachAccountKey(created.accountId, created.plan);
-      return created;
+      const input = { name: required('name'), plan: plan(), ownerEmail: email.data, ownerName: values['owner-name'] };
+      if (!gateway) return accounts.createAccount(input);
+      // Key in its plan first, then the account with it; see usage-plans.ts for the ordering.
+      const { newId } = await import('../shared/ids.ts');
+      return plans.provisionAccount(gateway, accounts.createAccount, { ...input, accountId: newId('acct') });
     }
     case 'create-api-key':
       return accounts.createApiKey(required('account'), required('user'), values.name);
@@ -88,9 +100,8 @@ async function main(): Promise<unknown> {
       return accounts.issueSessionToken(required('account'), required('user'), ttl);
     }
     case 'set-plan': {
-      const result = await accounts.setPlan(required('account'), plan());
-      await gateway?.moveAccountKey(result.accountId, result.plan);
-      return result;
+      if (!gateway) return accounts.setPlan(required('account'), plan());
+      return plans.changePlan(gateway, accountsRepo, required('account'), plan());
     }
     default:
       throw new UsageError(`unknown command: ${command}`);

@@ -16,12 +16,17 @@ function newApiKey(accountId: string, userId: string, name: string) {
   return { apiKey, record };
 }
 
-/** Provision a tenant: account, active owner and the owner's first API key (decisions §2). */
-export async function createAccount(input: { name: string; plan: Plan; ownerEmail: string; ownerName?: string }) {
-  const accountId = newId('acct');
+/**
+ * Provision a tenant: account, active owner and the owner's first API key
+ * (decisions §2). On a deployed stack the admin CLI passes the id and the API
+ * Gateway usage key it already placed in the plan, so the account is written
+ * with its key in the same transaction.
+ */
+export async function createAccount(input: { name: string; plan: Plan; ownerEmail: string; ownerName?: string; accountId?: string; usage?: { keyId: string; keyValue: string } }) {
+  const accountId = input.accountId ?? newId('acct');
   const owner = newUserRecord(accountId, { email: input.ownerEmail, name: input.ownerName ?? input.ownerEmail.split('@')[0], role: 'owner', status: 'active' });
   const { apiKey, record } = newApiKey(accountId, owner.id, 'Owner key');
-  await repo.createAccount({ accountId, name: input.name, plan: input.plan, createdAt: owner.createdAt }, owner, record);
+  await repo.createAccount({ accountId, name: input.name, plan: input.plan, createdAt: owner.createdAt, ...(input.usage ? { usageKeyId: input.usage.keyId, usageKeyValue: input.usage.keyValue } : {}) }, owner, record);
   const dto = toUserDto(owner);
   return { accountId, plan: input.plan, owner: { id: dto.id, email: dto.email, name: dto.name, role: dto.role, status: dto.status }, apiKey };
 }

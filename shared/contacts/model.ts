@@ -17,7 +17,9 @@ export const ContactSchema = z
 export type Contact = z.infer<typeof ContactSchema>;
 
 const name = plainText(128);
-const email = z.email({ error: 'must be a valid email address' }).max(128);
+/** Contact emails are part of a key (the email guard); an email over this length cannot be a contact's. */
+export const CONTACT_EMAIL_MAX = 128;
+const email = z.email({ error: 'must be a valid email address' }).max(CONTACT_EMAIL_MAX);
 const notes = z.string().max(10_000).nullable();
 const organizationId = z.string().min(1).max(64).nullable();
 

@@ -1,7 +1,7 @@
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
 import { keys, textSortKey } from '../db/keys.ts';
-import { numberedPage, queryAll, type PageQuery } from '../db/query.ts';
+import { numberedPage, queryAll, queryPage, type PageQuery } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError } from '../domain/errors.ts';
 import { organizationCountersWrite } from '../organizations/repository.ts';
@@ -111,6 +111,23 @@ export function requesterCountWrite(accountId: string, email: string, delta: num
   };
 }
 
+/**
+ * Proves the email's contact (and the organization it names) is still what a
+ * ticket write read, so the ticket is counted for the organization the contact
+ * belongs to when the write commits, even while the contact moves.
+ */
+export function contactGuardCheck(accountId: string, email: string, known: { contactId: string; organizationId: string | null } | null): TxWrite {
+  const check = known
+    ? known.organizationId
+      ? { expr: 'contactId = :c AND organizationId = :o', values: { ':c': known.contactId, ':o': known.organizationId } }
+      : { expr: 'contactId = :c AND (attribute_not_exists(organizationId) OR attribute_type(organizationId, :null))', values: { ':c': known.contactId, ':null': 'NULL' } }
+    : { expr: 'attribute_not_exists(pk)', values: undefined };
+  return {
+    item: { ConditionCheck: { TableName: tableName(), Key: keys.contactEmail(accountId, email), ConditionExpression: check.expr, ...(check.values ? { ExpressionAttributeValues: check.values } : {}) } },
+    onConditionFailed: () => new StaleCountError('The requester\'s contact changed meanwhile'),
+  };
+}
+
 /** The contact (id and organization) behind an email, via its guard item. */
 export async function contactByEmail(accountId: string, email: string): Promise<{ contactId: string; organizationId: string | null } | null> {
   const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.contactEmail(accountId, email) }));
@@ -141,8 +158,10 @@ export async function createContact(c: ContactRecord, tickets: RequesterCount): 
 /**
  * Replace a contact (optimistic locking); a new email moves the guard, a new
  * organization moves the contact and its tickets between the counters.
+ * `countedOrg` is the organization that counts the contact now: the stored one
+ * if it still exists, else null (its deletion is being finished).
  */
-export async function updateContact(current: ContactRecord, next: ContactRecord, before: RequesterCount, after: RequesterCount): Promise<void> {
+export async function updateContact(current: ContactRecord, next: ContactRecord, before: RequesterCount, after: RequesterCount, countedOrg: string | null): Promise<void> {
   const writes: TxWrite[] = [
     {
       item: { Put: { TableName: tableName(), Item: item(next), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': current.version } } },
@@ -152,28 +171,28 @@ export async function updateContact(current: ContactRecord, next: ContactRecord,
   const emailChanged = next.email.toLowerCase() !== current.email.toLowerCase();
   if (emailChanged) writes.push({ item: { Delete: { TableName: tableName(), Key: keys.contactEmail(current.accountId, current.email) } } }, guardPut(next, true));
   else if (next.organizationId !== current.organizationId || next.email !== current.email) writes.push(guardPut(next, false));
-  if (current.organizationId === next.organizationId && current.organizationId) {
-    if (emailChanged) writes.push(organizationCountersWrite(current.accountId, current.organizationId, { tickets: after.count - before.count }));
+  if (countedOrg === next.organizationId && countedOrg) {
+    if (emailChanged) writes.push(organizationCountersWrite(current.accountId, countedOrg, { tickets: after.count - before.count }));
   } else {
-    if (current.organizationId) writes.push(organizationCountersWrite(current.accountId, current.organizationId, { contacts: -1, tickets: -before.count }));
+    if (countedOrg) writes.push(organizationCountersWrite(current.accountId, countedOrg, { contacts: -1, tickets: -before.count }));
     if (next.organizationId) writes.push(organizationCountersWrite(current.accountId, next.organizationId, { contacts: 1, tickets: after.count }));
   }
-  if (current.organizationId || next.organizationId) {
+  if (countedOrg || next.organizationId) {
     writes.push(requesterCountCheck(current.accountId, before));
     if (emailChanged) writes.push(requesterCountCheck(current.accountId, after));
   }
   await transactWrite(writes);
 }
 
-/** Delete a contact and its guard; its organization loses it and its tickets from the counts. The tickets stay. */
-export async function deleteContact(c: ContactRecord, tickets: RequesterCount): Promise<void> {
+/** Delete a contact and its guard; its organization (if it still exists) loses it and its tickets from the counts. The tickets stay. */
+export async function deleteContact(c: ContactRecord, tickets: RequesterCount, countedOrg: string | null): Promise<void> {
   await transactWrite([
     {
       item: { Delete: { TableName: tableName(), Key: keys.contact(c.accountId, c.id), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': c.version } } },
       onConditionFailed: () => new StaleCountError('The contact was changed concurrently'),
     },
     { item: { Delete: { TableName: tableName(), Key: keys.contactEmail(c.accountId, c.email) } } },
-    ...(c.organizationId ? [organizationCountersWrite(c.accountId, c.organizationId, { contacts: -1, tickets: -tickets.count }), requesterCountCheck(c.accountId, tickets)] : []),
+    ...(countedOrg ? [organizationCountersWrite(c.accountId, countedOrg, { contacts: -1, tickets: -tickets.count }), requesterCountCheck(c.accountId, tickets)] : []),
   ]);
 }
 
@@ -205,12 +224,18 @@ export async function listContacts(accountId: string, f: ContactFilter, page: nu
   return { items: result.items.map(toRecord), total: result.total };
 }
 
-/** Every contact linked to an organization (gsi3), for unlinking them when it is deleted. */
-export async function contactsOfOrganization(accountId: string, orgId: string): Promise<ContactRecord[]> {
-  return (await queryAll<Record<string, unknown>>({ index: 'gsi3', keyCondition: 'gsi3pk = :pk', names: {}, values: { ':pk': keys.orgContactsIndex(accountId, orgId) }, forward: true })).map(toRecord);
+/** Up to `limit` contacts still linked to an organization (gsi3), for unlinking them after it is deleted. */
+export async function contactsOfOrganization(accountId: string, orgId: string, limit: number): Promise<ContactRecord[]> {
+  const page = await queryPage<Record<string, unknown>>({ index: 'gsi3', keyCondition: 'gsi3pk = :pk', names: {}, values: { ':pk': keys.orgContactsIndex(accountId, orgId) }, forward: true, limit });
+  return page.items.map(toRecord);
 }
 
-/** Unlink contacts from a deleted organization, 40 per transaction (contact + guard each); versions guard concurrent edits. */
+/**
+ * Unlink contacts from a deleted organization, 40 per transaction (contact +
+ * guard each). Each write holds only if the contact still names that
+ * organization at that version; the ones that changed are answered, for the
+ * caller to re-read.
+ */
 export async function unlinkContacts(contacts: ContactRecord[], now: string): Promise<ContactRecord[]> {
   const stale: ContactRecord[] = [];
   for (let i = 0; i < contacts.length; i += 40) {

@@ -3,8 +3,8 @@ import { retryOnConflict } from '../db/retry.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { NotFoundError, ValidationError } from '../domain/errors.ts';
 import { newId } from '../ids.ts';
-import { organizationCountersWrite, getOrganization, getOrganizations, organizationIdByDomain } from '../organizations/repository.ts';
-import { emailDomain, FREE_MAIL_DOMAINS, type Contact, type CreateContactInput, type ListContactsQuery, type UpdateContactInput } from './model.ts';
+import { organizationCountersWrite, getOrganization, getOrganizations, organizationExists, organizationIdByDomain, StaleOrganizationError } from '../organizations/repository.ts';
+import { CONTACT_EMAIL_MAX, emailDomain, FREE_MAIL_DOMAINS, type Contact, type CreateContactInput, type ListContactsQuery, type UpdateContactInput } from './model.ts';
 import * as repo from './repository.ts';
 import type { ContactRecord } from './repository.ts';
 
@@ -43,8 +43,15 @@ async function organizationFor(accountId: string, email: string, given: string |
   return FREE_MAIL_DOMAINS.has(domain) ? null : organizationIdByDomain(accountId, domain);
 }
 
-/** Retry an operation whose counts moved underneath it. */
-const retrying = <T>(op: () => Promise<T>) => retryOnConflict(op, (err) => err instanceof repo.StaleCountError);
+/** Retry an operation whose counts moved, or whose organization went away, underneath it. */
+const retrying = <T>(op: () => Promise<T>) => retryOnConflict(op, (err) => err instanceof repo.StaleCountError || err instanceof StaleOrganizationError);
+
+/**
+ * The organization that counts a contact: the one it names, unless that one is
+ * deleted (its contacts are being unlinked in the background); then none, so
+ * the contact's writes never fail on a missing organization.
+ */
+const countedOrganization = async (accountId: string, orgId: string | null) => (orgId && (await organizationExists(accountId, orgId)) ? orgId : null);
 
 async function requireContact(accountId: string, id: string) {
   const c = await repo.getContact(accountId, id);
@@ -55,6 +62,8 @@ async function requireContact(accountId: string, id: string) {
 export const getContact = (p: Principal, id: string) => requireContact(p.accountId, id);
 
 export async function getContactByEmail(p: Principal, email: string): Promise<ContactRecord | null> {
+  // Longer than any contact's email: no contact has it, and it would not fit in a key.
+  if (email.length > CONTACT_EMAIL_MAX) return null;
   const found = await repo.contactByEmail(p.accountId, email);
   return found ? repo.getContact(p.accountId, found.contactId) : null;
 }
@@ -78,12 +87,14 @@ export async function updateContact(p: Principal, id: string, input: UpdateConta
     const current = await requireContact(p.accountId, id);
     const defined = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as UpdateContactInput;
     if (!Object.keys(defined).length) return current;
-    if (defined.organizationId && defined.organizationId !== current.organizationId && !(await getOrganization(p.accountId, defined.organizationId))) {
+    const countedOrg = await countedOrganization(p.accountId, current.organizationId);
+    if (defined.organizationId && defined.organizationId !== countedOrg && !(await getOrganization(p.accountId, defined.organizationId))) {
       throw new ValidationError('No such organization', [{ field: 'organizationId', message: 'no such organization in this account' }]);
     }
-    const next: ContactRecord = { ...current, ...defined, updatedAt: new Date().toISOString(), version: current.version + 1 };
+    // A link to a deleted organization is dropped by the next write, whatever it changes.
+    const next: ContactRecord = { ...current, organizationId: countedOrg, ...defined, updatedAt: new Date().toISOString(), version: current.version + 1 };
     const [before, after] = await Promise.all([repo.requesterCount(p.accountId, current.email), next.email.toLowerCase() === current.email.toLowerCase() ? null : repo.requesterCount(p.accountId, next.email)]);
-    await repo.updateContact(current, next, before, after ?? before);
+    await repo.updateContact(current, next, before, after ?? before, countedOrg);
     return next;
   });
 }
@@ -91,7 +102,8 @@ export async function updateContact(p: Principal, id: string, input: UpdateConta
 export async function deleteContact(p: Principal, id: string): Promise<void> {
   await retrying(async () => {
     const c = await requireContact(p.accountId, id);
-    await repo.deleteContact(c, await repo.requesterCount(p.accountId, c.email));
+    const [tickets, countedOrg] = await Promise.all([repo.requesterCount(p.accountId, c.email), countedOrganization(p.accountId, c.organizationId)]);
+    await repo.deleteContact(c, tickets, countedOrg);
   });
 }
 
@@ -118,10 +130,13 @@ export async function requesterWrites(accountId: string, changes: { email: strin
   const deltas: OrgDeltas = new Map();
   for (const { email, name, delta } of changes) {
     const known = await repo.contactByEmail(accountId, email);
-    // Contacts hold emails of at most 128 characters; a longer requester is counted but gets no contact.
-    if (known || delta < 0 || email.length > 128) {
+    // Contacts hold emails of at most CONTACT_EMAIL_MAX characters; a longer requester is counted but gets no contact.
+    if (known || delta < 0 || email.length > CONTACT_EMAIL_MAX) {
       writes.push(repo.requesterCountWrite(accountId, email, delta));
-      if (known?.organizationId) addDelta(deltas, known.organizationId, { tickets: delta });
+      // The ticket is counted for the organization the contact names when this commits, not when we read it.
+      if (email.length <= CONTACT_EMAIL_MAX) writes.push(repo.contactGuardCheck(accountId, email, known));
+      const orgId = await countedOrganization(accountId, known?.organizationId ?? null);
+      if (orgId) addDelta(deltas, orgId, { tickets: delta });
       continue;
     }
     const [organizationId, tickets] = await Promise.all([organizationFor(accountId, email, undefined), repo.requesterCount(accountId, email)]);

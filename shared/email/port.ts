@@ -26,6 +26,32 @@ export function fileOutbox(dir: string): EmailPort {
   };
 }
 
+/** UTF-8 bytes per RFC 2047 encoded word: 45 bytes are 60 base64 characters, so a word stays within 75. */
+const ENCODED_WORD_BYTES = 45;
+
+/**
+ * An address with its display name, as SES v2 accepts it: an ASCII name is
+ * quoted (quotes and backslashes escaped), any other name is RFC 2047
+ * encoded words (UTF-8, base64), split on character boundaries. Line breaks
+ * never reach a header.
+ */
+export function formatAddress(email: string, name: string | null): string {
+  const clean = (name ?? '').replace(/[\r\n]+/g, ' ').trim();
+  if (!clean) return email;
+  if (/^[\x20-\x7e]*$/.test(clean)) return `"${clean.replace(/[\\"]/g, '\\$&')}" <${email}>`;
+  const words: string[] = [];
+  let chunk = '';
+  for (const ch of clean) {
+    if (Buffer.byteLength(chunk + ch) > ENCODED_WORD_BYTES) {
+      words.push(chunk);
+      chunk = '';
+    }
+    chunk += ch;
+  }
+  words.push(chunk);
+  return `${words.map((w) => `=?UTF-8?B?${Buffer.from(w).toString('base64')}?=`).join(' ')} <${email}>`;
+}
+
 /** SES v2, sending from the configured identity (loaded lazily so only the sender's bundle carries the client). */
 export function sesEmail(from: string, configurationSet?: string): EmailPort {
   let client: Promise<{ send: (cmd: unknown) => Promise<unknown>; Cmd: new (input: unknown) => unknown }> | undefined;
@@ -37,7 +63,7 @@ export function sesEmail(from: string, configurationSet?: string): EmailPort {
         new Cmd({
           FromEmailAddress: from,
           ConfigurationSetName: configurationSet,
-          Destination: { ToAddresses: email.to, CcAddresses: email.cc.map((c) => (c.name ? `"${c.name.replace(/"/g, '')}" <${c.email}>` : c.email)) },
+          Destination: { ToAddresses: email.to, CcAddresses: email.cc.map((c) => formatAddress(c.email, c.name)) },
           Content: { Simple: { Subject: { Data: email.subject }, Body: { Text: { Data: email.text }, Html: { Data: email.html } }, Headers: [{ Name: 'X-Support-Desk-Message-Id', Value: email.id }] } },
         }),
       );

@@ -1,6 +1,6 @@
 import { GROUP_EVENT_SOURCE, GROUP_EVENT_TYPES } from '../groups/events.ts';
 import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from '../messages/events.ts';
-import { ORGANIZATION_CREATED, ORGANIZATION_EVENT_SOURCE } from '../organizations/events.ts';
+import { ORGANIZATION_CREATED, ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE } from '../organizations/events.ts';
 import { USER_EVENT_SOURCE, USER_INVITED } from '../users/events.ts';
 import { TICKET_EVENT_SOURCE, TICKET_EVENT_TYPES } from './ticket-events.ts';
 
@@ -118,7 +118,7 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
-    description: 'organization.created -> company facts from the enrichment provider',
+    description: 'organization.created -> company facts from the enrichment provider; organization.deleted -> unlink its remaining contacts',
   },
   {
     name: 'automations',
@@ -226,6 +226,12 @@ export const RULES: readonly RuleDef[] = [
     description: 'Freed capacity backfills waiting tickets; deleted groups are finished in the background',
     pattern: { source: [GROUP_EVENT_SOURCE], 'detail-type': GROUP_EVENT_TYPES },
     queue: 'group-distribution',
+  },
+  {
+    name: 'organization-deleted-to-unlink',
+    description: 'A deleted organization\'s contacts not unlinked by the request are unlinked in the background',
+    pattern: { source: [ORGANIZATION_EVENT_SOURCE], 'detail-type': [ORGANIZATION_DELETED] },
+    queue: 'enrichment',
   },
 ];
 

@@ -13,6 +13,7 @@ import {
   type RuleCode,
 } from '../domain/errors.ts';
 import type { Interface } from './contract.ts';
+import { storeLimitError } from '../db/transact.ts';
 
 export interface HttpError {
   status: number;
@@ -51,6 +52,8 @@ const TABLE: Array<[abstract new (...a: never[]) => Error, number, string, strin
  * and nothing of an unexpected error's internals.
  */
 export function toHttpError(err: unknown, iface: Interface): HttpError {
+  // A store limit reached by input (key or item size) is the caller's 422, wherever it surfaced.
+  err = storeLimitError(err) ?? err;
   let status = 500;
   let code = iface === 'playbook' ? 'internal_error' : 'INTERNAL_ERROR';
   let message = 'Internal error';

@@ -3,19 +3,25 @@ import { ddb, tableName } from '../db/client.ts';
 import { keys, textSortKey } from '../db/keys.ts';
 import { numberedPage, queryAll } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
-import { AlreadyExistsError, NotFoundError } from '../domain/errors.ts';
+import { AlreadyExistsError, ConflictError, NotFoundError } from '../domain/errors.ts';
 import type { CompanyFacts, Organization } from './model.ts';
 
 export interface OrganizationRecord extends Organization {
   accountId: string;
   updatedAt: string;
+  /** Optimistic lock; organizations stored before it existed read as 0. */
+  version: number;
 }
 
-const FIELDS: (keyof OrganizationRecord)[] = ['id', 'accountId', 'name', 'organizationalDomain', 'country', 'industry', 'employeeCount', 'yearlyRevenue', 'logoUrl', 'contactCount', 'ticketCount', 'createdAt', 'updatedAt'];
+/** The organization changed or went away between our read and our write; the caller re-reads and tries again. */
+export class StaleOrganizationError extends ConflictError {}
+
+const FIELDS: (keyof OrganizationRecord)[] = ['id', 'accountId', 'name', 'organizationalDomain', 'country', 'industry', 'employeeCount', 'yearlyRevenue', 'logoUrl', 'contactCount', 'ticketCount', 'createdAt', 'updatedAt', 'version'];
 const toRecord = (i: Record<string, unknown>) => {
   const r = Object.fromEntries(FIELDS.map((f) => [f, i[f] ?? null])) as unknown as OrganizationRecord;
   r.contactCount = Number(r.contactCount ?? 0);
   r.ticketCount = Number(r.ticketCount ?? 0);
+  r.version = Number(r.version ?? 0);
   return r;
 };
 
@@ -32,6 +38,10 @@ const domainGuard = (o: Pick<OrganizationRecord, 'accountId' | 'id' | 'organizat
   item: { Put: { TableName: tableName(), Item: { ...keys.organizationDomain(o.accountId, o.organizationalDomain), type: 'orgDomain', organizationId: o.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
   onConditionFailed: () => new AlreadyExistsError(`An organization with domain ${o.organizationalDomain} already exists`),
 });
+
+/** The write holds only if nobody changed the organization since `o` was read. */
+const versionCondition = (o: OrganizationRecord) =>
+  o.version ? { expr: 'version = :v', values: { ':v': o.version } } : { expr: 'attribute_exists(pk) AND attribute_not_exists(version)', values: {} };
 
 /** Create an organization and claim its domain; `related` (e.g. its outbox event) commits with it. */
 export async function createOrganization(o: OrganizationRecord, related: TxWrite[] = []): Promise<void> {
@@ -70,10 +80,15 @@ export async function organizationIdByDomain(accountId: string, domain: string):
 
 export type OrganizationChanges = Partial<Pick<OrganizationRecord, 'name' | 'organizationalDomain' | keyof CompanyFacts>> & { updatedAt: string };
 
-/** Update attributes (never the counters, which only move with the changes they count); a new domain moves the guard. */
+/**
+ * Update attributes (never the counters, which only move with the changes they
+ * count); a new domain moves the guard. Versioned: two concurrent domain
+ * changes cannot both move the guard from the same old domain and orphan one.
+ */
 export async function updateOrganization(current: OrganizationRecord, changes: OrganizationChanges): Promise<OrganizationRecord> {
-  const next = { ...current, ...changes };
-  const set: Record<string, unknown> = { ...changes, ...indexAttributes(next) };
+  const next = { ...current, ...changes, version: current.version + 1 };
+  const set: Record<string, unknown> = { ...changes, ...indexAttributes(next), version: next.version };
+  const cond = versionCondition(current);
   const writes: TxWrite[] = [
     {
       item: {
@@ -81,12 +96,12 @@ export async function updateOrganization(current: OrganizationRecord, changes: O
           TableName: tableName(),
           Key: keys.organization(current.accountId, current.id),
           UpdateExpression: `SET ${Object.keys(set).map((k) => `#${k} = :${k}`).join(', ')}`,
-          ConditionExpression: 'attribute_exists(pk)',
+          ConditionExpression: cond.expr,
           ExpressionAttributeNames: Object.fromEntries(Object.keys(set).map((k) => [`#${k}`, k])),
-          ExpressionAttributeValues: Object.fromEntries(Object.entries(set).map(([k, v]) => [`:${k}`, v])),
+          ExpressionAttributeValues: { ...Object.fromEntries(Object.entries(set).map(([k, v]) => [`:${k}`, v])), ...cond.values },
         },
       },
-      onConditionFailed: () => new NotFoundError('Organization'),
+      onConditionFailed: () => new StaleOrganizationError('The organization was changed concurrently'),
     },
   ];
   if (next.organizationalDomain !== current.organizationalDomain) {
@@ -96,12 +111,23 @@ export async function updateOrganization(current: OrganizationRecord, changes: O
   return next;
 }
 
-/** Delete the organization and release its domain (contacts are unlinked by the service, in batches). */
-export async function deleteOrganization(o: OrganizationRecord): Promise<void> {
+/**
+ * Delete the organization and release its domain; `related` (its
+ * organization.deleted event, which drives the unlinking of its contacts)
+ * commits with it.
+ */
+export async function deleteOrganization(o: OrganizationRecord, related: TxWrite[] = []): Promise<void> {
   await transactWrite([
     { item: { Delete: { TableName: tableName(), Key: keys.organization(o.accountId, o.id), ConditionExpression: 'attribute_exists(pk)' } }, onConditionFailed: () => new NotFoundError('Organization') },
     { item: { Delete: { TableName: tableName(), Key: keys.organizationDomain(o.accountId, o.organizationalDomain) } } },
+    ...related,
   ]);
+}
+
+/** Does the organization exist? (a contact may still name one whose deletion is being finished) */
+export async function organizationExists(accountId: string, id: string): Promise<boolean> {
+  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.organization(accountId, id), ProjectionExpression: 'pk' }));
+  return Boolean(out.Item);
 }
 
 /** Counter write for an organization's contactCount/ticketCount, inside the transaction of the change it counts. */
@@ -116,26 +142,31 @@ export function organizationCountersWrite(accountId: string, orgId: string, delt
         ExpressionAttributeValues: { ':c': delta.contacts ?? 0, ':t': delta.tickets ?? 0 },
       },
     },
-    onConditionFailed: () => new NotFoundError('Organization'),
+    // Deleted since the caller read the link: the caller re-reads and counts nothing for it.
+    onConditionFailed: () => new StaleOrganizationError('The organization was deleted meanwhile'),
   };
 }
 
-/** Fill enrichment facts only where still empty (a hand-set value is never overwritten). */
+/**
+ * Fill enrichment facts only where still empty (a hand-set value is never
+ * overwritten). Versioned like PATCH, since the index attributes written here
+ * derive from the domain and name we read.
+ */
 export async function applyFacts(o: OrganizationRecord, facts: CompanyFacts, now: string): Promise<OrganizationRecord> {
   const fill = Object.entries(facts).filter(([k, v]) => v !== undefined && v !== null && (o as unknown as Record<string, unknown>)[k] === null) as [keyof CompanyFacts, string][];
   if (!fill.length) return o;
   const changes: OrganizationChanges = { updatedAt: now, ...Object.fromEntries(fill) };
-  const next = { ...o, ...changes };
-  const set: Record<string, unknown> = { ...changes, ...indexAttributes(next) };
+  const next = { ...o, ...changes, version: o.version + 1 };
+  const set: Record<string, unknown> = { ...changes, ...indexAttributes(next), version: next.version };
+  const cond = versionCondition(o);
   await ddb.send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.organization(o.accountId, o.id),
       UpdateExpression: `SET ${Object.keys(set).map((k) => `#${k} = :${k}`).join(', ')}`,
-      // Only where still empty, even if someone set a value since we read it.
-      ConditionExpression: ['attribute_exists(pk)', ...fill.map(([k]) => `attribute_type(#${k}, :nullType)`)].join(' AND '),
+      ConditionExpression: cond.expr,
       ExpressionAttributeNames: Object.fromEntries(Object.keys(set).map((k) => [`#${k}`, k])),
-      ExpressionAttributeValues: { ...Object.fromEntries(Object.entries(set).map(([k, v]) => [`:${k}`, v])), ':nullType': 'NULL' },
+      ExpressionAttributeValues: { ...Object.fromEntries(Object.entries(set).map(([k, v]) => [`:${k}`, v])), ...cond.values },
     }),
   );
   return next;

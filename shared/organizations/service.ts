@@ -1,15 +1,20 @@
 import type { Principal } from '../auth/principal.ts';
 import { contactsOfOrganization, unlinkContacts } from '../contacts/repository.ts';
+import { retryOnConflict } from '../db/retry.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import { newId } from '../ids.ts';
+import { logger } from '../logger.ts';
 import { configuredProvider, safeLookup, type EnrichmentProvider } from './enrichment.ts';
 import type { CreateOrganizationInput, ListOrganizationsQuery, Organization, UpdateOrganizationInput } from './model.ts';
 import * as repo from './repository.ts';
 import type { OrganizationRecord } from './repository.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
-import { ORGANIZATION_CREATED, ORGANIZATION_EVENT_SOURCE } from './events.ts';
+import { ORGANIZATION_CREATED, ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE } from './events.ts';
 
-export const toOrganizationDto = ({ accountId: _a, updatedAt: _u, ...o }: OrganizationRecord): Organization => o;
+export const toOrganizationDto = ({ accountId: _a, updatedAt: _u, version: _v, ...o }: OrganizationRecord): Organization => o;
+
+/** Re-read and try again when the organization changed between our read and our write. */
+const retrying = <T>(op: () => Promise<T>) => retryOnConflict(op, (err) => err instanceof repo.StaleOrganizationError);
 
 let provider: EnrichmentProvider | null | undefined;
 const enrichmentProvider = () => (provider === undefined ? (provider = configuredProvider()) : provider);
@@ -47,6 +52,7 @@ export async function createOrganization(p: Principal, input: CreateOrganization
     ticketCount: 0,
     createdAt: now,
     updatedAt: now,
+    version: 1,
   };
   const event = newDomainEvent(o.accountId, ORGANIZATION_CREATED, { organization: { id: o.id, organizationalDomain: o.organizationalDomain } }, now);
   await repo.createOrganization(o, outboxWrites([event], ORGANIZATION_EVENT_SOURCE));
@@ -54,36 +60,63 @@ export async function createOrganization(p: Principal, input: CreateOrganization
 }
 
 export async function updateOrganization(p: Principal, id: string, input: UpdateOrganizationInput): Promise<OrganizationRecord> {
-  const current = await requireOrganization(p.accountId, id);
-  const defined = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
-  if (!Object.keys(defined).length) return current;
-  return repo.updateOrganization(current, { ...defined, updatedAt: new Date().toISOString() });
+  return retrying(async () => {
+    const current = await requireOrganization(p.accountId, id);
+    const defined = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+    if (!Object.keys(defined).length) return current;
+    return repo.updateOrganization(current, { ...defined, updatedAt: new Date().toISOString() });
+  });
 }
 
-/** Delete an organization; every linked contact gets organizationId null (found through gsi3, never a Scan). */
+/** Contacts unlinked per request; the organization.deleted consumer unlinks the rest. */
+const UNLINK_IN_REQUEST = 100;
+
+/**
+ * Delete an organization. Its organization.deleted event commits with it, so
+ * the unlinking of its contacts always finishes in the background; the first
+ * contacts are unlinked right away. A contact still naming it meanwhile is
+ * read and written as unlinked (contacts service), so nothing breaks.
+ */
 export async function deleteOrganization(p: Principal, id: string): Promise<void> {
   const o = await requireOrganization(p.accountId, id);
-  await repo.deleteOrganization(o);
-  // Contacts that changed meanwhile are re-read and unlinked again until none point here.
-  for (let round = 0; round < 5; round++) {
-    const linked = await contactsOfOrganization(p.accountId, id);
-    if (!linked.length) return;
-    await unlinkContacts(linked, new Date().toISOString());
+  const event = newDomainEvent(o.accountId, ORGANIZATION_DELETED, { organization: { id: o.id, organizationalDomain: o.organizationalDomain } });
+  await repo.deleteOrganization(o, outboxWrites([event], ORGANIZATION_EVENT_SOURCE));
+  try {
+    await unlinkOrganizationContacts(p.accountId, id, UNLINK_IN_REQUEST);
+  } catch (err) {
+    // The delete has committed and its event will finish the unlinking: the request still succeeded.
+    logger.warn('organization deleted; unlinking left to the background', { accountId: p.accountId, organizationId: id, err });
   }
+}
+
+/**
+ * Unlink the contacts of a deleted organization, a page at a time, until none
+ * is left or `max` were handled (found through gsi3, never a Scan). Contacts
+ * that changed meanwhile are re-read with the next page. Answers whether all
+ * are done.
+ */
+export async function unlinkOrganizationContacts(accountId: string, orgId: string, max = Number.MAX_SAFE_INTEGER): Promise<boolean> {
+  for (let handled = 0; handled < max; ) {
+    const linked = await contactsOfOrganization(accountId, orgId, Math.min(100, max - handled));
+    if (!linked.length) return true;
+    await unlinkContacts(linked, new Date().toISOString());
+    handled += linked.length;
+  }
+  return false;
 }
 
 /** Enrich now: fill empty fields from the configured provider and answer the result (also used by the background consumer). */
 export async function enrichOrganization(accountId: string, id: string): Promise<OrganizationRecord> {
-  const o = await requireOrganization(accountId, id);
-  const facts = await safeLookup(enrichmentProvider(), o.organizationalDomain);
-  if (!facts) return o;
-  try {
-    return await repo.applyFacts(o, facts, new Date().toISOString());
-  } catch (err) {
-    // Someone filled a field meanwhile: their value wins; answer what is stored now.
-    if ((err as Error).name === 'ConditionalCheckFailedException') return requireOrganization(accountId, id);
-    throw err;
-  }
+  const facts = await safeLookup(enrichmentProvider(), (await requireOrganization(accountId, id)).organizationalDomain);
+  if (!facts) return requireOrganization(accountId, id);
+  return retryOnConflict(
+    async () => {
+      const o = await requireOrganization(accountId, id);
+      return repo.applyFacts(o, facts, new Date().toISOString());
+    },
+    // Someone changed the organization meanwhile: re-read; a field they filled keeps their value.
+    (err) => (err as Error).name === 'ConditionalCheckFailedException',
+  );
 }
 
 export async function listOrganizations(p: Principal, q: ListOrganizationsQuery) {

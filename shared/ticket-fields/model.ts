@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { compilePattern } from './pattern.ts';
 import { plainText } from '../text.ts';
 
 export const FIELD_TYPES = ['text', 'textarea', 'number', 'decimal', 'checkbox', 'date', 'dropdown', 'multiselect', 'regex'] as const;
@@ -36,22 +37,17 @@ export const TicketFieldSchema = z
 export type TicketFieldDto = z.infer<typeof TicketFieldSchema>;
 
 const optionName = z.string().trim().min(1).max(128);
-const optionValue = z.string().trim().min(1).max(128).regex(/^[^\s]+$/, 'must not contain spaces');
+/** Option values become part of a key (the value guard), so they are bounded; a longer value cannot name an option. */
+export const OPTION_VALUE_MAX = 128;
+const optionValue = z.string().trim().min(1).max(OPTION_VALUE_MAX).regex(/^[^\s]+$/, 'must not contain spaces');
 export const OptionInputSchema = z.object({ name: optionName, value: optionValue, default: z.boolean().default(false) });
 
-/** A regex pattern must compile (and stay modest in size). */
+/** A regex pattern must compile as RE2 (decisions §6: linear-time matching) and stay modest in size. */
 const regexPattern = z
   .string()
   .min(1)
   .max(500)
-  .refine((p) => {
-    try {
-      new RegExp(p, 'u');
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'must be a valid regular expression');
+  .refine((p) => compilePattern(p) !== null, 'must be a valid RE2 regular expression (no backreferences or lookaround; repeat counts at most 1000)');
 
 const fieldBase = {
   title: plainText(255),

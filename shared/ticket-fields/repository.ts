@@ -4,7 +4,7 @@ import { keys, textSortKey } from '../db/keys.ts';
 import { queryPage, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, NotFoundError, RuleViolationError, ValidationError } from '../domain/errors.ts';
-import { MAX_OPTIONS_PER_FIELD, type FieldType } from './model.ts';
+import { MAX_OPTIONS_PER_FIELD, OPTION_VALUE_MAX, type FieldType } from './model.ts';
 
 /** A custom ticket field as stored (`fieldType`, because `type` names the item kind in this table). */
 export interface FieldRecord {
@@ -198,7 +198,8 @@ export async function getOption(accountId: string, fieldId: string, optionId: st
 /** Option ids for values of one field, via the value guards (one BatchGet per 100 values). Unknown values are absent. */
 export async function optionIdsByValue(accountId: string, fieldId: string, values: string[]): Promise<Map<string, string>> {
   const found = new Map<string, string>();
-  const unique = [...new Set(values)];
+  // A value longer than any option's cannot name one, and would exceed the store's sort key limit.
+  const unique = [...new Set(values)].filter((v) => v.length <= OPTION_VALUE_MAX);
   for (let i = 0; i < unique.length; i += 100) {
     let requestKeys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((v) => keys.optionValue(accountId, fieldId, v));
     while (requestKeys?.length) {

@@ -1,26 +1,11 @@
-import { Script, createContext } from 'node:vm';
 import type { FieldIssue } from '../domain/errors.ts';
+import { OPTION_VALUE_MAX } from './model.ts';
+import { patternTest } from './pattern.ts';
 import type { FieldRecord } from './repository.ts';
 
 export interface CustomFieldValue {
   id: string;
   value: unknown;
-}
-
-const regexTest = new Script('re.test(value)');
-const regexContext = createContext({ re: null, value: '' });
-/** Time allowed for one regex check: an admin's pattern must not be able to hang a request (ReDoS). */
-const REGEX_TIMEOUT_MS = 50;
-
-/** Test a value against a pattern, or null when the check runs out of time. */
-function boundedRegexTest(pattern: string, value: string): boolean | null {
-  regexContext.re = new RegExp(pattern, 'u');
-  regexContext.value = value;
-  try {
-    return regexTest.runInContext(regexContext, { timeout: REGEX_TIMEOUT_MS }) as boolean;
-  } catch {
-    return null;
-  }
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -46,13 +31,17 @@ export function checkValue(field: FieldRecord, value: unknown): string | null {
     case 'date':
       return typeof value === 'string' && validDate(value) ? null : 'must be a date YYYY-MM-DD';
     case 'dropdown':
-      return typeof value === 'string' && value.length > 0 ? null : 'must be the value of one option';
+      // Checked here, before the option lookup puts the value in a key: no option value is longer.
+      return typeof value === 'string' && value.length > 0 && value.length <= OPTION_VALUE_MAX ? null : 'must be the value of one option';
     case 'multiselect':
-      return Array.isArray(value) && value.length <= 50 && value.every((v) => typeof v === 'string') && new Set(value).size === value.length ? null : 'must be an array of at most 50 distinct option values';
+      return Array.isArray(value) && value.length <= 50 && value.every((v) => typeof v === 'string' && v.length > 0 && v.length <= OPTION_VALUE_MAX) && new Set(value).size === value.length
+        ? null
+        : `must be an array of at most 50 distinct option values (each 1-${OPTION_VALUE_MAX} characters)`;
     case 'regex': {
       if (typeof value !== 'string' || value.length > 10_000) return 'must be a string';
-      const ok = boundedRegexTest(field.regexPattern ?? '', value);
-      if (ok === null) return `could not be checked against ${field.regexPattern} in time; simplify the pattern`;
+      const ok = patternTest(field.regexPattern ?? '', value);
+      // Only a pattern stored before RE2 was required can fail to compile; an admin must update the field.
+      if (ok === null) return `cannot be checked: the field's pattern ${field.regexPattern} is not RE2 syntax; an admin must update it`;
       return ok ? null : `must match ${field.regexPattern}`;
     }
   }

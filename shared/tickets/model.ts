@@ -29,10 +29,17 @@ export const TicketSchema = z
   .meta({ id: 'Ticket' });
 export type Ticket = z.infer<typeof TicketSchema>;
 
+/** decisions §6: one token of 1-64 characters (code points, so an emoji is one), no whitespace or commas, kept as given. */
+const tag = z
+  .string()
+  .regex(/^[^\s,]+$/u, 'tags are 1-64 characters without whitespace or commas')
+  .refine((t) => [...t].length <= 64, 'tags are at most 64 characters');
+/** Duplicates are dropped keeping the first; at most 100 distinct tags per ticket (the raw list is bounded too). */
 const tags = z
-  .array(z.string().trim().min(1).max(64).regex(/^[^\s,]+$/, 'tags cannot contain spaces or commas'))
-  .max(100)
-  .transform((t) => [...new Set(t)]);
+  .array(tag)
+  .max(1000)
+  .transform((t) => [...new Set(t)])
+  .refine((t) => t.length <= 100, 'at most 100 distinct tags per ticket');
 const customFields = z.array(z.object({ id: z.string().min(1).max(64), value: z.unknown() })).max(200);
 
 const ticketInput = {

@@ -1,4 +1,5 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import { Resolver } from 'node:dns/promises';
 import { request } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
@@ -33,28 +34,62 @@ for (const [net, prefix] of [
   ['fe80::', 10],
   ['ff00::', 8],
   ['2001:db8::', 32],
+  ['100::', 64],
 ] as const)
   blocked.addSubnet(net, prefix, 'ipv6');
 
-/** Is this IP address one a deployed stack must not connect to? */
-export function isBlockedAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return blocked.check(address, 'ipv4');
-  if (family !== 6) return true;
-  const lower = address.toLowerCase();
-  // IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) reach the embedded IPv4 address.
-  const embedded = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower)?.[1] ?? mappedHex(lower);
-  if (embedded) return blocked.check(embedded, 'ipv4');
-  return blocked.check(address, 'ipv6');
+/** The 8 hextets of an IPv6 address (zone id dropped, an embedded dotted quad folded in), or null. */
+function hextets(address: string): number[] | null {
+  let a = address.toLowerCase().replace(/%.*$/, '');
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(a);
+  if (quad) {
+    const [b0, b1, b2, b3] = quad.slice(1).map(Number);
+    a = `${a.slice(0, quad.index)}${((b0 << 8) | b1).toString(16)}:${((b2 << 8) | b3).toString(16)}`;
+  }
+  const halves = a.split('::');
+  if (halves.length > 2) return null;
+  const head = halves[0] ? halves[0].split(':') : [];
+  const tail = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 0) return null;
+  const parts = [...head, ...Array(missing).fill('0'), ...tail].map((h) => parseInt(h, 16));
+  return parts.length === 8 && parts.every((n) => Number.isInteger(n) && n >= 0 && n <= 0xffff) ? parts : null;
 }
 
-/** ::ffff:7f00:1 style (hex) IPv4-mapped addresses. */
-function mappedHex(address: string): string | undefined {
-  const m = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(address);
-  if (!m) return undefined;
-  const hi = parseInt(m[1], 16);
-  const lo = parseInt(m[2], 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/**
+ * The IPv4 addresses an IPv6 address carries to the network: IPv4-compatible
+ * (::a.b.c.d), IPv4-mapped (::ffff:a.b.c.d), SIIT (::ffff:0:a.b.c.d), NAT64
+ * well-known prefix (64:ff9b::/96), 6to4 (2002:AABB:CCDD::/16) and Teredo
+ * (2001:0::/32: server in bits 32-63, client obfuscated in the last 32).
+ */
+function embeddedIpv4(h: number[]): string[] {
+  const zero = (from: number, to: number) => h.slice(from, to).every((x) => x === 0);
+  if (zero(0, 6)) return [v4(h[6], h[7])];
+  if (zero(0, 5) && h[5] === 0xffff) return [v4(h[6], h[7])];
+  if (zero(0, 4) && h[4] === 0xffff && h[5] === 0) return [v4(h[6], h[7])];
+  if (h[0] === 0x64 && h[1] === 0xff9b && zero(2, 6)) return [v4(h[6], h[7])];
+  if (h[0] === 0x2002) return [v4(h[1], h[2])];
+  if (h[0] === 0x2001 && h[1] === 0) return [v4(h[2], h[3]), v4(h[6] ^ 0xffff, h[7] ^ 0xffff)];
+  return [];
+}
+
+/**
+ * Is this IP address one a deployed stack must not connect to? An IPv6 form
+ * that carries an IPv4 address is judged by that address; the local-use NAT64
+ * prefix 64:ff9b:1::/48 (RFC 8215) only ever leads into a private network.
+ */
+export function isBlockedAddress(address: string): boolean {
+  const family = isIP(address.replace(/%.*$/, ''));
+  if (family === 4) return blocked.check(address, 'ipv4');
+  if (family !== 6) return true;
+  const h = hextets(address);
+  if (!h) return true;
+  if (h[0] === 0x64 && h[1] === 0xff9b && h[2] === 1) return true;
+  const inside = embeddedIpv4(h);
+  if (inside.length) return inside.some((a) => blocked.check(a, 'ipv4'));
+  return blocked.check(h.map((x) => x.toString(16)).join(':'), 'ipv6');
 }
 
 /** The target refused before any connection: the reason goes to the delivery log. */
@@ -65,29 +100,74 @@ export class TargetRefusedError extends Error {
   }
 }
 
+/** Answers a host name's addresses; given the abort signal of the time bound. */
+export type Resolve = (hostname: string, signal: AbortSignal) => Promise<LookupAddress[]>;
+
 export interface TargetPolicy {
   allowPrivate: boolean;
   allowInsecureTls: boolean;
   timeoutMs: number;
+  /** Time allowed for the DNS answer (default 2 s): a slow resolver fails this attempt only. */
+  dnsTimeoutMs?: number;
+  /** The resolver (default: DNS queries over c-ares); tests inject a slow one. */
+  resolve?: Resolve;
+}
+
+const DEFAULT_DNS_TIMEOUT_MS = 2_000;
+
+/**
+ * DNS queries (A and AAAA) through c-ares, not getaddrinfo: getaddrinfo runs
+ * on libuv's 4 worker threads, so a few hanging names would hold every other
+ * delivery's lookup (and file I/O) behind them. "localhost" names are
+ * loopback by definition (RFC 6761) and never queried.
+ */
+export const dnsResolve: Resolve = async (hostname, signal) => {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }];
+  const resolver = new Resolver({ timeout: DEFAULT_DNS_TIMEOUT_MS, tries: 2 });
+  signal.addEventListener('abort', () => resolver.cancel(), { once: true });
+  const [a, aaaa] = await Promise.allSettled([resolver.resolve4(name), resolver.resolve6(name)]);
+  const found = [...(a.status === 'fulfilled' ? a.value.map((address) => ({ address, family: 4 })) : []), ...(aaaa.status === 'fulfilled' ? aaaa.value.map((address) => ({ address, family: 6 })) : [])];
+  if (found.length) return found;
+  throw a.status === 'rejected' ? a.reason : new Error(`no address for ${hostname}`);
+};
+
+/** Settle with the resolver's answer, or fail when the time bound passes first (the resolver is told to stop). */
+async function boundedResolve(resolve: Resolve, hostname: string, timeoutMs: number): Promise<LookupAddress[]> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error(`DNS lookup took longer than ${timeoutMs / 1000} s`));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([resolve(hostname, controller.signal), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
  * DNS resolution with the SSRF check in it: the socket connects to exactly the
  * address that was checked (no second lookup an attacker's DNS could answer
  * differently). Any blocked address among the answers refuses the target.
+ * The refusal does not name the address: the delivery log is the tenant's,
+ * and internal addresses are not theirs to map.
  */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+function guardedLookup(policy: TargetPolicy): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { all: true, verbatim: true, family: options.family }, (err, addresses: LookupAddress[]) => {
-      if (err) return callback(err, '', 0);
-      if (!allowPrivate) {
-        const bad = addresses.find((a) => isBlockedAddress(a.address));
-        if (bad) return callback(new TargetRefusedError(`target resolves to a disallowed address (${bad.address})`), '', 0);
-      }
-      if (!addresses.length) return callback(new Error(`no address for ${hostname}`), '', 0);
-      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      callback(null, addresses[0].address, addresses[0].family);
-    });
+    boundedResolve(policy.resolve ?? dnsResolve, hostname, policy.dnsTimeoutMs ?? DEFAULT_DNS_TIMEOUT_MS).then(
+      (answers) => {
+        const addresses = options.family ? answers.filter((a) => a.family === options.family) : answers;
+        if (!policy.allowPrivate && addresses.some((a) => isBlockedAddress(a.address))) return callback(new TargetRefusedError('target resolves to a disallowed address'), '', 0);
+        if (!addresses.length) return callback(new Error(`no address for ${hostname}`), '', 0);
+        if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        callback(null, addresses[0].address, addresses[0].family);
+      },
+      (err: Error) => callback(err, '', 0),
+    );
   };
 }
 
@@ -97,10 +177,35 @@ export interface PostResult {
   durationMs: number;
 }
 
+/** Failure reasons for the delivery log, without the addresses a system error message would carry. */
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset by the target',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  ENOTFOUND: 'host name not found',
+  ENODATA: 'host name has no address',
+  ESERVFAIL: 'DNS server failure',
+  ECANCELLED: 'DNS lookup cancelled',
+  EPIPE: 'connection closed by the target',
+};
+
+function describeFailure(err: Error & { code?: string }, policy: TargetPolicy): Error {
+  if (err instanceof TargetRefusedError) return err;
+  if (err.name === 'AbortError' || err.name === 'TimeoutError') return new Error(`no answer within ${policy.timeoutMs / 1000} s`);
+  if (err.message.startsWith('DNS lookup took longer')) return err;
+  if (err.code && REASONS[err.code]) return new Error(REASONS[err.code]);
+  if (err.code && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO/i.test(err.code)) return new Error(`TLS certificate not accepted (${err.code})`);
+  return new Error(`request failed (${err.code ?? err.name})`);
+}
+
 /**
  * POST a body to an https target under the policy: no redirects followed
- * (a 3xx is a failed attempt), one overall timeout, the answer's body
- * read and discarded. Rejects with the reason when no HTTP answer came.
+ * (a 3xx is a failed attempt), one overall timeout, the DNS answer bounded in
+ * time. Only the status and headers are read: the answer's body is dropped
+ * unread, so a receiver streaming without end costs nothing. Rejects with the
+ * reason when no HTTP answer came.
  */
 export function postToTarget(targetUrl: string, headers: Record<string, string>, body: string, policy: TargetPolicy): Promise<PostResult> {
   const started = performance.now();
@@ -114,25 +219,25 @@ export function postToTarget(targetUrl: string, headers: Record<string, string>,
     if (url.protocol !== 'https:') return reject(new TargetRefusedError('target URL is not https'));
     const host = url.hostname.replace(/^\[|\]$/g, '');
     // IP literals skip DNS, so they are checked here.
-    if (isIP(host) && !policy.allowPrivate && isBlockedAddress(host)) return reject(new TargetRefusedError(`target address is disallowed (${host})`));
+    if (isIP(host) && !policy.allowPrivate && isBlockedAddress(host)) return reject(new TargetRefusedError('target address is disallowed'));
     const req = request(
       url,
       {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'support-desk-webhooks/1', 'content-length': Buffer.byteLength(body), ...headers },
-        lookup: guardedLookup(policy.allowPrivate),
+        lookup: guardedLookup(policy),
         rejectUnauthorized: !policy.allowInsecureTls,
         // One connection per attempt: a pooled socket would skip the address check of a new lookup.
         agent: false,
         signal: AbortSignal.timeout(policy.timeoutMs),
       },
       (res) => {
-        res.on('data', () => {});
-        res.on('end', () => resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, durationMs: Math.round(performance.now() - started) }));
-        res.on('error', reject);
+        resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, durationMs: Math.round(performance.now() - started) });
+        // The status is the answer; whatever body follows is not read.
+        res.destroy();
       },
     );
-    req.on('error', (err) => reject(err.name === 'AbortError' || err.name === 'TimeoutError' ? new Error(`no answer within ${policy.timeoutMs / 1000} s`) : err));
+    req.on('error', (err) => reject(describeFailure(err, policy)));
     req.end(body);
   });
 }

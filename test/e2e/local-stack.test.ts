@@ -1,17 +1,49 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, runScript, startScript } from '../support/processes.ts';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, runScript, startCommand } from '../support/processes.ts';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'sd-start-'));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+/**
+ * A fresh clone of this commit, as a new user gets it (`git clone`; the
+ * installed node_modules stands in for `npm ci`), so `npm start` runs exactly
+ * as the README says: from the clone's folder, with no DATA_DIR.
+ */
+const root = resolve(import.meta.dirname, '../..');
+const work = mkdtempSync(join(tmpdir(), 'sd-clone-'));
+const clone = join(work, 'support-desk');
+beforeAll(() => {
+  const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+  execFileSync('git', ['clone', '--quiet', '--no-checkout', '--shared', root, clone]);
+  execFileSync('git', ['checkout', '--quiet', head], { cwd: clone });
+  symlinkSync(realpathSync(join(root, 'node_modules')), join(clone, 'node_modules'));
+});
+/** Process groups started here: killed at the end even if a test fails before stopping them. */
+const groups: number[] = [];
+afterAll(() => {
+  for (const pid of groups) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(work, { recursive: true, force: true });
+});
 
+/** The environment of a new user's shell: ports picked for the test, and nothing of ours (no DATA_DIR). */
 async function settings() {
-  return { PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+  const { DATA_DIR: _d, ...inherited } = process.env;
+  return { ...inherited, PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()), LOG_LEVEL: 'silent' };
 }
 
-const admin = (env: NodeJS.ProcessEnv, ...args: string[]) => runScript('scripts/admin.ts', args, env);
+async function npmStart(env: NodeJS.ProcessEnv) {
+  const started = await startCommand('npm', ['start'], { env, cwd: clone, group: true }, 'Press Ctrl-C');
+  groups.push(started.child.pid!);
+  return started;
+}
+const admin = (env: NodeJS.ProcessEnv, ...args: string[]) => runScript('scripts/admin.ts', args, env, clone);
 
 /** The curl line `npm start` prints, run as fetch: same URL, same header. */
 async function runPrintedCurl(output: string) {
@@ -22,9 +54,11 @@ async function runPrintedCurl(output: string) {
 }
 
 describe('npm start and the admin CLI', () => {
-  it('starts the stack with a demo account, prints a working curl line, and keeps data across restarts', async () => {
+  it('`npm start` in a fresh clone with no DATA_DIR starts the stack with a demo account, prints a working curl line, and keeps data across restarts', async () => {
     const env = await settings();
-    const first = await startScript('scripts/start.ts', env, 'Press Ctrl-C');
+    const first = await npmStart(env);
+    // The default data folder is the clone's .data, wherever DynamoDB Local runs from.
+    expect(existsSync(join(clone, '.data', 'dynamodb'))).toBe(true);
     let accountLine: string;
     try {
       expect((await fetch(`http://localhost:${env.PORT}/health`)).status).toBe(200);
@@ -74,9 +108,9 @@ describe('npm start and the admin CLI', () => {
       expect(await first.stop()).toBe(0);
     }
 
-    // Same DATA_DIR on new ports: the demo account and its key are still there.
+    // The same default data folder on new ports: the demo account and its key are still there.
     const again = { ...env, PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()) };
-    const second = await startScript('scripts/start.ts', again, 'Press Ctrl-C');
+    const second = await npmStart(again);
     try {
       expect(/Demo account:\s+(\S+)/.exec(second.output())![1]).toBe(accountLine);
       expect((await runPrintedCurl(second.output())).status).toBe(200);

@@ -5,9 +5,9 @@ export { freePort };
 
 
 /** Run a project script (TypeScript, through tsx) to completion, as `npm run` would. */
-export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -16,13 +16,39 @@ export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv
   });
 }
 
+/** Wait until no process of the group is left (the script shuts its children down after npm has gone). */
+async function groupGone(pgid: number, timeoutMs = 20_000) {
+  for (const until = Date.now() + timeoutMs; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return;
+    }
+  }
+  throw new Error(`process group ${pgid} still running ${timeoutMs} ms after SIGINT`);
+}
+
 /** Start a long-running script and resolve once its output contains `ready`. */
-export function startScript(script: string, env: NodeJS.ProcessEnv, ready: string, timeoutMs = 60_000): Promise<{ child: ChildProcess; output: () => string; stop: () => Promise<number | null> }> {
+export function startScript(script: string, env: NodeJS.ProcessEnv, ready: string, timeoutMs = 60_000) {
+  return startCommand(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env } }, ready, timeoutMs);
+}
+
+/** Start a long-running command (e.g. `npm start` in a given folder) and resolve once its output contains `ready`. */
+export function startCommand(
+  command: string,
+  args: string[],
+  /** `group`: run in its own process group and stop it as Ctrl-C in a terminal does (SIGINT to the whole group, npm included). */
+  opts: { env: NodeJS.ProcessEnv; cwd?: string; group?: boolean },
+  ready: string,
+  timeoutMs = 60_000,
+): Promise<{ child: ChildProcess; output: () => string; stop: () => Promise<number | null> }> {
+  const script = [command, ...args].join(' ');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env: opts.env, cwd: opts.cwd, detached: opts.group, stdio: ['ignore', 'pipe', 'pipe'] });
+    const signal = (sig: NodeJS.Signals) => (opts.group && child.pid ? process.kill(-child.pid, sig) : child.kill(sig));
     let out = '';
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      signal('SIGKILL');
       reject(new Error(`${script} not ready in ${timeoutMs} ms:\n${out}`));
     }, timeoutMs);
     const onData = (d: Buffer) => {
@@ -32,12 +58,16 @@ export function startScript(script: string, env: NodeJS.ProcessEnv, ready: strin
         resolve({
           child,
           output: () => out,
-          stop: () =>
-            new Promise((res) => {
+          stop: async () => {
+            const code = await new Promise<number | null>((res) => {
               if (child.exitCode !== null) return res(child.exitCode);
-              child.once('exit', (code) => res(code));
-              child.kill('SIGINT');
-            }),
+              // npm itself dies of the SIGINT a terminal sends (no exit code); what matters is that its script exits cleanly.
+              child.once('exit', (c, sig) => res(c ?? (opts.group && sig === 'SIGINT' ? 0 : null)));
+              signal('SIGINT');
+            });
+            if (opts.group) await groupGone(child.pid!);
+            return code;
+          },
         });
       }
     };

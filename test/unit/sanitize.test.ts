@@ -58,3 +58,25 @@ describe('message HTML sanitizer', () => {
     expect(htmlToText('<p>Tom &amp; Jerry</p><p>2 &lt; 3<br>ok&nbsp;then &#8364;</p>')).toBe('Tom & Jerry\n2 < 3\nok then €');
   });
 });
+
+describe('htmlToText on adversarial input (linear time)', () => {
+  const timed = (input: string) => {
+    const start = process.cpuUsage();
+    const text = htmlToText(input);
+    const used = process.cpuUsage(start);
+    return { text, ms: (used.user + used.system) / 1000 };
+  };
+
+  it('1 MiB of spaces, of spaces and tabs before a letter, and of "&" runs are handled in bounded CPU time', () => {
+    for (const input of [' '.repeat(1 << 20), `${' \t'.repeat(1 << 19)}x`, `${' '.repeat(1 << 20)}\nx`, '&a'.repeat(1 << 19), '<br'.repeat(349_525)]) {
+      const { ms } = timed(input);
+      // The quadratic form took seconds for 100,000 spaces; linear work on 1 MiB is a few tens of ms.
+      expect(ms, `${JSON.stringify(input.slice(0, 8))}…`).toBeLessThan(1_500);
+    }
+  });
+
+  it('still trims line ends, keeps at most one blank line, and turns numeric entities that are not code points into U+FFFD (as HTML does) without throwing', () => {
+    expect(htmlToText('<p>a  \t</p>\n\n\n\n<p>b</p>')).toBe('a\n\nb');
+    expect(htmlToText('x&#99999999;y &#xD800; &#65; &amp;#99999999;')).toBe('x\ufffdy \ufffd A &#99999999;');
+  });
+});
