@@ -300,7 +300,7 @@ export interface Pipeline {
   stopPublisher(): Promise<void>;
   startPublisher(): Promise<void>;
   /** Run the outbox sweeper now. */
-  sweep(olderThanSeconds?: number): Promise<{ published: number; unpublished: number }>;
+  sweep(olderThanSeconds?: number): Promise<{ published: number; parked: number; unpublished: number }>;
   /** Run one scheduled job of the topology now, with the event its schedule would pass (tests). */
   runSchedule(name: string, event?: unknown): Promise<unknown>;
   stop(): Promise<void>;
