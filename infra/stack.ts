@@ -16,7 +16,7 @@ import {
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { AttributeType, BillingMode, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction, SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -28,8 +28,9 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
 import { API_GROUPS, API_PREFIXES, AUTHORIZER, NOT_FOUND } from '../functions/registry.ts';
 import { PLAN_LIMITS, PLANS } from '../shared/auth/principal.ts';
-import { gsiKeys, GSI_NAMES, STREAM_VIEW, TABLE_KEYS, TTL_ATTRIBUTE } from '../shared/db/table-definition.ts';
-import { dlqName, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueName } from '../shared/events/topology.ts';
+import { gsiKeys, GSI_NAMES, OUTBOX_INDEX, STREAM_VIEW, TABLE_KEYS, TTL_ATTRIBUTE } from '../shared/db/table-definition.ts';
+import { METRICS } from '../shared/events/metrics.ts';
+import { DEFAULT_MAX_CONCURRENCY, dlqName, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueName } from '../shared/events/topology.ts';
 import { ServiceFunction } from './service-function.ts';
 
 export interface SupportDeskStackProps extends StackProps {
@@ -76,6 +77,13 @@ export class SupportDeskStack extends Stack {
       const k = gsiKeys(g);
       this.table.addGlobalSecondaryIndex({ indexName: g, partitionKey: { name: k.partitionKey, type: AttributeType.STRING }, sortKey: { name: k.sortKey, type: AttributeType.STRING } });
     }
+    // The sweeper's work list: write-sharded pending partitions, keys only (it fetches the items it publishes).
+    this.table.addGlobalSecondaryIndex({
+      indexName: OUTBOX_INDEX.name,
+      partitionKey: { name: OUTBOX_INDEX.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: OUTBOX_INDEX.sortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.KEYS_ONLY,
+    });
 
     const sessionSecret = new Secret(this, 'SessionSecret', {
       description: 'HS256 key for session tokens and cursor signatures',
@@ -110,13 +118,20 @@ export class SupportDeskStack extends Stack {
     /** Environment naming the queues a function sends to (each row's `sendsTo`). */
     const sendEnv = (sendsTo: readonly QueueName[] = []) => Object.fromEntries(sendsTo.map((name) => [QUEUES.find((q) => q.name === name)!.urlEnv!, queues[name].queueUrl]));
     const grantSends = (fnc: IGrantable, sendsTo: readonly QueueName[] = []) => sendsTo.forEach((name) => queues[name].grantSendMessages(fnc));
+    // An event EventBridge cannot hand to its target queue (after retrying for a day) is parked here, not dropped.
+    const ruleTargetDlq = new Queue(this, 'rule-target-failures', { retentionPeriod: Duration.seconds(MESSAGE_RETENTION_SECONDS), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    nagAck(ruleTargetDlq, 'SQS3', 'Dead-letter queue of the EventBridge rule targets itself; its depth and the rules\' FailedInvocations are alarmed.');
+    dlqs.push(ruleTargetDlq);
+    const rules: Rule[] = [];
     for (const r of RULES) {
-      new Rule(this, `Rule-${r.name}`, {
-        eventBus: this.bus,
-        description: r.description,
-        eventPattern: { source: [...r.pattern.source], ...(r.pattern['detail-type'] ? { detailType: [...r.pattern['detail-type']] } : {}) },
-        targets: [new SqsQueue(queues[r.queue])],
-      });
+      rules.push(
+        new Rule(this, `Rule-${r.name}`, {
+          eventBus: this.bus,
+          description: r.description,
+          eventPattern: { source: [...r.pattern.source], ...(r.pattern['detail-type'] ? { detailType: [...r.pattern['detail-type']] } : {}) },
+          targets: [new SqsQueue(queues[r.queue], { deadLetterQueue: ruleTargetDlq, retryAttempts: 185, maxEventAge: Duration.hours(24) })],
+        }),
+      );
     }
 
     const consumerEnv: Partial<Record<QueueName, Record<string, string>>> = {
@@ -130,12 +145,11 @@ export class SupportDeskStack extends Stack {
     };
     for (const q of QUEUES) {
       const consumer = fn(`Consumer-${q.name}`, q.consumer, q.description, 'readWrite', { ...sendEnv(q.sendsTo), ...consumerEnv[q.name] }, Duration.seconds(q.functionTimeoutSeconds));
-      consumer.addEventSource(new SqsEventSource(queues[q.name], { batchSize: q.batchSize, reportBatchItemFailures: true }));
+      consumer.addEventSource(new SqsEventSource(queues[q.name], { batchSize: q.batchSize, reportBatchItemFailures: true, maxConcurrency: q.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY }));
+      // The consumer shortens a failed message's visibility (backoff) instead of waiting out the queue's timeout.
+      queues[q.name].grant(consumer, 'sqs:ChangeMessageVisibility');
       grantSends(consumer, q.sendsTo);
-      if (q.name === 'webhook-delivery') {
-        queues['webhook-delivery'].grant(consumer, 'sqs:ChangeMessageVisibility');
-        dlqs[QUEUES.indexOf(q)].grantSendMessages(consumer);
-      }
+      if (q.name === 'webhook-delivery') dlqs[QUEUES.indexOf(q)].grantSendMessages(consumer);
       if (q.name === 'email-sender') {
         const identity = (props.emailFrom ?? 'support@example.com').split('@').pop()!;
         consumer.addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail'], resources: [this.formatArn({ service: 'ses', resource: 'identity', resourceName: identity })] }));
@@ -152,7 +166,9 @@ export class SupportDeskStack extends Stack {
         startingPosition: StartingPosition.LATEST,
         batchSize: OUTBOX_PUBLISHER.batchSize,
         bisectBatchOnError: true,
-        retryAttempts: 10000,
+        retryAttempts: OUTBOX_PUBLISHER.retryAttempts,
+        maxRecordAge: Duration.seconds(OUTBOX_PUBLISHER.maxRecordAgeSeconds),
+        parallelizationFactor: OUTBOX_PUBLISHER.parallelizationFactor,
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(publisherDlq),
         filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { type: { S: FilterRule.isEqual('outbox') } } } })],
@@ -261,12 +277,31 @@ export class SupportDeskStack extends Stack {
     }
     new Alarm(this, 'OutboxAge', {
       alarmDescription: 'The oldest unpublished ticket event is over 5 minutes old',
-      metric: new Metric({ namespace: 'SupportDesk', metricName: 'OutboxOldestPendingAgeSeconds', statistic: 'Maximum', period: Duration.minutes(1) }),
+      metric: new Metric({ namespace: 'SupportDesk', metricName: METRICS.outboxAge, statistic: 'Maximum', period: Duration.minutes(1) }),
       threshold: 300,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 2,
+      // The sweeper reports every minute; silence means it is not running, and then nothing catches missed events.
+      treatMissingData: TreatMissingData.BREACHING,
+    });
+    new Alarm(this, 'OutboxParked', {
+      alarmDescription: 'The bus refused an event for good; it is parked in the outbox (npm run admin -- list-parked)',
+      metric: new Metric({ namespace: 'SupportDesk', metricName: METRICS.outboxParked, statistic: 'Sum', period: Duration.minutes(5) }),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
+    for (const rule of rules) {
+      new Alarm(this, `${rule.node.id}-failed-invocations`, {
+        alarmDescription: `EventBridge could not deliver events of ${rule.node.id} to its queue; they go to rule-target-failures`,
+        metric: new Metric({ namespace: 'AWS/Events', metricName: 'FailedInvocations', dimensionsMap: { RuleName: rule.ruleName, EventBusName: this.bus.eventBusName }, statistic: 'Sum', period: Duration.minutes(5) }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    }
     new Alarm(this, 'PublisherIteratorAge', {
       alarmDescription: 'The outbox publisher is more than a minute behind the table stream',
       metric: publisher.metric('IteratorAge', { statistic: 'Maximum', period: Duration.minutes(1) }),
