@@ -1,5 +1,5 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -96,23 +96,21 @@ async function putBatch(bus: EventBusPort, batch: OutboxRecord[], fates: Map<Out
 }
 
 /**
- * Remove a published outbox item. The condition keeps a key mistake from ever
- * deleting anything but an outbox item; an item already removed (by the
- * sweeper or a concurrent retry) is fine.
+ * Remove published outbox items, 25 per BatchWriteItem (one call where a
+ * delete per item made the publisher the store's busiest client). The keys
+ * come from keys.outbox, so nothing but outbox items can be addressed; an
+ * item already removed (by the sweeper or a concurrent retry) is fine.
+ * Unprocessed deletes are retried; if some still remain, the sweeper
+ * republishes them later (at least once, never lost).
  */
-async function deletePublished(r: OutboxRecord): Promise<void> {
-  try {
-    await ddb.send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.outbox(r.accountId, r.eventId),
-        ConditionExpression: '#type = :outbox',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':outbox': 'outbox' },
-      }),
-    );
-  } catch (err) {
-    if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
+async function deletePublished(records: OutboxRecord[]): Promise<void> {
+  for (let i = 0; i < records.length; i += 25) {
+    let requests: Record<string, unknown>[] = records.slice(i, i + 25).map((r) => ({ DeleteRequest: { Key: keys.outbox(r.accountId, r.eventId) } }));
+    for (let attempt = 0; requests.length && attempt < 5; attempt++) {
+      if (attempt) await sleep(20 * 2 ** attempt);
+      const out = await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests as never } }));
+      requests = (out.UnprocessedItems?.[tableName()] as Record<string, unknown>[] | undefined) ?? [];
+    }
   }
 }
 
@@ -176,7 +174,7 @@ export async function publishRecords(bus: EventBusPort, records: OutboxRecord[])
     else if (fate.state === 'parked') result.parked.push(r);
     else result.unpublished.push(r);
   }
-  await Promise.all([...result.published.map(deletePublished), ...result.parked.map((r) => park(r, (fates.get(r) as { reason: string }).reason))]);
+  await Promise.all([deletePublished(result.published), ...result.parked.map((r) => park(r, (fates.get(r) as { reason: string }).reason))]);
   if (result.unpublished.length) logger.warn('outbox: events not accepted yet; the sweeper retries them', { eventIds: result.unpublished.map((r) => r.eventId) });
   return result;
 }
