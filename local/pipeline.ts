@@ -74,10 +74,15 @@ function toLambdaRecord(r: StreamRecord, streamArn: string, region: string): Dyn
 }
 
 /**
- * Polls every shard of the table's stream and feeds the handler in order, one
- * shard batch at a time. A reported failure (or a throw) re-reads the shard
- * from the failed record, like a Lambda stream mapping with
- * ReportBatchItemFailures; new shards are picked up as DynamoDB rolls them.
+ * Polls every shard of the table's stream and feeds the handler, like a
+ * Lambda stream mapping. With `parallel` 1 it is strictly in order, one shard
+ * batch at a time, and a reported failure (or a throw) re-reads the shard from
+ * the failed record (ReportBatchItemFailures). With `parallel` N (the
+ * mapping's ParallelizationFactor) up to N batches of a shard are handled at
+ * once while the next is read, and a failed batch is retried on its own a few
+ * times, then left behind as maxRecordAge would (the outbox sweeper covers it):
+ * a slow handler no longer makes every later record wait for it. New shards
+ * are picked up as DynamoDB rolls them.
  */
 class StreamPoller {
   private shards = new Map<string, { iterator?: string; lastSeq?: string }>();
@@ -85,6 +90,7 @@ class StreamPoller {
   private running = false;
   private loop?: Promise<void>;
   private streamArn = '';
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly ddb: DynamoDBClient,
@@ -96,7 +102,25 @@ class StreamPoller {
     private readonly batchSize: number,
     /** Like a Lambda event filter: records it rejects never reach the handler. */
     private readonly filter: (r: DynamoDBRecord) => boolean = () => true,
+    private readonly parallel = 1,
   ) {}
+
+  /** One batch handled on its own (parallel mode): retried a few times like Lambda would, then skipped. */
+  private async invoke(event: DynamoDBStreamEvent): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const res = await this.handler(event);
+        if (!res?.batchItemFailures?.length) return;
+      } catch (err) {
+        log('stream poller: handler failed', { attempt, err: (err as Error).message });
+      }
+      if (attempt >= 3) {
+        log('stream poller: batch skipped after retries; the outbox sweeper publishes what it held', { records: event.Records.length });
+        return;
+      }
+      await sleep(200 * attempt);
+    }
+  }
 
   private async iterator(shardId: string, type: ShardIteratorType, seq?: string): Promise<string | undefined> {
     const out = await this.streams.send(new GetShardIteratorCommand({ StreamArn: this.streamArn, ShardId: shardId, ShardIteratorType: type, SequenceNumber: seq }));
@@ -140,6 +164,7 @@ class StreamPoller {
   async stop() {
     this.running = false;
     await this.loop;
+    await Promise.all(this.inFlight);
   }
 
   private async run() {
@@ -176,7 +201,12 @@ class StreamPoller {
     }
     const all = out.Records ?? [];
     const records = all.filter((r) => this.filter(toLambdaRecord(r, this.streamArn, this.region)));
-    if (records.length) {
+    if (records.length && this.parallel > 1) {
+      const run = this.invoke({ Records: records.map((r) => toLambdaRecord(r, this.streamArn, this.region)) });
+      this.inFlight.add(run);
+      void run.finally(() => this.inFlight.delete(run));
+      while (this.inFlight.size >= this.parallel) await Promise.race(this.inFlight);
+    } else if (records.length) {
       let failedSeq: string | undefined;
       try {
         const res = await this.handler({ Records: records.map((r) => toLambdaRecord(r, this.streamArn, this.region)) });
@@ -332,7 +362,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
 
   const accounts = opts.accounts;
   const streamFilter = accounts ? (r: DynamoDBRecord) => accounts(String(r.dynamodb?.NewImage?.accountId?.S ?? '')) : undefined;
-  const stream = new StreamPoller(ddb, streams, opts.tableName, region, publisher.handler, opts.pollIntervalMs ?? 100, OUTBOX_PUBLISHER.batchSize, streamFilter);
+  const stream = new StreamPoller(ddb, streams, opts.tableName, region, publisher.handler, opts.pollIntervalMs ?? 100, OUTBOX_PUBLISHER.batchSize, streamFilter, OUTBOX_PUBLISHER.parallelizationFactor);
   await stream.start();
 
   const pollers: QueuePoller[] = [];
