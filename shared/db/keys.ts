@@ -86,6 +86,8 @@ export const keys = {
   /** Webhooks of an account (few per account: listed with one Query on the prefix). */
   webhook: (accountId: string, webhookId: string) => ({ pk: acct(accountId), sk: `WEBHOOK#${webhookId}` }),
   webhookPrefix: 'WEBHOOK#',
+  /** How many webhooks the account has, kept in the same transaction as each create and delete (decisions §7: at most 100). */
+  webhookCount: (accountId: string) => ({ pk: acct(accountId), sk: 'COUNTER#WEBHOOKS' }),
   /** One delivery of one event to one webhook: state, attempt counters and the exact body every attempt sends. */
   webhookDelivery: (accountId: string, webhookId: string, deliveryId: string) => ({ pk: acct(accountId), sk: `WHDLV#${webhookId}#${deliveryId}` }),
   /** Guard item making fan-out idempotent: at most one delivery per (webhook, event), naming that delivery. */
