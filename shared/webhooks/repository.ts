@@ -120,7 +120,7 @@ export async function replaceWebhook(next: WebhookRecord, expectedVersion: numbe
 export async function deleteWebhook(accountId: string, id: string): Promise<void> {
   await transactWrite([
     { item: { Delete: { TableName: tableName(), Key: keys.webhook(accountId, id), ConditionExpression: 'attribute_exists(pk)' } }, onConditionFailed: () => new NotFoundError('Webhook') },
-    // Webhooks created before the counter existed are not in it: it never goes below zero.
+    // A counter missing (no create since it existed) is treated as 1, so the delete leaves 0 rather than failing.
     {
       item: {
         Update: {
