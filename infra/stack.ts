@@ -110,11 +110,6 @@ export class SupportDeskStack extends Stack {
         deadLetterQueue: { queue: dlq, maxReceiveCount: q.maxReceiveCount },
       });
     }
-    const queueEnv: Record<string, string> = {};
-    for (const q of QUEUES) {
-      if (q.urlEnv) queueEnv[q.urlEnv] = queues[q.name].queueUrl;
-      if (q.dlqUrlEnv) queueEnv[q.dlqUrlEnv] = dlqs[QUEUES.indexOf(q)].queueUrl;
-    }
     /** Environment naming the queues a function sends to (each row's `sendsTo`). */
     const sendEnv = (sendsTo: readonly QueueName[] = []) => Object.fromEntries(sendsTo.map((name) => [QUEUES.find((q) => q.name === name)!.urlEnv!, queues[name].queueUrl]));
     const grantSends = (fnc: IGrantable, sendsTo: readonly QueueName[] = []) => sendsTo.forEach((name) => queues[name].grantSendMessages(fnc));
@@ -135,7 +130,6 @@ export class SupportDeskStack extends Stack {
     }
 
     const consumerEnv: Partial<Record<QueueName, Record<string, string>>> = {
-      'webhook-delivery': queueEnv,
       'email-sender': { EMAIL_TRANSPORT: 'ses', EMAIL_FROM: props.emailFrom ?? 'support@example.com' },
       enrichment: {
         ENRICHMENT_PROVIDER: props.enrichment?.provider ?? 'none',
@@ -144,12 +138,15 @@ export class SupportDeskStack extends Stack {
       },
     };
     for (const q of QUEUES) {
-      const consumer = fn(`Consumer-${q.name}`, q.consumer, q.description, 'readWrite', { ...sendEnv(q.sendsTo), ...consumerEnv[q.name] }, Duration.seconds(q.functionTimeoutSeconds));
+      const dlq = dlqs[QUEUES.indexOf(q)];
+      // A consumer that dead-letters explicitly (its row names dlqUrlEnv) gets its DLQ's URL and may send to it.
+      const dlqEnv = q.dlqUrlEnv ? { [q.dlqUrlEnv]: dlq.queueUrl } : {};
+      const consumer = fn(`Consumer-${q.name}`, q.consumer, q.description, 'readWrite', { ...sendEnv(q.sendsTo), ...dlqEnv, ...consumerEnv[q.name] }, Duration.seconds(q.functionTimeoutSeconds));
       consumer.addEventSource(new SqsEventSource(queues[q.name], { batchSize: q.batchSize, reportBatchItemFailures: true, maxConcurrency: q.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY }));
       // The consumer shortens a failed message's visibility (backoff) instead of waiting out the queue's timeout.
       queues[q.name].grant(consumer, 'sqs:ChangeMessageVisibility');
       grantSends(consumer, q.sendsTo);
-      if (q.name === 'webhook-delivery') dlqs[QUEUES.indexOf(q)].grantSendMessages(consumer);
+      if (q.dlqUrlEnv) dlq.grantSendMessages(consumer);
       if (q.name === 'email-sender') {
         const identity = (props.emailFrom ?? 'support@example.com').split('@').pop()!;
         consumer.addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail'], resources: [this.formatArn({ service: 'ses', resource: 'identity', resourceName: identity })] }));

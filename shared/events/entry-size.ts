@@ -59,7 +59,7 @@ const cut = (s: string, max: number) => [...s].slice(0, max).join('');
  * If even that cannot fit (thousands of short values), `data` keeps only the
  * ticket id and receivers fetch the ticket. The input is not modified.
  */
-export function boundDetail<T extends EventDetail>(detail: T, source: string, budget = EVENT_BUDGET_BYTES): T {
+export function boundDetail<T extends EventDetail>(detail: T, source: string, budget = EVENT_BUDGET_BYTES): T & { truncated?: true } {
   const size = (d: unknown) => entrySize({ source, detailType: detail.event, detail: JSON.stringify(d) });
   if (size(detail) <= budget) return detail;
   const withCap = (cap: number): T => {
