@@ -295,6 +295,7 @@ export async function republishParkedEvent(bus: EventBusPort, accountId: string,
   if (!got.Item || got.Item.type !== 'outbox') return 'not-found';
   const stored = outboxRecordOf(got.Item);
   const record: OutboxRecord = { ...stored, detail: boundDetail(stored.detail, stored.source) };
+  const pending = pendingIndexAttributes(record);
   await ddb.send(
     new UpdateCommand({
       TableName: tableName(),
@@ -302,7 +303,7 @@ export async function republishParkedEvent(bus: EventBusPort, accountId: string,
       UpdateExpression: 'SET detail = :detail, obpk = :pk, obsk = :sk REMOVE #state, parkedAt, parkReason',
       ConditionExpression: '#type = :outbox',
       ExpressionAttributeNames: { '#type': 'type', '#state': 'state' },
-      ExpressionAttributeValues: { ':outbox': 'outbox', ':detail': record.detail, ...Object.fromEntries(Object.entries(pendingIndexAttributes(record)).map(([k, v]) => [k === 'obpk' ? ':pk' : ':sk', v])) },
+      ExpressionAttributeValues: { ':outbox': 'outbox', ':detail': record.detail, ':pk': pending.obpk, ':sk': pending.obsk },
     }),
   );
   const result = await publishRecords(bus, [record]);
