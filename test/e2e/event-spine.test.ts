@@ -182,6 +182,22 @@ describe('event spine: every event publishable, none holding up another', () => 
     expect((await outboxItems(a.accountId)).some((i) => i.eventId === eventId)).toBe(false);
   });
 
+  it('the local bus and queues are as strict as AWS: 10 entries and 256 KB per PutEvents, JSON detail, 256 KB per message', async () => {
+    const { localBus } = await import('../../shared/events/local-bus.ts');
+    const { sqs } = await import('../../shared/events/sqs.ts');
+    const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
+    const { localQueueUrl } = await import('../../local/pipeline.ts');
+    const entry = (detail: string) => ({ source: 'support-desk.tests', detailType: 'test.event', detail });
+    const bus = localBus();
+    await expect(bus.putEvents(Array.from({ length: 11 }, () => entry('{}')))).rejects.toMatchObject({ name: 'ValidationException' });
+    await expect(bus.putEvents([entry(JSON.stringify({ big: 'x'.repeat(256 * 1024) }))])).rejects.toMatchObject({ name: 'ValidationException' });
+    const malformed = await bus.putEvents([entry('[1,2]'), entry('{"ok":true}')]);
+    expect(malformed.entries.map((e) => e.errorCode ?? 'ok')).toEqual(['MalformedDetail', 'ok']);
+    const url = localQueueUrl(inject('sqsEndpoint'), 'enrichment-dlq');
+    await expect(sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify({ big: 'x'.repeat(256 * 1024) }) }))).rejects.toMatchObject({ name: 'InvalidMessageContents' });
+    await expect(sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'plain text \uFFFF' }))).rejects.toMatchObject({ name: 'InvalidMessageContents' });
+  });
+
   it('loses nothing across a restart: events written while the pipeline is down go out when it starts again', async () => {
     const a = await account();
     await pipeline.stop();
