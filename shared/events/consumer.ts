@@ -26,7 +26,7 @@ const RECORD_CONCURRENCY = 10;
  * rest of the queue keeps flowing. Best effort: without it the queue's own
  * timeout applies.
  */
-async function backOff(name: string, record: SQSRecord): Promise<void> {
+export async function backOff(name: string, record: SQSRecord): Promise<void> {
   const receives = Number(record.attributes?.ApproximateReceiveCount ?? '1');
   const delay = Math.round(Math.min(300, pipelineEnv().CONSUMER_RETRY_BASE_SECONDS * 2 ** (receives - 1)));
   try {
