@@ -256,7 +256,6 @@ function toSqsRecord(m: Message, arn: string, region: string): SQSRecord {
 class QueuePoller {
   private running = false;
   private loops: Promise<void>[] = [];
-  private readonly abort = new AbortController();
 
   constructor(
     private readonly sqs: SQSClient,
@@ -274,7 +273,9 @@ class QueuePoller {
 
   async stop() {
     this.running = false;
-    this.abort.abort();
+    // No abort of the pending long polls: fauxqs would still hand a message to an abandoned receive, hiding it
+    // for the whole visibility timeout (a restart then seemed to lose events). They end within WaitTimeSeconds
+    // and whatever they bring is handled.
     await Promise.all(this.loops);
   }
 
@@ -284,7 +285,6 @@ class QueuePoller {
       try {
         const out = await this.sqs.send(
           new ReceiveMessageCommand({ QueueUrl: this.url, MaxNumberOfMessages: Math.min(10, this.def.batchSize), WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }),
-          { abortSignal: this.abort.signal },
         );
         const messages = out.Messages ?? [];
         if (!messages.length) continue;
