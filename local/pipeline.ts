@@ -354,6 +354,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const sqs = new SQSClient({ region, endpoint: opts.sqsEndpoint, credentials });
 
   const { OUTBOX_PUBLISHER } = await import('../shared/events/topology.ts');
+  (await import('../shared/events/bus.ts')).installLocalBus(async () => (await import('./bus.ts')).localBus());
   const publisher = await import('../functions/outbox-publisher/handler.ts');
   const { configuredBus } = await import('../shared/events/bus.ts');
   const { sweepOutbox } = await import('../shared/events/publisher.ts');

@@ -121,7 +121,7 @@ describe('event spine: every event publishable, none holding up another', () => 
 
   it('parks a message a consumer fails on every time (DLQ, listed) while every other event keeps flowing', async () => {
     const quiet = await account();
-    const { localBus } = await import('../../shared/events/local-bus.ts');
+    const { localBus } = await import('../../local/bus.ts');
     const { listDeadLetters } = await import('../../shared/events/dead-letters.ts');
     // Routed as a ticket event, but no fan-out can ever accept it.
     const poisonId = `evt_poison_${Date.now()}`;
@@ -183,7 +183,7 @@ describe('event spine: every event publishable, none holding up another', () => 
   });
 
   it('the local bus and queues are as strict as AWS: 10 entries and 256 KB per PutEvents, JSON detail, 256 KB per message', async () => {
-    const { localBus } = await import('../../shared/events/local-bus.ts');
+    const { localBus } = await import('../../local/bus.ts');
     const { sqs } = await import('../../shared/events/sqs.ts');
     const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
     const { localQueueUrl } = await import('../../local/pipeline.ts');
