@@ -22,9 +22,11 @@ const options = (): PipelineOptions => ({
   schedules: false,
 });
 
+// A message that fails is retried at once (not after seconds), so one that always fails is parked within the test.
+// Set before anything reads the pipeline's environment (it is read once).
+process.env.CONSUMER_RETRY_BASE_SECONDS = '0';
+
 beforeAll(async () => {
-  // A message that fails is retried at once (not after seconds), so one that always fails is parked within the test.
-  process.env.CONSUMER_RETRY_BASE_SECONDS = '0';
   const { startPipeline } = await import('../../local/pipeline.ts');
   pipeline = await startPipeline(options());
   receiver = await startReceiver();
