@@ -112,55 +112,8 @@ if (!ONLY || ONLY === 'automations') {
   await benchAutomations(call, { accountId: acct.accountId, userId: acct.owner.id, role: 'owner', plan: 'enterprise', credential: 'api_key' });
 }
 
-// --- Pipeline: ticket write -> outbox -> stream -> EventBridge (local bus) -> SQS -> fan-out -> signed HTTPS delivery.
-if (!ONLY) {
-  const { startLocalSqs, pipelineEnvVars, startPipeline } = await import('../local/pipeline.ts');
-  const { startReceiver } = await import('../test/fixtures/webhook-receiver.ts');
-  const sqs = await startLocalSqs(await freePort());
-  Object.assign(process.env, pipelineEnvVars(sqs.endpoint), { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_ALLOW_INSECURE_TLS: '1' });
-  const pipeline = await startPipeline({ dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, tableName: LOCAL_TABLE, queues: ['webhook-fanout', 'webhook-delivery'], pollIntervalMs: 50, concurrency: 10, sweepOnStart: false });
-  const receiver = await startReceiver();
-  const hook = await call('POST', '/helpdesk/api/v1/webhooks', { webhook: { name: 'bench', targetUrl: receiver.url('/bench'), events: ['ticket.created'] } });
-  const endpoint = receiver.endpoint('/bench', hook.webhook.signingSecret);
-  const EVENTS = Number(process.env.BENCH_PIPELINE_EVENTS ?? 200);
-  const writtenAt = new Map<string, number>();
-  const started = performance.now();
-  for (let i = 0; i < EVENTS; i += 10) {
-    await Promise.all(
-      Array.from({ length: Math.min(10, EVENTS - i) }, async () => {
-        const t = await call('POST', '/helpdesk/api/v1/tickets', { ticket: { subject: 'Pipeline bench' } });
-        writtenAt.set(t.ticket.id, performance.now());
-      }),
-    );
-  }
-  const deliveredAt = new Map<string, number>();
-  const deadline = Date.now() + 120_000;
-  while (deliveredAt.size < EVENTS && Date.now() < deadline) {
-    for (const r of endpoint.received) {
-      const id = JSON.parse(r.body).data.ticket.id as string;
-      if (!deliveredAt.has(id) && r.verified) deliveredAt.set(id, performance.now());
-    }
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  const lag = [...deliveredAt].map(([id, at]) => at - writtenAt.get(id)!);
-  const seconds = (Math.max(...deliveredAt.values()) - started) / 1000;
-  console.log(`\nPipeline (local: stream poll 50 ms, SQS long-poll): ${EVENTS} ticket.created events, ${deliveredAt.size} delivered and verified (Standard Webhooks)\n`);
-  console.log(`  throughput write->delivery: ${fmt(deliveredAt.size / seconds, 1)} events/s (10 concurrent writers)`);
-  console.log(`  write->delivery latency:    p50 ${fmt(pct(lag, 50), 0)} ms   p99 ${fmt(pct(lag, 99), 0)} ms   (under that burst)`);
-  // One event at a time on an idle pipeline: what a single ticket change costs end to end.
-  const single: number[] = [];
-  for (let i = 0; i < 10; i++) {
-    const before = endpoint.received.length;
-    const t0 = performance.now();
-    await call('POST', '/helpdesk/api/v1/tickets', { ticket: { subject: 'Single' } });
-    while (endpoint.received.length === before && performance.now() - t0 < 30_000) await new Promise((r) => setTimeout(r, 2));
-    single.push(performance.now() - t0);
-  }
-  console.log(`  single event, idle pipeline: p50 ${fmt(pct(single, 50), 0)} ms   max ${fmt(Math.max(...single), 0)} ms (request start to verified delivery)`);
-  await receiver.close();
-  await pipeline.stop();
-  await sqs.stop();
-}
+// --- Pipeline (bench/pipeline.ts): raw transaction rate, burst throughput and latency, a quiet tenant beside a noisy one.
+await (await import('./pipeline.ts')).runPipelineBench({ dynamodbEndpoint: dynamo.endpoint, gatewayUrl: gw.url, tableName: LOCAL_TABLE });
 
 await gw.close();
 await dynamo.stop();

@@ -17,7 +17,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, Dashboard, GraphWidget, MathExpression, Metric, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { AttributeType, BillingMode, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction, SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -32,8 +32,10 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
 import { API_GROUPS, API_PREFIXES, AUTHORIZER, NOT_FOUND } from '../functions/registry.ts';
 import { PLAN_LIMITS, PLANS } from '../shared/auth/principal.ts';
-import { gsiKeys, GSI_NAMES, STREAM_VIEW, TABLE_KEYS, TTL_ATTRIBUTE } from '../shared/db/table-definition.ts';
-import { dlqName, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueName } from '../shared/events/topology.ts';
+import { gsiKeys, GSI_NAMES, OUTBOX_INDEX, STREAM_VIEW, TABLE_KEYS, TTL_ATTRIBUTE } from '../shared/db/table-definition.ts';
+import { METRICS } from '../shared/events/metrics.ts';
+import { metricDimensions } from '../shared/service.ts';
+import { DEFAULT_MAX_CONCURRENCY, dlqName, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueName } from '../shared/events/topology.ts';
 import type { StageConfig } from './config.ts';
 import { bundles } from './imports.ts';
 import { ServiceFunction } from './service-function.ts';
@@ -84,6 +86,13 @@ export class SupportDeskStack extends Stack {
       const k = gsiKeys(g);
       this.table.addGlobalSecondaryIndex({ indexName: g, partitionKey: { name: k.partitionKey, type: AttributeType.STRING }, sortKey: { name: k.sortKey, type: AttributeType.STRING } });
     }
+    // The sweeper's work list: write-sharded pending partitions, keys only (it fetches the items it publishes).
+    this.table.addGlobalSecondaryIndex({
+      indexName: OUTBOX_INDEX.name,
+      partitionKey: { name: OUTBOX_INDEX.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: OUTBOX_INDEX.sortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.KEYS_ONLY,
+    });
 
     const sessionSecret = new Secret(this, 'SessionSecret', {
       description: 'HS256 key for session tokens and cursor signatures',
@@ -134,35 +143,38 @@ export class SupportDeskStack extends Stack {
         deadLetterQueue: { queue: dlq, maxReceiveCount: q.maxReceiveCount },
       });
     }
-    const queueEnv: Record<string, string> = {};
-    for (const q of QUEUES) {
-      if (q.urlEnv) queueEnv[q.urlEnv] = queues[q.name].queueUrl;
-      if (q.dlqUrlEnv) queueEnv[q.dlqUrlEnv] = dlqs[QUEUES.indexOf(q)].queueUrl;
-    }
     /** Environment naming the queues a function sends to (each row's `sendsTo`). */
     const sendEnv = (sendsTo: readonly QueueName[] = []) => Object.fromEntries(sendsTo.map((name) => [QUEUES.find((q) => q.name === name)!.urlEnv!, queues[name].queueUrl]));
     const grantSends = (fnc: IGrantable, sendsTo: readonly QueueName[] = []) => sendsTo.forEach((name) => queues[name].grantSendMessages(fnc));
+    // An event EventBridge cannot hand to its target queue (after retrying for a day) is parked here, not dropped.
+    const ruleTargetDlq = new Queue(this, 'rule-target-failures', { retentionPeriod: Duration.seconds(MESSAGE_RETENTION_SECONDS), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    nagAck(ruleTargetDlq, 'SQS3', 'Dead-letter queue of the EventBridge rule targets itself; its depth and the rules\' FailedInvocations are alarmed.');
+    dlqs.push(ruleTargetDlq);
+    const rules: Rule[] = [];
     for (const r of RULES) {
-      new Rule(this, `Rule-${r.name}`, {
-        eventBus: this.bus,
-        description: r.description,
-        eventPattern: { source: [...r.pattern.source], ...(r.pattern['detail-type'] ? { detailType: [...r.pattern['detail-type']] } : {}) },
-        targets: [new SqsQueue(queues[r.queue])],
-      });
+      rules.push(
+        new Rule(this, `Rule-${r.name}`, {
+          eventBus: this.bus,
+          description: r.description,
+          eventPattern: { source: [...r.pattern.source], ...(r.pattern['detail-type'] ? { detailType: [...r.pattern['detail-type']] } : {}) },
+          targets: [new SqsQueue(queues[r.queue], { deadLetterQueue: ruleTargetDlq, retryAttempts: 185, maxEventAge: Duration.hours(24) })],
+        }),
+      );
     }
 
     const consumerEnv: Partial<Record<QueueName, Record<string, string>>> = {
-      'webhook-delivery': queueEnv,
       'email-sender': { EMAIL_TRANSPORT: 'ses', EMAIL_FROM: config.emailFrom },
     };
     for (const q of QUEUES) {
-      const consumer = fn(`Consumer-${q.name}`, q.consumer, q.description, 'readWrite', { ...sendEnv(q.sendsTo), ...consumerEnv[q.name] }, Duration.seconds(q.functionTimeoutSeconds));
-      consumer.addEventSource(new SqsEventSource(queues[q.name], { batchSize: q.batchSize, reportBatchItemFailures: true }));
+      const dlq = dlqs[QUEUES.indexOf(q)];
+      // A consumer that dead-letters explicitly (its row names dlqUrlEnv) gets its DLQ's URL and may send to it.
+      const dlqEnv = q.dlqUrlEnv ? { [q.dlqUrlEnv]: dlq.queueUrl } : {};
+      const consumer = fn(`Consumer-${q.name}`, q.consumer, q.description, 'readWrite', { ...sendEnv(q.sendsTo), ...dlqEnv, ...consumerEnv[q.name] }, Duration.seconds(q.functionTimeoutSeconds));
+      consumer.addEventSource(new SqsEventSource(queues[q.name], { batchSize: q.batchSize, reportBatchItemFailures: true, maxConcurrency: q.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY }));
+      // The consumer shortens a failed message's visibility (backoff) instead of waiting out the queue's timeout.
+      queues[q.name].grant(consumer, 'sqs:ChangeMessageVisibility');
       grantSends(consumer, q.sendsTo);
-      if (q.name === 'webhook-delivery') {
-        queues['webhook-delivery'].grant(consumer, 'sqs:ChangeMessageVisibility');
-        dlqs[QUEUES.indexOf(q)].grantSendMessages(consumer);
-      }
+      if (q.dlqUrlEnv) dlq.grantSendMessages(consumer);
       if (q.name === 'email-sender') {
         const identity = config.emailFrom.split('@').pop()!;
         consumer.addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail'], resources: [this.formatArn({ service: 'ses', resource: 'identity', resourceName: identity })] }));
@@ -179,7 +191,9 @@ export class SupportDeskStack extends Stack {
         startingPosition: StartingPosition.LATEST,
         batchSize: OUTBOX_PUBLISHER.batchSize,
         bisectBatchOnError: true,
-        retryAttempts: 10000,
+        retryAttempts: OUTBOX_PUBLISHER.retryAttempts,
+        maxRecordAge: Duration.seconds(OUTBOX_PUBLISHER.maxRecordAgeSeconds),
+        parallelizationFactor: OUTBOX_PUBLISHER.parallelizationFactor,
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(publisherDlq),
         filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { type: { S: FilterRule.isEqual('outbox') } } } })],
@@ -292,12 +306,31 @@ export class SupportDeskStack extends Stack {
     }
     new Alarm(this, 'OutboxAge', {
       alarmDescription: 'The oldest unpublished ticket event is over 5 minutes old',
-      metric: new Metric({ namespace: 'SupportDesk', metricName: 'OutboxOldestPendingAgeSeconds', dimensionsMap: { Stack: this.stackName }, statistic: 'Maximum', period: Duration.minutes(1) }),
+      metric: new Metric({ namespace: 'SupportDesk', metricName: METRICS.outboxAge, dimensionsMap: metricDimensions(this.stackName), statistic: 'Maximum', period: Duration.minutes(1) }),
       threshold: 300,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 2,
+      // The sweeper reports every minute; silence means it is not running, and then nothing catches missed events.
+      treatMissingData: TreatMissingData.BREACHING,
+    });
+    new Alarm(this, 'OutboxParked', {
+      alarmDescription: 'The bus refused an event for good; it is parked in the outbox (npm run admin -- list-parked)',
+      metric: new Metric({ namespace: 'SupportDesk', metricName: METRICS.outboxParked, dimensionsMap: metricDimensions(this.stackName), statistic: 'Sum', period: Duration.minutes(5) }),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
+    for (const rule of rules) {
+      new Alarm(this, `${rule.node.id}-failed-invocations`, {
+        alarmDescription: `EventBridge could not deliver events of ${rule.node.id} to its queue; they go to rule-target-failures`,
+        metric: new Metric({ namespace: 'AWS/Events', metricName: 'FailedInvocations', dimensionsMap: { RuleName: rule.ruleName, EventBusName: this.bus.eventBusName }, statistic: 'Sum', period: Duration.minutes(5) }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    }
     new Alarm(this, 'PublisherIteratorAge', {
       alarmDescription: 'The outbox publisher is more than a minute behind the table stream',
       metric: publisher.metric('IteratorAge', { statistic: 'Maximum', period: Duration.minutes(1) }),
@@ -369,7 +402,7 @@ export class SupportDeskStack extends Stack {
           new GraphWidget({ title: 'Dead-letter queues: messages', left: dlqs.map((d) => d.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) })), width: 12 }),
         ],
         [
-          new GraphWidget({ title: 'Outbox: oldest pending event (s)', left: [new Metric({ namespace: 'SupportDesk', metricName: 'OutboxOldestPendingAgeSeconds', dimensionsMap: { Stack: this.stackName }, statistic: 'Maximum' })] }),
+          new GraphWidget({ title: 'Outbox: oldest pending event (s)', left: [new Metric({ namespace: 'SupportDesk', metricName: METRICS.outboxAge, dimensionsMap: metricDimensions(this.stackName), statistic: 'Maximum' })] }),
           new GraphWidget({ title: 'DynamoDB throttles', left: [throttles] }),
         ],
       ],

@@ -3,8 +3,8 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { localCreateTableInput, TTL_ATTRIBUTE } from '../shared/db/table-definition.ts';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ResourceNotFoundException, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { localCreateTableInput, localOutboxIndex, OUTBOX_INDEX, TTL_ATTRIBUTE } from '../shared/db/table-definition.ts';
 
 export class JavaMissingError extends Error {
   constructor() {
@@ -85,7 +85,20 @@ export const localClient = (endpoint: string, region = 'us-east-1') =>
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = localClient(endpoint);
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    // A data directory from before the outbox index existed gets it added (what a CDK deploy does in AWS).
+    if (!Table?.GlobalSecondaryIndexes?.some((g) => g.IndexName === OUTBOX_INDEX.name)) {
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: [
+            { AttributeName: OUTBOX_INDEX.partitionKey, AttributeType: 'S' },
+            { AttributeName: OUTBOX_INDEX.sortKey, AttributeType: 'S' },
+          ],
+          GlobalSecondaryIndexUpdates: [{ Create: localOutboxIndex() }],
+        }),
+      );
+    }
   } catch (err) {
     if (!(err instanceof ResourceNotFoundException)) throw err;
     await client.send(new CreateTableCommand(localCreateTableInput(tableName)));

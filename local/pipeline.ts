@@ -15,7 +15,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Messa
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { dlqName, MESSAGE_RETENTION_SECONDS, QUEUES, SCHEDULES, type QueueDef, type QueueName } from '../shared/events/topology.ts';
+import { DEFAULT_MAX_CONCURRENCY, dlqName, MESSAGE_RETENTION_SECONDS, QUEUES, SCHEDULES, type QueueDef, type QueueName } from '../shared/events/topology.ts';
 
 /** fauxqs's account id: queue URLs are `<endpoint>/000000000000/<name>`. */
 const ACCOUNT = '000000000000';
@@ -74,10 +74,15 @@ function toLambdaRecord(r: StreamRecord, streamArn: string, region: string): Dyn
 }
 
 /**
- * Polls every shard of the table's stream and feeds the handler in order, one
- * shard batch at a time. A reported failure (or a throw) re-reads the shard
- * from the failed record, like a Lambda stream mapping with
- * ReportBatchItemFailures; new shards are picked up as DynamoDB rolls them.
+ * Polls every shard of the table's stream and feeds the handler, like a
+ * Lambda stream mapping. With `parallel` 1 it is strictly in order, one shard
+ * batch at a time, and a reported failure (or a throw) re-reads the shard from
+ * the failed record (ReportBatchItemFailures). With `parallel` N (the
+ * mapping's ParallelizationFactor) up to N batches of a shard are handled at
+ * once while the next is read, and a failed batch is retried on its own a few
+ * times, then left behind as maxRecordAge would (the outbox sweeper covers it):
+ * a slow handler no longer makes every later record wait for it. New shards
+ * are picked up as DynamoDB rolls them.
  */
 class StreamPoller {
   private shards = new Map<string, { iterator?: string; lastSeq?: string }>();
@@ -85,6 +90,7 @@ class StreamPoller {
   private running = false;
   private loop?: Promise<void>;
   private streamArn = '';
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly ddb: DynamoDBClient,
@@ -96,7 +102,25 @@ class StreamPoller {
     private readonly batchSize: number,
     /** Like a Lambda event filter: records it rejects never reach the handler. */
     private readonly filter: (r: DynamoDBRecord) => boolean = () => true,
+    private readonly parallel = 1,
   ) {}
+
+  /** One batch handled on its own (parallel mode): retried a few times like Lambda would, then skipped. */
+  private async invoke(event: DynamoDBStreamEvent): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const res = await this.handler(event);
+        if (!res?.batchItemFailures?.length) return;
+      } catch (err) {
+        log('stream poller: handler failed', { attempt, err: (err as Error).message });
+      }
+      if (attempt >= 3) {
+        log('stream poller: batch skipped after retries; the outbox sweeper publishes what it held', { records: event.Records.length });
+        return;
+      }
+      await sleep(200 * attempt);
+    }
+  }
 
   private async iterator(shardId: string, type: ShardIteratorType, seq?: string): Promise<string | undefined> {
     const out = await this.streams.send(new GetShardIteratorCommand({ StreamArn: this.streamArn, ShardId: shardId, ShardIteratorType: type, SequenceNumber: seq }));
@@ -140,6 +164,7 @@ class StreamPoller {
   async stop() {
     this.running = false;
     await this.loop;
+    await Promise.all(this.inFlight);
   }
 
   private async run() {
@@ -147,7 +172,11 @@ class StreamPoller {
     while (this.running) {
       try {
         if (rounds++ % 25 === 0) await this.discover(false);
-        for (const [id, shard] of this.shards) await this.pollShard(id, shard);
+        let busy = false;
+        // Shards are independent (Lambda runs one mapping per shard), so they are read side by side.
+        await Promise.all([...this.shards].map(async ([id, shard]) => (busy = (await this.pollShard(id, shard)) || busy)));
+        // Under load, read on at once: the interval only paces an idle stream.
+        if (busy) continue;
       } catch (err) {
         log('stream poller: error, retrying', { err: (err as Error).message });
       }
@@ -155,11 +184,12 @@ class StreamPoller {
     }
   }
 
-  private async pollShard(id: string, shard: { iterator?: string; lastSeq?: string }) {
+  /** Read one batch of a shard and hand it to the handler; true when the shard had records. */
+  private async pollShard(id: string, shard: { iterator?: string; lastSeq?: string }): Promise<boolean> {
     if (!shard.iterator) {
       this.shards.delete(id);
       this.finished.add(id);
-      return;
+      return false;
     }
     let out;
     try {
@@ -167,11 +197,16 @@ class StreamPoller {
     } catch (err) {
       if ((err as Error).name !== 'ExpiredIteratorException') throw err;
       shard.iterator = await this.iterator(id, shard.lastSeq ? 'AFTER_SEQUENCE_NUMBER' : 'LATEST', shard.lastSeq);
-      return;
+      return false;
     }
     const all = out.Records ?? [];
     const records = all.filter((r) => this.filter(toLambdaRecord(r, this.streamArn, this.region)));
-    if (records.length) {
+    if (records.length && this.parallel > 1) {
+      const run = this.invoke({ Records: records.map((r) => toLambdaRecord(r, this.streamArn, this.region)) });
+      this.inFlight.add(run);
+      void run.finally(() => this.inFlight.delete(run));
+      while (this.inFlight.size >= this.parallel) await Promise.race(this.inFlight);
+    } else if (records.length) {
       let failedSeq: string | undefined;
       try {
         const res = await this.handler({ Records: records.map((r) => toLambdaRecord(r, this.streamArn, this.region)) });
@@ -182,11 +217,12 @@ class StreamPoller {
       }
       if (failedSeq) {
         shard.iterator = await this.iterator(id, 'AT_SEQUENCE_NUMBER', failedSeq);
-        return;
+        return false;
       }
     }
     if (all.length) shard.lastSeq = all[all.length - 1].dynamodb!.SequenceNumber;
     shard.iterator = out.NextShardIterator;
+    return all.length > 0;
   }
 }
 
@@ -220,7 +256,6 @@ function toSqsRecord(m: Message, arn: string, region: string): SQSRecord {
 class QueuePoller {
   private running = false;
   private loops: Promise<void>[] = [];
-  private readonly abort = new AbortController();
 
   constructor(
     private readonly sqs: SQSClient,
@@ -238,7 +273,9 @@ class QueuePoller {
 
   async stop() {
     this.running = false;
-    this.abort.abort();
+    // No abort of the pending long polls: fauxqs would still hand a message to an abandoned receive, hiding it
+    // for the whole visibility timeout (a restart then seemed to lose events). They end within WaitTimeSeconds
+    // and whatever they bring is handled.
     await Promise.all(this.loops);
   }
 
@@ -248,7 +285,6 @@ class QueuePoller {
       try {
         const out = await this.sqs.send(
           new ReceiveMessageCommand({ QueueUrl: this.url, MaxNumberOfMessages: Math.min(10, this.def.batchSize), WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }),
-          { abortSignal: this.abort.signal },
         );
         const messages = out.Messages ?? [];
         if (!messages.length) continue;
@@ -282,7 +318,7 @@ export interface PipelineOptions {
   sweepIntervalMs?: number;
   /** Which queues to consume (default: every queue of the topology). */
   queues?: readonly QueueName[];
-  /** Concurrent batches per queue. */
+  /** Concurrent batches per queue (default: the queue's maxConcurrency, as Lambda would scale to, capped at 8 locally). */
   concurrency?: number;
   /**
    * Publish only these accounts' outbox items (stream and sweeper). Tests share
@@ -300,7 +336,7 @@ export interface Pipeline {
   stopPublisher(): Promise<void>;
   startPublisher(): Promise<void>;
   /** Run the outbox sweeper now. */
-  sweep(olderThanSeconds?: number): Promise<{ published: number; unpublished: number }>;
+  sweep(olderThanSeconds?: number): Promise<{ published: number; parked: number; unpublished: number }>;
   /** Run one scheduled job of the topology now, with the event its schedule would pass (tests). */
   runSchedule(name: string, event?: unknown): Promise<unknown>;
   stop(): Promise<void>;
@@ -318,6 +354,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const sqs = new SQSClient({ region, endpoint: opts.sqsEndpoint, credentials });
 
   const { OUTBOX_PUBLISHER } = await import('../shared/events/topology.ts');
+  (await import('../shared/events/bus.ts')).installLocalBus(async () => (await import('./bus.ts')).localBus());
   const publisher = await import('../functions/outbox-publisher/handler.ts');
   const { configuredBus } = await import('../shared/events/bus.ts');
   const { sweepOutbox } = await import('../shared/events/publisher.ts');
@@ -326,7 +363,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
 
   const accounts = opts.accounts;
   const streamFilter = accounts ? (r: DynamoDBRecord) => accounts(String(r.dynamodb?.NewImage?.accountId?.S ?? '')) : undefined;
-  const stream = new StreamPoller(ddb, streams, opts.tableName, region, publisher.handler, opts.pollIntervalMs ?? 100, OUTBOX_PUBLISHER.batchSize, streamFilter);
+  const stream = new StreamPoller(ddb, streams, opts.tableName, region, publisher.handler, opts.pollIntervalMs ?? 100, OUTBOX_PUBLISHER.batchSize, streamFilter, OUTBOX_PUBLISHER.parallelizationFactor);
   await stream.start();
 
   const pollers: QueuePoller[] = [];
@@ -339,7 +376,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       log(`local pipeline: ${def.name} consumer not started`, { err: (err as Error).message });
       continue;
     }
-    const poller = new QueuePoller(sqs, def, localQueueUrl(opts.sqsEndpoint, def.name), region, handler, opts.concurrency ?? 4);
+    const poller = new QueuePoller(sqs, def, localQueueUrl(opts.sqsEndpoint, def.name), region, handler, opts.concurrency ?? Math.min(8, def.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY));
     poller.start();
     pollers.push(poller);
   }

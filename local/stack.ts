@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
 import type { GatewayExtras } from './gateway.ts';
+import { installLocalBus } from '../shared/events/bus.ts';
 import { pipelineEnvVars, startLocalSqs } from './pipeline.ts';
 
 export const LOCAL_TABLE = 'support-desk';
@@ -47,6 +48,7 @@ export function configureLocalEnv(opts: { dynamodbEndpoint: string; sessionSecre
   process.env.AWS_SECRET_ACCESS_KEY = 'local';
   if (opts.sqsEndpoint) {
     Object.assign(process.env, pipelineEnvVars(opts.sqsEndpoint));
+    installLocalBus(async () => (await import('./bus.ts')).localBus());
     // Local receivers live on this machine with self-signed certificates; a deployed stack never sets these
     // (the SSRF guard and certificate checks stay on). Set either to 0 to try the deployed behaviour locally.
     process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ??= '1';

@@ -2,10 +2,11 @@
  * Admin CLI (decisions §2): does what a dashboard would. Prints exactly one
  * JSON object on stdout and exits 0, or an error on stderr and exits 1.
  *
- * Local stack (default): same environment as `npm start` (DYNAMODB_PORT, DATA_DIR).
+ * Local stack (default): same environment as `npm start` (DYNAMODB_PORT, DATA_DIR;
+ * SQS_PORT for the dead-letter queues and republishing).
  * Deployed stack: set ADMIN_TARGET=aws with TABLE_NAME, AWS_REGION and
- * SESSION_SECRET_ARN (stack outputs); API Gateway keys go to the usage plans
- * named support-desk-<plan>.
+ * SESSION_SECRET_ARN (stack outputs; EVENT_BUS_NAME to republish); API
+ * Gateway keys go to the usage plans named support-desk-<plan>.
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -18,7 +19,10 @@ const USAGE = `usage: npm run --silent admin -- <command> [options]
   create-api-key --account ACCOUNT_ID --user USER_ID [--name NAME]
   revoke-api-key --account ACCOUNT_ID --key KEY_ID
   session-token  --account ACCOUNT_ID --user USER_ID [--ttl SECONDS]
-  set-plan       --account ACCOUNT_ID --plan PLAN`;
+  set-plan       --account ACCOUNT_ID --plan PLAN
+  list-parked    [--limit N]                       parked outbox events and dead-lettered messages (decisions §7)
+  republish      --account ACCOUNT_ID --event EVENT_ID   publish a parked outbox event again (after the fix)
+  redrive        --queue QUEUE --message MESSAGE_ID      move a dead-lettered message back to its queue`;
 
 class UsageError extends Error {}
 
@@ -36,6 +40,10 @@ const { positionals, values } = (() => {
         key: { type: 'string' },
         ttl: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
+        limit: { type: 'string' },
+        event: { type: 'string' },
+        queue: { type: 'string' },
+        message: { type: 'string' },
       },
     });
   } catch (err) {
@@ -50,7 +58,7 @@ if (values.help || positionals[0] === 'help') {
   process.exit(0);
 }
 
-const required = (name: 'name' | 'plan' | 'owner-email' | 'owner-name' | 'account' | 'user' | 'key' | 'ttl'): string => {
+const required = (name: 'name' | 'plan' | 'owner-email' | 'owner-name' | 'account' | 'user' | 'key' | 'ttl' | 'event' | 'queue' | 'message'): string => {
   const v = values[name];
   if (typeof v !== 'string' || !v.trim()) throw new UsageError(`--${name} is required`);
   return v.trim();
@@ -67,7 +75,11 @@ async function main(): Promise<unknown> {
   const deployed = process.env.ADMIN_TARGET === 'aws';
   if (!deployed) {
     const settings = localSettings();
-    configureLocalEnv({ dynamodbEndpoint: `http://127.0.0.1:${settings.dynamodbPort}`, sessionSecret: localSessionSecret(settings.dataDir) });
+    configureLocalEnv({
+      dynamodbEndpoint: `http://127.0.0.1:${settings.dynamodbPort}`,
+      sessionSecret: localSessionSecret(settings.dataDir),
+      ...(settings.sqsPort ? { sqsEndpoint: `http://127.0.0.1:${settings.sqsPort}` } : {}),
+    });
   }
   if (deployed) {
     const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
@@ -102,6 +114,33 @@ async function main(): Promise<unknown> {
     case 'set-plan': {
       if (!gateway) return accounts.setPlan(required('account'), plan());
       return plans.changePlan(gateway, accountsRepo, required('account'), plan());
+    }
+    case 'list-parked': {
+      const limit = values.limit === undefined ? 100 : Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number, 1 to 1000');
+      const { listParkedEvents } = await import('../shared/events/publisher.ts');
+      const events = await listParkedEvents(limit);
+      // Dead-letter queues are found by name: the local stack's (SQS_PORT), or set SQS queue names in AWS via the console.
+      if (!process.env.SQS_ENDPOINT && !deployed) return { events, deadLetters: null, note: 'set SQS_PORT to the running stack\'s SQS port to list dead-lettered messages' };
+      const { listDeadLetters } = await import('../shared/events/dead-letters.ts');
+      return { events, deadLetters: await listDeadLetters(undefined, limit) };
+    }
+    case 'republish': {
+      const { configuredBus } = await import('../shared/events/bus.ts');
+      const { republishParkedEvent } = await import('../shared/events/publisher.ts');
+      const outcome = await republishParkedEvent(await configuredBus(), required('account'), required('event'));
+      if (outcome === 'not-found') throw new UsageError('no outbox event with that account and id (published events leave the outbox)');
+      return { accountId: required('account'), eventId: required('event'), outcome };
+    }
+    case 'redrive': {
+      const { QUEUES } = await import('../shared/events/topology.ts');
+      const queue = required('queue');
+      const def = QUEUES.find((q) => q.name === queue);
+      if (!def) throw new UsageError(`--queue must be one of ${QUEUES.map((q) => q.name).join(', ')}`);
+      const { redriveDeadLetter } = await import('../shared/events/dead-letters.ts');
+      const outcome = await redriveDeadLetter(def.name, required('message'));
+      if (outcome === 'not-found') throw new UsageError('no such message in the dead-letter queue');
+      return { queue, messageId: required('message'), outcome };
     }
     default:
       throw new UsageError(`unknown command: ${command}`);

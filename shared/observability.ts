@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
+import { SERVICE_NAME } from './service.ts';
 
 /**
  * One logger, one metrics and one tracer per process (Powertools for AWS
@@ -10,7 +11,7 @@ import { Tracer } from '@aws-lambda-powertools/tracer';
  * flag (injectLambdaContext) and the correlation id of the request or event
  * being handled; metrics are CloudWatch EMF, dimensioned by stack.
  */
-const serviceName = 'support-desk';
+const serviceName = SERVICE_NAME;
 const inLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
 // Outside Lambda (local stack, tests, admin CLI) EMF lines would only clutter the console.
 if (!inLambda) process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
@@ -21,11 +22,13 @@ export const baseLogger = new Logger({ serviceName, logLevel: (['TRACE', 'DEBUG'
 export const metrics = new Metrics({ namespace: 'SupportDesk', serviceName, defaultDimensions: { Stack: process.env.STACK_NAME ?? 'local' } });
 export const tracer = new Tracer({ serviceName, enabled: inLambda });
 
-/** Count a business event at once (one EMF line), so nothing depends on a flush at the end of the invocation. */
-export function countMetric(name: string, value = 1): void {
-  const single = metrics.singleMetric();
-  single.addMetric(name, MetricUnit.Count, value);
+/** Record a metric at once (one EMF line), so nothing depends on a flush at the end of the invocation. */
+export function recordMetric(name: string, value: number, unit: 'Count' | 'Seconds' = 'Count'): void {
+  metrics.singleMetric().addMetric(name, unit === 'Seconds' ? MetricUnit.Seconds : MetricUnit.Count, value);
 }
+
+/** Count a business event (e.g. a request refused by the rate limit). */
+export const countMetric = (name: string, value = 1): void => recordMetric(name, value);
 
 const correlation = new AsyncLocalStorage<string>();
 

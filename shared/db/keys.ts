@@ -72,12 +72,22 @@ export const keys = {
 
   /** Transactional outbox: one item per ticket event until the publisher has handed it to EventBridge. */
   outbox: (accountId: string, eventId: string) => ({ pk: acct(accountId), sk: `OUTBOX#${eventId}` }),
-  /** gsi4 partition of outbox items not yet published (the sweeper's work list). */
-  outboxPending: 'OUTBOX_PENDING',
+  /**
+   * Partitions of the outbox index (OUTBOX_INDEX): pending items are spread over
+   * OUTBOX_SHARDS partitions by event id, so every tenant's writes do not land
+   * on one hot index key; the sweeper queries each shard.
+   */
+  outboxPendingShard: (shard: number) => `OUTBOX_PENDING#${shard}`,
+  /** Outbox items the bus refused for good (decisions §7 "parked"): kept, listed for operators, republishable. */
+  outboxParked: 'OUTBOX_PARKED',
+  /** Sort key in the outbox index: time order, the event id as tie-breaker. */
+  outboxIndexSort: (at: string, eventId: string) => `${at}#${eventId}`,
 
   /** Webhooks of an account (few per account: listed with one Query on the prefix). */
   webhook: (accountId: string, webhookId: string) => ({ pk: acct(accountId), sk: `WEBHOOK#${webhookId}` }),
   webhookPrefix: 'WEBHOOK#',
+  /** How many webhooks the account has, kept in the same transaction as each create and delete (decisions §7: at most 100). */
+  webhookCount: (accountId: string) => ({ pk: acct(accountId), sk: 'COUNTER#WEBHOOKS' }),
   /** One delivery of one event to one webhook: state, attempt counters and the exact body every attempt sends. */
   webhookDelivery: (accountId: string, webhookId: string, deliveryId: string) => ({ pk: acct(accountId), sk: `WHDLV#${webhookId}#${deliveryId}` }),
   /** Guard item making fan-out idempotent: at most one delivery per (webhook, event), naming that delivery. */

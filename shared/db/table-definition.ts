@@ -10,6 +10,16 @@ export type GsiName = (typeof GSI_NAMES)[number];
 
 export const gsiKeys = (name: GsiName) => ({ partitionKey: `${name}pk`, sortKey: `${name}sk` }) as const;
 
+/**
+ * The outbox's own index: pending items (write-sharded partitions) and parked
+ * ones. It projects only the keys: the sweeper reads the sort key (creation
+ * time) and the table keys, then fetches the few items it publishes, so the
+ * index does not store a second copy of every event.
+ */
+export const OUTBOX_INDEX = { name: 'outbox', partitionKey: 'obpk', sortKey: 'obsk' } as const;
+/** Pending outbox partitions (keys.outboxPendingShard). */
+export const OUTBOX_SHARDS = 8;
+
 /** Items with this numeric attribute (epoch seconds) expire: rate-limit windows, idempotency records. */
 export const TTL_ATTRIBUTE = 'expiresAt';
 
@@ -23,6 +33,8 @@ export function localCreateTableInput(tableName: string) {
     attributes.add(gsiKeys(g).partitionKey);
     attributes.add(gsiKeys(g).sortKey);
   }
+  attributes.add(OUTBOX_INDEX.partitionKey);
+  attributes.add(OUTBOX_INDEX.sortKey);
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST' as const,
@@ -31,14 +43,29 @@ export function localCreateTableInput(tableName: string) {
       { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' as const },
       { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' as const },
     ],
-    GlobalSecondaryIndexes: GSI_NAMES.map((g) => ({
-      IndexName: g,
-      KeySchema: [
-        { AttributeName: gsiKeys(g).partitionKey, KeyType: 'HASH' as const },
-        { AttributeName: gsiKeys(g).sortKey, KeyType: 'RANGE' as const },
-      ],
-      Projection: { ProjectionType: 'ALL' as const },
-    })),
+    GlobalSecondaryIndexes: [
+      ...GSI_NAMES.map((g) => ({
+        IndexName: g as string,
+        KeySchema: [
+          { AttributeName: gsiKeys(g).partitionKey, KeyType: 'HASH' as const },
+          { AttributeName: gsiKeys(g).sortKey, KeyType: 'RANGE' as const },
+        ],
+        Projection: { ProjectionType: 'ALL' as 'ALL' | 'KEYS_ONLY' },
+      })),
+      localOutboxIndex(),
+    ],
     StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW },
+  };
+}
+
+/** The outbox index as CreateTable / UpdateTable take it (DynamoDB Local). */
+export function localOutboxIndex() {
+  return {
+    IndexName: OUTBOX_INDEX.name,
+    KeySchema: [
+      { AttributeName: OUTBOX_INDEX.partitionKey, KeyType: 'HASH' as const },
+      { AttributeName: OUTBOX_INDEX.sortKey, KeyType: 'RANGE' as const },
+    ],
+    Projection: { ProjectionType: 'KEYS_ONLY' as 'ALL' | 'KEYS_ONLY' },
   };
 }

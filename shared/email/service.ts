@@ -1,39 +1,87 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import type { Message } from '../messages/model.ts';
 import { getTicket } from '../tickets/repository.ts';
 import type { EmailPort } from './port.ts';
 
+/** A claim older than this belongs to a sender that crashed (the consumer's timeout is 30 s): it may be taken over. */
+const CLAIM_STALE_MS = 5 * 60_000;
+
+/** Another sender holds the claim right now: the message is retried later rather than dropped. */
+export class EmailInProgressError extends Error {
+  constructor(id: string) {
+    super(`email ${id} is being sent by another delivery of its event`);
+    this.name = 'EmailInProgressError';
+  }
+}
+
+/**
+ * Send an email at most once per event, also when the event is delivered
+ * twice at the same moment (SQS is at-least-once): a conditional write claims
+ * the marker before sending, and only the claimant sends. The marker then
+ * says `sent`. A failed send releases the claim so a retry can send; a
+ * claim left by a crashed sender is taken over after CLAIM_STALE_MS (the one
+ * case where an email could go out twice: a crash between sending and
+ * marking).
+ */
+async function sendOnce(marker: { pk: string; sk: string }, send: () => Promise<'sent' | 'skipped'>): Promise<'sent' | 'skipped'> {
+  const now = Date.now();
+  try {
+    await ddb.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...marker, type: 'emailSent', state: 'sending', claimedAt: now },
+        ConditionExpression: 'attribute_not_exists(pk) OR (#state = :sending AND claimedAt < :stale)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':sending': 'sending', ':stale': now - CLAIM_STALE_MS },
+      }),
+    );
+  } catch (err) {
+    if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
+    const current = (await ddb.send(new GetCommand({ TableName: tableName(), Key: marker, ConsistentRead: true }))).Item;
+    // Markers from before claims existed have no state: they mean sent.
+    if (current && current.state === 'sending') throw new EmailInProgressError(marker.sk);
+    return 'skipped';
+  }
+  let outcome: 'sent' | 'skipped';
+  try {
+    outcome = await send();
+  } catch (err) {
+    await ddb.send(new DeleteCommand({ TableName: tableName(), Key: marker, ConditionExpression: 'claimedAt = :mine', ExpressionAttributeValues: { ':mine': now } })).catch(() => undefined);
+    throw err;
+  }
+  await ddb.send(new UpdateCommand({ TableName: tableName(), Key: marker, UpdateExpression: 'SET #state = :sent, sentAt = :at', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':sent': outcome, ':at': new Date().toISOString() } }));
+  return outcome;
+}
+
 /**
  * Send the email of an agent's response: to the explicit recipients (forwards)
  * or the ticket's requester, copying the ccs. A marker makes redelivered
  * events harmless; a message whose ticket has no requester sends nothing.
  */
-export async function sendResponseEmail(port: EmailPort, accountId: string, message: Message): Promise<'sent' | 'skipped'> {
-  const marker = keys.emailSent(accountId, message.id);
-  if ((await ddb.send(new GetCommand({ TableName: tableName(), Key: marker }))).Item) return 'skipped';
-  const ticket = await getTicket(accountId, message.ticketId);
-  const to = message.recipients.length ? message.recipients : ticket?.requesterEmail ? [ticket.requesterEmail] : [];
-  if (!to.length) return 'skipped';
-  await port.send({
-    id: message.id,
-    to,
-    cc: message.ccs.map((c) => ({ email: c.email, name: c.name ?? null })),
-    subject: `${message.isForward ? 'Fwd' : 'Re'}: ${ticket?.subject ?? 'Your request'} [${message.ticketId}]`,
-    text: message.textContent,
-    html: message.content,
+export function sendResponseEmail(port: EmailPort, accountId: string, message: Message): Promise<'sent' | 'skipped'> {
+  return sendOnce(keys.emailSent(accountId, message.id), async () => {
+    const ticket = await getTicket(accountId, message.ticketId);
+    const to = message.recipients.length ? message.recipients : ticket?.requesterEmail ? [ticket.requesterEmail] : [];
+    if (!to.length) return 'skipped';
+    await port.send({
+      id: message.id,
+      to,
+      cc: message.ccs.map((c) => ({ email: c.email, name: c.name ?? null })),
+      subject: `${message.isForward ? 'Fwd' : 'Re'}: ${ticket?.subject ?? 'Your request'} [${message.ticketId}]`,
+      text: message.textContent,
+      html: message.content,
   });
-  await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...marker, type: 'emailSent', sentAt: new Date().toISOString() } }));
   return 'sent';
+  });
 }
 
 /** The invitation email of a user invited with send_invitation (idempotent like responses). */
-export async function sendInvitationEmail(port: EmailPort, accountId: string, invited: { id: string; email: string; name: string; role: string }): Promise<'sent' | 'skipped'> {
-  const marker = keys.emailSent(accountId, `invite-${invited.id}`);
-  if ((await ddb.send(new GetCommand({ TableName: tableName(), Key: marker }))).Item) return 'skipped';
-  const text = `Hello ${invited.name},\n\nYou have been invited to the support desk as ${invited.role}. Your administrator will send you your sign-in credentials.`;
-  await port.send({ id: `invite-${invited.id}`, to: [invited.email], cc: [], subject: 'You are invited to the support desk', text, html: `<p>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/\n\n/g, '</p><p>')}</p>` });
-  await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...marker, type: 'emailSent', sentAt: new Date().toISOString() } }));
-  return 'sent';
+export function sendInvitationEmail(port: EmailPort, accountId: string, invited: { id: string; email: string; name: string; role: string }): Promise<'sent' | 'skipped'> {
+  return sendOnce(keys.emailSent(accountId, `invite-${invited.id}`), async () => {
+    const text = `Hello ${invited.name},\n\nYou have been invited to the support desk as ${invited.role}. Your administrator will send you your sign-in credentials.`;
+    await port.send({ id: `invite-${invited.id}`, to: [invited.email], cc: [], subject: 'You are invited to the support desk', text, html: `<p>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/\n\n/g, '</p><p>')}</p>` });
+    return 'sent';
+  });
 }

@@ -29,6 +29,8 @@ const PipelineEnvSchema = z.object({
   WEBHOOK_ALLOW_INSECURE_TLS: flag,
   /** Multiplies every retry delay (tests use 0.001 so the schedule runs in milliseconds). */
   WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(1).default(1),
+  /** First retry delay of a consumer message that failed (doubling per receive, capped at 300 s); tests use 0. */
+  CONSUMER_RETRY_BASE_SECONDS: z.coerce.number().min(0).max(300).default(2),
   /** Republish outbox items older than this (the stream normally publishes them within a second). */
   OUTBOX_SWEEP_AGE_SECONDS: z.coerce.number().int().min(0).default(60),
 });

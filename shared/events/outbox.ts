@@ -1,9 +1,11 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
+import { OUTBOX_SHARDS } from '../db/table-definition.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { newId } from '../ids.ts';
 import { currentCorrelationId } from '../observability.ts';
+import { boundDetail } from './entry-size.ts';
 import { TICKET_EVENT_SOURCE, type TicketEventDetail, type TicketEventPayload } from './ticket-events.ts';
 
 /** Any event recorded through the outbox: ticket events, and the other domains' own (organization.created, message.created). */
@@ -15,6 +17,8 @@ export interface EventDetail {
   data: Record<string, unknown>;
   /** The request (x-request-id) or event that caused this one, so it can be followed to the receiver. */
   correlationId?: string;
+  /** Set when string values in `data` were shortened to keep the event publishable (decisions §7). */
+  truncated?: true;
 }
 
 /** An outbox item as stored: the full EventBridge detail, fixed at write time so a republish is identical. */
@@ -27,6 +31,16 @@ export interface OutboxRecord {
   detail: EventDetail;
   createdAt: string;
 }
+
+/** The pending-outbox shard of an event: a stable spread of event ids over OUTBOX_SHARDS partitions. */
+export function outboxShard(eventId: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < eventId.length; i++) h = Math.imul(h ^ eventId.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % OUTBOX_SHARDS;
+}
+
+/** The outbox-index attributes that put an item on the sweeper's work list. */
+export const pendingIndexAttributes = (r: Pick<OutboxRecord, 'eventId' | 'createdAt'>) => ({ obpk: keys.outboxPendingShard(outboxShard(r.eventId)), obsk: keys.outboxIndexSort(r.createdAt, r.eventId) });
 
 /** Build the event detail for a payload (the id is minted here, once). */
 export function newEventDetail(accountId: string, payload: TicketEventPayload): TicketEventDetail {
@@ -46,15 +60,18 @@ export function newDomainEvent(accountId: string, event: string, data: Record<st
 /**
  * The writes that record events in the same transaction as the ticket change
  * (transactional outbox). The table stream feeds the publisher; pending items
- * are also indexed (gsi4) so a sweeper can republish anything a crash left behind.
+ * are also indexed (OUTBOX_INDEX, sharded) so a sweeper can republish anything
+ * a crash left behind. Each event is bounded here, once, so that it is
+ * publishable whatever the ticket holds and every republish is identical.
  */
 export function outboxWrites(details: EventDetail[], source: string = TICKET_EVENT_SOURCE): TxWrite[] {
-  return details.map((detail) => {
+  return details.map((given) => {
+    const detail = boundDetail(given, source);
     const record: OutboxRecord = { eventId: detail.eventId, accountId: detail.accountId, source, detailType: detail.event, detail, createdAt: detail.timestamp };
     const item: NonNullable<TransactWriteCommandInput['TransactItems']>[number] = {
       Put: {
         TableName: tableName(),
-        Item: { ...keys.outbox(detail.accountId, detail.eventId), type: 'outbox', ...record, gsi4pk: keys.outboxPending, gsi4sk: `${record.createdAt}#${record.eventId}` },
+        Item: { ...keys.outbox(detail.accountId, detail.eventId), type: 'outbox', ...record, ...pendingIndexAttributes(record) },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     };

@@ -1,91 +1,182 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ddb, tableName } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
+import { OUTBOX_INDEX, OUTBOX_SHARDS } from '../db/table-definition.ts';
 import { logger } from '../logger.ts';
 import type { BusEntry, EventBusPort } from './bus.ts';
-import type { OutboxRecord } from './outbox.ts';
+import { boundDetail, entrySize, MAX_ENTRY_BYTES } from './entry-size.ts';
+import { emitMetric, METRICS } from './metrics.ts';
+import { pendingIndexAttributes, type OutboxRecord } from './outbox.ts';
+import { escapeForTransport } from './transport.ts';
 
-/** PutEvents takes at most 10 entries per call. */
+/** PutEvents takes at most 10 entries per call, and at most 256 KB in all. */
 const PUT_BATCH = 10;
-/** Tries per batch inside one invocation (~6 s of backoff) before the stream or the next sweep takes over. */
-const PUT_ATTEMPTS = 6;
-
-export const toBusEntry = (r: OutboxRecord): BusEntry => ({ source: r.source, detailType: r.detailType, detail: JSON.stringify(r.detail), time: new Date(r.createdAt) });
+/** Tries of a transiently refused entry inside one invocation; after that the sweeper retries it. */
+const PUT_ATTEMPTS = 3;
+/** PutEvents calls in flight at once: the bus takes them in parallel, and one slow call holds up no other batch. */
+const PUT_CONCURRENCY = 4;
 
 /**
- * Put one batch of <= 10 records, resending only the rejected entries with
- * jittered backoff until all are accepted or the attempts run out.
- * Returns the records still not accepted.
+ * Entry error codes that retrying cannot cure: the bus refuses the entry
+ * itself (malformed, too large, invalid). Anything else (throttling, internal
+ * errors, permissions being fixed) is transient and retried.
  */
-async function putBatch(bus: EventBusPort, batch: OutboxRecord[]): Promise<OutboxRecord[]> {
-  let pending = batch;
-  for (let attempt = 1; pending.length; attempt++) {
-    let failed: OutboxRecord[];
-    try {
-      const out = await bus.putEvents(pending.map(toBusEntry));
-      failed = out.failedEntryCount ? pending.filter((_, i) => out.entries[i]?.errorCode) : [];
-    } catch (err) {
-      // The whole call failed (throttled, network): every entry is still pending.
-      logger.warn('outbox: PutEvents failed', { attempt, err });
-      failed = pending;
+const PERMANENT_ENTRY_ERRORS = new Set(['MalformedDetail', 'InvalidArgument', 'ValidationException', 'InvalidEventPatternException']);
+
+/** The bus entry of a record; characters some transport refuses travel JSON-escaped (same payload once parsed). */
+export const toBusEntry = (r: OutboxRecord): BusEntry => ({ source: r.source, detailType: r.detailType, detail: escapeForTransport(JSON.stringify(r.detail)), time: new Date(r.createdAt) });
+
+/** What became of one record in a publish. */
+type Fate = { state: 'published' } | { state: 'parked'; reason: string } | { state: 'pending'; reason: string };
+
+/** Split records into PutEvents calls: at most 10 entries and 256 KB each, as EventBridge counts them. */
+function sizedBatches(records: OutboxRecord[]): OutboxRecord[][] {
+  const batches: OutboxRecord[][] = [];
+  let current: OutboxRecord[] = [];
+  let bytes = 0;
+  for (const r of records) {
+    const size = entrySize(toBusEntry(r));
+    if (current.length && (current.length === PUT_BATCH || bytes + size > MAX_ENTRY_BYTES)) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
     }
-    if (failed.length && attempt < PUT_ATTEMPTS) {
-      logger.warn('outbox: entries rejected, retrying', { attempt, eventIds: failed.map((r) => r.eventId) });
-      await sleep(Math.min(2000, 50 * 2 ** attempt) * (0.5 + Math.random() / 2));
-    } else if (failed.length) return failed;
-    pending = failed;
+    current.push(r);
+    bytes += size;
   }
-  return [];
+  if (current.length) batches.push(current);
+  return batches;
 }
 
 /**
- * Remove a published outbox item. The condition keeps a key mistake from ever
- * deleting anything but an outbox item; an item already removed (by the
- * sweeper or a concurrent retry) is fine.
+ * Put one batch, resending only transiently rejected entries with jittered
+ * backoff. An entry the bus refuses for good is not retried (it will be
+ * parked); a call refused as a whole for its content is split so each entry
+ * gets its own verdict.
  */
-async function deletePublished(r: OutboxRecord): Promise<void> {
+async function putBatch(bus: EventBusPort, batch: OutboxRecord[], fates: Map<OutboxRecord, Fate>): Promise<void> {
+  let pending = batch;
+  for (let attempt = 1; pending.length; attempt++) {
+    const retry: OutboxRecord[] = [];
+    try {
+      const out = await bus.putEvents(pending.map(toBusEntry));
+      pending.forEach((r, i) => {
+        const res = out.entries[i];
+        if (!res?.errorCode) fates.set(r, { state: 'published' });
+        else if (PERMANENT_ENTRY_ERRORS.has(res.errorCode)) fates.set(r, { state: 'parked', reason: `${res.errorCode}: ${res.errorMessage ?? ''}`.trim() });
+        else {
+          fates.set(r, { state: 'pending', reason: `${res.errorCode}: ${res.errorMessage ?? ''}`.trim() });
+          retry.push(r);
+        }
+      });
+    } catch (err) {
+      const e = err as Error;
+      if (e.name === 'ValidationException') {
+        // The request as a whole was refused for what it carries: alone, each entry is judged on its own.
+        if (pending.length > 1) {
+          await Promise.all(pending.map((r) => putBatch(bus, [r], fates)));
+          return;
+        }
+        fates.set(pending[0], { state: 'parked', reason: `ValidationException: ${e.message}` });
+        return;
+      }
+      // Throttled, network, bus unreachable: every entry is still pending.
+      logger.warn('outbox: PutEvents failed', { attempt, err });
+      for (const r of pending) fates.set(r, { state: 'pending', reason: e.message || e.name });
+      retry.push(...pending);
+    }
+    if (!retry.length || attempt >= PUT_ATTEMPTS) return;
+    await sleep(50 * 2 ** attempt * (0.5 + Math.random() / 2));
+    pending = retry;
+  }
+}
+
+/**
+ * Remove published outbox items, 25 per BatchWriteItem (one call where a
+ * delete per item made the publisher the store's busiest client). The keys
+ * come from keys.outbox, so nothing but outbox items can be addressed; an
+ * item already removed (by the sweeper or a concurrent retry) is fine.
+ * Unprocessed deletes are retried; if some still remain, the sweeper
+ * republishes them later (at least once, never lost).
+ */
+async function deletePublished(records: OutboxRecord[]): Promise<void> {
+  for (let i = 0; i < records.length; i += 25) {
+    let requests: Record<string, unknown>[] = records.slice(i, i + 25).map((r) => ({ DeleteRequest: { Key: keys.outbox(r.accountId, r.eventId) } }));
+    for (let attempt = 0; requests.length && attempt < 5; attempt++) {
+      if (attempt) await sleep(20 * 2 ** attempt);
+      const out = await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests as never } }));
+      requests = (out.UnprocessedItems?.[tableName()] as Record<string, unknown>[] | undefined) ?? [];
+    }
+  }
+}
+
+/**
+ * Park an outbox item the bus refused for good (decisions §7): it leaves the
+ * pending shards (so neither the stream nor the sweeper tries it again), is
+ * listed under the parked partition with the reason, and is counted in the
+ * metric the OutboxParked alarm watches. It is never deleted.
+ */
+async function park(r: OutboxRecord, reason: string, now = new Date()): Promise<void> {
+  const parkedAt = now.toISOString();
   try {
     await ddb.send(
-      new DeleteCommand({
+      new UpdateCommand({
         TableName: tableName(),
         Key: keys.outbox(r.accountId, r.eventId),
+        UpdateExpression: 'SET #state = :parked, parkedAt = :at, parkReason = :reason, obpk = :pk, obsk = :sk',
         ConditionExpression: '#type = :outbox',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':outbox': 'outbox' },
+        ExpressionAttributeNames: { '#type': 'type', '#state': 'state' },
+        ExpressionAttributeValues: { ':outbox': 'outbox', ':parked': 'parked', ':at': parkedAt, ':reason': reason.slice(0, 1000), ':pk': keys.outboxParked, ':sk': keys.outboxIndexSort(parkedAt, r.eventId) },
       }),
     );
   } catch (err) {
+    // Published and removed meanwhile by another path: nothing to park.
     if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
+    return;
   }
+  emitMetric(METRICS.outboxParked, 1);
+  logger.error('outbox: event refused by the bus for good; parked', { accountId: r.accountId, eventId: r.eventId, event: r.detailType, reason });
+}
+
+/** Run `work` over items with at most `limit` in flight. */
+async function withConcurrency<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]);
+  }));
+}
+
+export interface PublishResult {
+  published: OutboxRecord[];
+  parked: OutboxRecord[];
+  /** Transiently refused: still pending in the outbox; the sweeper retries them. */
+  unpublished: OutboxRecord[];
 }
 
 /**
- * Publish outbox records in order, 10 per PutEvents, then delete what was
- * published. Stops at the first batch that cannot be published: the records
- * from the first unpublished one onwards are returned so the caller can have
- * them retried (a stream handler reports that record's sequence number).
- * Delivery is at least once; consumers deduplicate by event id.
+ * Publish outbox records: size-bounded PutEvents calls in parallel; published
+ * items are deleted, items the bus refuses for good are parked, transiently
+ * refused ones stay pending for the sweeper. No record ever waits on another:
+ * there is no first failure to stop at. Delivery is at least once; consumers
+ * deduplicate by event id.
  */
-export async function publishRecords(bus: EventBusPort, records: OutboxRecord[]): Promise<{ published: OutboxRecord[]; unpublished: OutboxRecord[] }> {
-  const published: OutboxRecord[] = [];
-  for (let i = 0; i < records.length; i += PUT_BATCH) {
-    const batch = records.slice(i, i + PUT_BATCH);
-    const failed = new Set(await putBatch(bus, batch));
-    const firstFailed = batch.findIndex((r) => failed.has(r));
-    const ok = firstFailed < 0 ? batch : batch.slice(0, firstFailed);
-    published.push(...ok);
-    if (firstFailed >= 0) {
-      // Entries after the first failure that did go out are published again on retry: at least once, never lost.
-      await Promise.all(published.map(deletePublished));
-      return { published, unpublished: records.slice(i + firstFailed) };
-    }
+export async function publishRecords(bus: EventBusPort, records: OutboxRecord[]): Promise<PublishResult> {
+  const fates = new Map<OutboxRecord, Fate>();
+  await withConcurrency(sizedBatches(records), PUT_CONCURRENCY, (batch) => putBatch(bus, batch, fates));
+  const result: PublishResult = { published: [], parked: [], unpublished: [] };
+  for (const r of records) {
+    const fate = fates.get(r) ?? { state: 'pending', reason: 'not attempted' };
+    if (fate.state === 'published') result.published.push(r);
+    else if (fate.state === 'parked') result.parked.push(r);
+    else result.unpublished.push(r);
   }
-  await Promise.all(published.map(deletePublished));
-  return { published, unpublished: [] };
+  await Promise.all([deletePublished(result.published), ...result.parked.map((r) => park(r, (fates.get(r) as { reason: string }).reason))]);
+  if (result.unpublished.length) logger.warn('outbox: events not accepted yet; the sweeper retries them', { eventIds: result.unpublished.map((r) => r.eventId) });
+  return result;
 }
 
 /** Only the fields of an outbox item that make up the record (keys and index attributes dropped). */
@@ -94,54 +185,132 @@ export function outboxRecordOf(item: Record<string, unknown>): OutboxRecord {
   return { eventId, accountId, source, detailType, detail, createdAt };
 }
 
-/**
- * Publish every outbox item older than `olderThanSeconds` (gsi4 OUTBOX_PENDING,
- * oldest first). The stream publishes items within a second; what is still
- * here after that was missed (a crash between the write and PutEvents, a
- * stream record that expired). Returns how many were published.
- */
-export async function sweepOutbox(
-  bus: EventBusPort,
-  opts: { olderThanSeconds: number; now?: Date; /** Local pipelines sharing a table (tests) sweep only their own items. */ filter?: (r: OutboxRecord) => boolean },
-): Promise<{ published: number; unpublished: number }> {
-  const cutoff = new Date((opts.now ?? new Date()).getTime() - opts.olderThanSeconds * 1000).toISOString();
-  let published = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi4',
-        // createdAt#eventId sorts by time; '#' < any digit keeps items of the cutoff millisecond out.
-        KeyConditionExpression: 'gsi4pk = :p AND gsi4sk < :cutoff',
-        ExpressionAttributeValues: { ':p': keys.outboxPending, ':cutoff': `${cutoff}#` },
-        ExclusiveStartKey: startKey,
-        Limit: 100,
-      }),
-    );
-    const records = (out.Items ?? []).filter((i) => i.type === 'outbox').map(outboxRecordOf).filter((r) => !opts.filter || opts.filter(r));
-    const result = await publishRecords(bus, records);
-    published += result.published.length;
-    if (result.unpublished.length) {
-      logger.error('outbox sweep: events could not be published; next sweep retries', { eventIds: result.unpublished.map((r) => r.eventId) });
-      return { published, unpublished: result.unpublished.length };
+/** Full outbox items for index keys (the index projects keys only), in the given order; items gone meanwhile are skipped. */
+async function loadItems(indexKeys: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for (let i = 0; i < indexKeys.length; i += 100) {
+    let request: Record<string, unknown>[] = indexKeys.slice(i, i + 100).map((k) => ({ pk: k.pk, sk: k.sk }));
+    const found = new Map<string, Record<string, unknown>>();
+    for (let attempt = 0; request.length && attempt < 5; attempt++) {
+      const res = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: request } } }));
+      for (const item of res.Responses?.[tableName()] ?? []) found.set(`${item.pk}|${item.sk}`, item);
+      request = (res.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+      if (request.length) await sleep(20 * 2 ** attempt);
     }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  if (published) logger.info('outbox sweep: published missed events', { published });
-  return { published, unpublished: 0 };
+    for (const k of indexKeys.slice(i, i + 100)) {
+      const item = found.get(`${k.pk}|${k.sk}`);
+      if (item) out.push(item);
+    }
+  }
+  return out;
+}
+
+export interface SweepOptions {
+  olderThanSeconds: number;
+  now?: Date;
+  /** Local pipelines sharing a table (tests) sweep only their own items. */
+  filter?: (r: OutboxRecord) => boolean;
+  /** Stop taking new pages after this long (the sweeper's function timeout is 60 s); the next run continues. */
+  budgetMs?: number;
+}
+
+/**
+ * Publish every pending outbox item older than `olderThanSeconds`, shard by
+ * shard, oldest first. The stream publishes items within a second; what is
+ * still here was missed (a crash between the write and PutEvents, a stream
+ * record that expired, a transient refusal). Parked items are not on this
+ * list, and a failure never stops the sweep: each item gets its own verdict.
+ */
+export async function sweepOutbox(bus: EventBusPort, opts: SweepOptions): Promise<{ published: number; parked: number; unpublished: number }> {
+  const cutoff = new Date((opts.now ?? new Date()).getTime() - opts.olderThanSeconds * 1000).toISOString();
+  const deadline = Date.now() + (opts.budgetMs ?? 40_000);
+  const totals = { published: 0, parked: 0, unpublished: 0 };
+  await Promise.all(
+    Array.from({ length: OUTBOX_SHARDS }, async (_, shard) => {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const out = await ddb.send(
+          new QueryCommand({
+            TableName: tableName(),
+            IndexName: OUTBOX_INDEX.name,
+            // createdAt#eventId sorts by time; '#' < any digit keeps items of the cutoff millisecond out.
+            KeyConditionExpression: 'obpk = :p AND obsk < :cutoff',
+            ExpressionAttributeValues: { ':p': keys.outboxPendingShard(shard), ':cutoff': `${cutoff}#` },
+            ExclusiveStartKey: startKey,
+            Limit: 100,
+          }),
+        );
+        const items = await loadItems(out.Items ?? []);
+        const records = items.filter((i) => i.type === 'outbox' && i.state !== 'parked').map(outboxRecordOf).filter((r) => !opts.filter || opts.filter(r));
+        const result = await publishRecords(bus, records);
+        totals.published += result.published.length;
+        totals.parked += result.parked.length;
+        totals.unpublished += result.unpublished.length;
+        startKey = out.LastEvaluatedKey;
+      } while (startKey && Date.now() < deadline);
+    }),
+  );
+  if (totals.published || totals.parked || totals.unpublished) logger.info('outbox sweep', totals);
+  return totals;
 }
 
 /** Age of the oldest pending outbox item in seconds (0 when none): the metric behind the outbox-age alarm. */
 export async function oldestPendingAgeSeconds(now = new Date()): Promise<number> {
-  const out = await ddb.send(
-    new QueryCommand({ TableName: tableName(), IndexName: 'gsi4', KeyConditionExpression: 'gsi4pk = :p', ExpressionAttributeValues: { ':p': keys.outboxPending }, Limit: 1 }),
+  const heads = await Promise.all(
+    Array.from({ length: OUTBOX_SHARDS }, async (_, shard) => {
+      const out = await ddb.send(
+        new QueryCommand({ TableName: tableName(), IndexName: OUTBOX_INDEX.name, KeyConditionExpression: 'obpk = :p', ExpressionAttributeValues: { ':p': keys.outboxPendingShard(shard) }, Limit: 1 }),
+      );
+      const sk = out.Items?.[0]?.obsk as string | undefined;
+      return sk ? Date.parse(sk.split('#')[0]) : Number.POSITIVE_INFINITY;
+    }),
   );
-  const createdAt = out.Items?.[0]?.createdAt as string | undefined;
-  return createdAt ? Math.max(0, Math.round((now.getTime() - Date.parse(createdAt)) / 1000)) : 0;
+  const oldest = Math.min(...heads);
+  return Number.isFinite(oldest) ? Math.max(0, Math.round((now.getTime() - oldest) / 1000)) : 0;
 }
 
-/** A stream record that carries a new outbox item, with its sequence number (the handle for batchItemFailures). */
+/** A parked outbox item as operators see it. */
+export interface ParkedEvent extends OutboxRecord {
+  parkedAt: string;
+  parkReason: string;
+}
+
+/** Parked outbox items, oldest first (the admin CLI lists them; decisions §7). */
+export async function listParkedEvents(limit = 100): Promise<ParkedEvent[]> {
+  const out = await ddb.send(
+    new QueryCommand({ TableName: tableName(), IndexName: OUTBOX_INDEX.name, KeyConditionExpression: 'obpk = :p', ExpressionAttributeValues: { ':p': keys.outboxParked }, Limit: Math.min(1000, Math.max(1, limit)) }),
+  );
+  return (await loadItems(out.Items ?? []))
+    .filter((i) => i.state === 'parked')
+    .map((i) => ({ ...outboxRecordOf(i), parkedAt: i.parkedAt as string, parkReason: i.parkReason as string }));
+}
+
+/**
+ * Republish a parked event after its cause was fixed: it goes back on the
+ * pending list (so a crash now still ends in a publish), bounded again by the
+ * current rules, and is published at once. Returns what became of it.
+ */
+export async function republishParkedEvent(bus: EventBusPort, accountId: string, eventId: string): Promise<'published' | 'parked' | 'pending' | 'not-found'> {
+  const got = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.outbox(accountId, eventId), ConsistentRead: true }));
+  if (!got.Item || got.Item.type !== 'outbox') return 'not-found';
+  const stored = outboxRecordOf(got.Item);
+  const record: OutboxRecord = { ...stored, detail: boundDetail(stored.detail, stored.source) };
+  const pending = pendingIndexAttributes(record);
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.outbox(accountId, eventId),
+      UpdateExpression: 'SET detail = :detail, obpk = :pk, obsk = :sk REMOVE #state, parkedAt, parkReason',
+      ConditionExpression: '#type = :outbox',
+      ExpressionAttributeNames: { '#type': 'type', '#state': 'state' },
+      ExpressionAttributeValues: { ':outbox': 'outbox', ':detail': record.detail, ':pk': pending.obpk, ':sk': pending.obsk },
+    }),
+  );
+  const result = await publishRecords(bus, [record]);
+  return result.published.length ? 'published' : result.parked.length ? 'parked' : 'pending';
+}
+
+/** A stream record that carries a new outbox item, with its sequence number. */
 export interface OutboxStreamRecord {
   sequenceNumber: string;
   record: OutboxRecord;
@@ -162,19 +331,15 @@ export function outboxStreamRecords(event: DynamoDBStreamEvent): OutboxStreamRec
 }
 
 /**
- * The stream handler's work: publish the batch's outbox items; if some cannot
- * be published, report the first of them, so Lambda retries the stream from
- * there (and nothing after it is skipped).
+ * The stream handler's work: publish the batch's outbox items. It never
+ * reports a record back to the stream: a shard retried from a failed record
+ * would hold every later event (of every tenant) behind it. Refused-for-good
+ * items are parked; transiently refused ones stay pending and the sweeper
+ * retries them. Only a crash of the handler itself makes Lambda retry the
+ * batch, bounded by the mapping's maxRecordAge (the sweeper covers the rest).
  */
 export async function publishStreamBatch(bus: EventBusPort, event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const items = outboxStreamRecords(event);
-  if (!items.length) return { batchItemFailures: [] };
-  const { unpublished } = await publishRecords(
-    bus,
-    items.map((i) => i.record),
-  );
-  if (!unpublished.length) return { batchItemFailures: [] };
-  const first = items.find((i) => i.record === unpublished[0])!;
-  logger.error('outbox: events not accepted by the bus; the stream retries them', { eventIds: unpublished.map((r) => r.eventId) });
-  return { batchItemFailures: [{ itemIdentifier: first.sequenceNumber }] };
+  if (items.length) await publishRecords(bus, items.map((i) => i.record));
+  return { batchItemFailures: [] };
 }

@@ -1,6 +1,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { env } from '../config/env.ts';
 import { pipelineEnv } from './env.ts';
+import { escapeForTransport, sqsBodyProblem } from './transport.ts';
 
 const { SQS_ENDPOINT } = pipelineEnv();
 
@@ -9,3 +10,41 @@ export const sqs = new SQSClient({
   region: env().AWS_REGION,
   ...(SQS_ENDPOINT ? { endpoint: SQS_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
 });
+
+/** A refusal SQS would answer (locally raised before the emulator sees the message, so local is as strict as AWS). */
+export class SqsMessageRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidMessageContents';
+  }
+}
+
+/**
+ * Every body this client sends is a JSON document: characters a queue refuses
+ * in a raw body (U+FFFE/U+FFFF in SQS, everything above U+FFFF in fauxqs) are
+ * JSON-escaped here, in the adapter, so callers never see the difference and
+ * consumers parse the same payload. Then SQS's own limits (256 KB, character
+ * set) are checked, the same locally as in AWS.
+ */
+function safeBody(body: string): string {
+  const escaped = /^\s*[[{]/.test(body) ? escapeForTransport(body) : body;
+  const problem = sqsBodyProblem(escaped);
+  if (problem) throw new SqsMessageRefusedError(problem);
+  return escaped;
+}
+
+sqs.middlewareStack.add(
+  (next) => async (args) => {
+    const input = args.input as { MessageBody?: string; Entries?: { MessageBody?: string }[] };
+    if (typeof input.MessageBody === 'string') input.MessageBody = safeBody(input.MessageBody);
+    for (const e of input.Entries ?? []) if (typeof e.MessageBody === 'string') e.MessageBody = safeBody(e.MessageBody);
+    return next(args);
+  },
+  { step: 'initialize', name: 'transportSafeBodies' },
+);
+
+/** A queue's URL from its ARN (as Lambda's SQS records carry it), on this client's endpoint. */
+export function queueUrlFromArn(arn: string): string {
+  const [, , , region, account, name] = arn.split(':');
+  return SQS_ENDPOINT ? `${SQS_ENDPOINT}/${account}/${name}` : `https://sqs.${region}.amazonaws.com/${account}/${name}`;
+}

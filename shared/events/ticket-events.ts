@@ -9,6 +9,8 @@ export type TicketEventType = (typeof TICKET_EVENT_TYPES)[number];
 
 const timestamp = z.iso.datetime({ precision: 3 }).describe('ISO 8601 UTC with milliseconds');
 const change = z.object({ from: z.unknown(), to: z.unknown() });
+/** decisions §7: present (true) when long string values in `data` were shortened to keep the event under 256 KB. */
+const truncated = z.literal(true).optional().describe('Long string values in data were shortened (none below 64 characters); fetch the ticket for the full values');
 
 /**
  * Webhook payloads, one schema per event type (api-spec "Events", decisions §7).
@@ -16,19 +18,20 @@ const change = z.object({ from: z.unknown(), to: z.unknown() });
  * all use these.
  */
 export const TicketEventPayloadSchemas = {
-  'ticket.created': z.object({ event: z.literal('ticket.created'), timestamp, data: z.object({ ticket: TicketSchema }) }).meta({ id: 'TicketCreatedEvent' }),
-  'ticket.resolved': z.object({ event: z.literal('ticket.resolved'), timestamp, data: z.object({ ticket: TicketSchema }) }).meta({ id: 'TicketResolvedEvent' }),
+  'ticket.created': z.object({ event: z.literal('ticket.created'), truncated, timestamp, data: z.object({ ticket: TicketSchema }) }).meta({ id: 'TicketCreatedEvent' }),
+  'ticket.resolved': z.object({ event: z.literal('ticket.resolved'), truncated, timestamp, data: z.object({ ticket: TicketSchema }) }).meta({ id: 'TicketResolvedEvent' }),
   'ticket.updated': z
-    .object({ event: z.literal('ticket.updated'), timestamp, data: z.object({ ticket: z.object({ id: z.string(), updatedFields: z.record(z.string(), change) }) }) })
+    .object({ event: z.literal('ticket.updated'), truncated, timestamp, data: z.object({ ticket: z.object({ id: z.string(), updatedFields: z.record(z.string(), change) }) }) })
     .meta({ id: 'TicketUpdatedEvent' }),
   'ticket.assignment.changed': z
     .object({
       event: z.literal('ticket.assignment.changed'),
+      truncated,
       timestamp,
       data: z.object({ ticket: z.object({ id: z.string(), updatedFields: z.object({ assigneeId: z.object({ from: z.string().nullable(), to: z.string().nullable() }) }) }) }),
     })
     .meta({ id: 'TicketAssignmentChangedEvent' }),
-  'ticket.deleted': z.object({ event: z.literal('ticket.deleted'), timestamp, data: z.object({ ticket: z.object({ id: z.string() }) }) }).meta({ id: 'TicketDeletedEvent' }),
+  'ticket.deleted': z.object({ event: z.literal('ticket.deleted'), truncated, timestamp, data: z.object({ ticket: z.object({ id: z.string() }) }) }).meta({ id: 'TicketDeletedEvent' }),
 } as const;
 
 export const TicketEventPayloadSchema = z.discriminatedUnion('event', Object.values(TicketEventPayloadSchemas) as unknown as [z.ZodObject, ...z.ZodObject[]]);
@@ -44,9 +47,10 @@ export const EventActorSchema = z
   .describe('Who made the change: a user (API key or session) or an automation. Automations skip events an automation caused, so they never loop.');
 
 export const TicketEventDetailSchema = z
-  .object({ eventId: z.string(), accountId: z.string(), correlationId: z.string().optional(), event: z.enum(TICKET_EVENT_TYPES), timestamp, data: z.record(z.string(), z.unknown()), actor: EventActorSchema.optional() })
+  .object({ eventId: z.string(), accountId: z.string(), correlationId: z.string().optional(), event: z.enum(TICKET_EVENT_TYPES), truncated, timestamp, data: z.record(z.string(), z.unknown()), actor: EventActorSchema.optional() })
   .meta({ id: 'TicketEventDetail' });
 export type TicketEventDetail = z.infer<typeof TicketEventDetailSchema>;
 
 /** The webhook body of a detail: exactly the payload of api-spec "Events". */
-export const webhookBody = (d: TicketEventDetail): TicketEventPayload => ({ event: d.event, timestamp: d.timestamp, data: d.data }) as TicketEventPayload;
+export const webhookBody = (d: TicketEventDetail): TicketEventPayload =>
+  (d.truncated ? { event: d.event, truncated: true, timestamp: d.timestamp, data: d.data } : { event: d.event, timestamp: d.timestamp, data: d.data }) as TicketEventPayload;

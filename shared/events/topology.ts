@@ -46,8 +46,18 @@ export interface QueueDef {
   dlqUrlEnv?: string;
   /** Queues this consumer sends to directly: their URLs reach it through their `urlEnv`, and sending is granted. */
   sendsTo?: readonly QueueName[];
+  /**
+   * Most concurrent invocations the queue's event source may run (Lambda
+   * maxConcurrency; default DEFAULT_MAX_CONCURRENCY): one busy queue cannot
+   * take the account's whole Lambda concurrency from the API and the others.
+   * The local pipeline runs as many pollers.
+   */
+  maxConcurrency?: number;
   description: string;
 }
+
+/** Event-source concurrency of a queue that does not set its own. */
+export const DEFAULT_MAX_CONCURRENCY = 10;
 
 /**
  * A job on a timer: an EventBridge schedule rule invoking its function in AWS,
@@ -97,6 +107,8 @@ export const QUEUES: readonly QueueDef[] = [
     maxReceiveCount: 20,
     urlEnv: 'WEBHOOK_DELIVERY_QUEUE_URL',
     sendsTo: ['webhook-delivery'],
+    // Deliveries mostly wait on receivers; per-host limits (shared/webhooks/target.ts) keep one tenant's slow hosts in check.
+    maxConcurrency: 20,
     dlqUrlEnv: 'WEBHOOK_DELIVERY_DLQ_URL',
     description: 'One message per (event, webhook) delivery; signed POST to the target with the retry schedule of decisions §7',
   },
@@ -262,6 +274,16 @@ export const OUTBOX_PUBLISHER = {
   sweeper: 'functions/outbox-publisher/sweeper.ts',
   /** Stream batch size (records); PutEvents takes 10 entries per call. */
   batchSize: 100,
+  /**
+   * The publisher never reports a record back (that would hold the shard);
+   * Lambda retries a batch only when the function itself fails, for at most
+   * this long: older records are skipped and the sweeper publishes them from
+   * the outbox, which still holds them.
+   */
+  maxRecordAgeSeconds: 15 * 60,
+  retryAttempts: 100,
+  /** Concurrent batches per stream shard (event order across tenants does not matter; consumers deduplicate). */
+  parallelizationFactor: 4,
   /** Lambda event filter: only new outbox items wake the publisher. */
   filterPattern: { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['outbox'] } } } },
   /** The sweeper runs every minute and republishes outbox items older than this. */

@@ -13,7 +13,7 @@ import {
   type RuleCode,
 } from '../domain/errors.ts';
 import type { Interface } from './contract.ts';
-import { storeLimitError } from '../db/transact.ts';
+import { storeLimitError } from '../db/store-errors.ts';
 
 export interface HttpError {
   status: number;

@@ -115,6 +115,11 @@ const TRACKED = ['subject', 'status', 'priority', 'type', 'assigneeId', 'request
 function changeEvents(accountId: string, before: TicketRecord, after: TicketRecord, at: string, actor?: TicketEventDetail['actor']): TicketEventDetail[] {
   const updatedFields: Record<string, { from: unknown; to: unknown }> = {};
   for (const f of TRACKED) if (JSON.stringify(before[f]) !== JSON.stringify(after[f])) updatedFields[f] = { from: before[f], to: after[f] };
+  if (updatedFields.customFields) {
+    // decisions §7: only the entries that changed, so a small edit of a large ticket stays a small event.
+    const same = (a: { id: string; value: unknown }, list: { id: string; value: unknown }[]) => list.some((b) => b.id === a.id && JSON.stringify(b.value) === JSON.stringify(a.value));
+    updatedFields.customFields = { from: before.customFields.filter((e) => !same(e, after.customFields)), to: after.customFields.filter((e) => !same(e, before.customFields)) };
+  }
   if (!Object.keys(updatedFields).length) return [];
   const events = [newEventDetail(accountId, { event: 'ticket.updated', timestamp: at, data: { ticket: { id: after.id, updatedFields } } })];
   if (updatedFields.assigneeId) {

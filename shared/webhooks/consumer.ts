@@ -1,5 +1,6 @@
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { backOff } from '../events/consumer.ts';
 import { sqs } from '../events/sqs.ts';
 import { logger } from '../logger.ts';
 import { attemptDelivery, type DeliveryConfig, type DeliveryMessage } from './delivery.ts';
@@ -20,6 +21,7 @@ export function deliveryConsumer(config: DeliveryConfig) {
           msg = JSON.parse(record.body) as DeliveryMessage;
         } catch (err) {
           logger.error('webhook-delivery: unparseable message', { messageId: record.messageId, err });
+          await backOff('webhook-delivery', record);
           return record.messageId;
         }
         try {
@@ -34,6 +36,8 @@ export function deliveryConsumer(config: DeliveryConfig) {
           return record.messageId;
         } catch (err) {
           logger.error('webhook-delivery: attempt failed', { messageId: record.messageId, deliveryId: msg.deliveryId, err });
+          // A crash (not a failed POST, which follows the retry schedule): back soon, and to the DLQ if it keeps crashing.
+          await backOff('webhook-delivery', record);
           return record.messageId;
         }
       }),

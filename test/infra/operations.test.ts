@@ -70,7 +70,7 @@ describe('stages and operations', () => {
     expect(byName('TableThrottles')).toHaveLength(1);
     dev.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     // The outbox-age alarm reads its own stack's metric.
-    dev.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'OutboxOldestPendingAgeSeconds', Dimensions: [{ Name: 'Stack', Value: 'SupportDesk-dev' }] });
+    dev.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'OutboxOldestPendingAgeSeconds', Dimensions: Match.arrayWith([{ Name: 'Stack', Value: 'SupportDesk-dev' }, { Name: 'service', Value: 'support-desk' }]) });
   });
 
   it('reserves concurrency for the authorizer and the API functions when the stage asks', () => {

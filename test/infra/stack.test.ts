@@ -6,7 +6,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes, API_GROUPS } from '../../functions/registry.ts';
 import { PLAN_LIMITS } from '../../shared/auth/principal.ts';
-import { GSI_NAMES } from '../../shared/db/table-definition.ts';
+import { GSI_NAMES, OUTBOX_INDEX } from '../../shared/db/table-definition.ts';
 import { QUEUES, RULES, SCHEDULES } from '../../shared/events/topology.ts';
 import { SupportDeskStack, tierThrottle } from '../../infra/stack.ts';
 import { testStage } from '../support/stage.ts';
@@ -34,7 +34,10 @@ describe('CDK app', () => {
       TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       DeletionProtectionEnabled: true,
-      GlobalSecondaryIndexes: GSI_NAMES.map((g) => Match.objectLike({ IndexName: g, KeySchema: [{ AttributeName: `${g}pk`, KeyType: 'HASH' }, { AttributeName: `${g}sk`, KeyType: 'RANGE' }] })),
+      GlobalSecondaryIndexes: [
+        ...GSI_NAMES.map((g) => Match.objectLike({ IndexName: g, KeySchema: [{ AttributeName: `${g}pk`, KeyType: 'HASH' }, { AttributeName: `${g}sk`, KeyType: 'RANGE' }] })),
+        Match.objectLike({ IndexName: OUTBOX_INDEX.name }),
+      ],
     });
     template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain' });
   });

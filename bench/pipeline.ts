@@ -1,0 +1,166 @@
+/**
+ * The event pipeline's figures (issue 13), on the local stack:
+ *
+ *   - the raw rate of 2-item TransactWriteItems on the same DynamoDB Local
+ *     (what a ticket create costs the store, with nothing behind it);
+ *   - a burst of ticket creates (concurrency 8) against a webhook on every
+ *     event: delivered events/s, its ratio to the raw rate, and
+ *     write-to-delivery p50/p99;
+ *   - a quiet account's write-to-delivery p50/p99 while another account
+ *     creates tickets at concurrency 16.
+ *
+ * `runPipelineBench` is called by bench/run.ts with its DynamoDB Local and
+ * gateway; `node --import tsx bench/pipeline.ts` runs it alone (for profiling:
+ * add --cpu-prof).
+ */
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { freePort } from '../local/ports.ts';
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
+};
+const fmt = (n: number, d = 0) => n.toFixed(d);
+
+/** Run `n` tasks with `concurrency` in flight. */
+async function pool(n: number, concurrency: number, task: (i: number) => Promise<void>) {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < n) await task(next++);
+  }));
+}
+
+export interface PipelineBenchOptions {
+  dynamodbEndpoint: string;
+  /** Base URL of a running local gateway on the same store. */
+  gatewayUrl: string;
+  tableName: string;
+  burst?: number;
+  noisyBurst?: number;
+}
+
+export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void> {
+  const BURST = opts.burst ?? Number(process.env.BENCH_PIPELINE_BURST ?? 300);
+  const NOISY = opts.noisyBurst ?? Number(process.env.BENCH_PIPELINE_NOISY ?? 600);
+  const { startLocalSqs, pipelineEnvVars, startPipeline } = await import('../local/pipeline.ts');
+  const { startReceiver } = await import('../test/fixtures/webhook-receiver.ts');
+  const accounts = await import('../shared/accounts/service.ts');
+  const { ddb, tableName } = await import('../shared/db/client.ts');
+  const sqs = await startLocalSqs(await freePort());
+  Object.assign(process.env, pipelineEnvVars(sqs.endpoint), { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_ALLOW_INSECURE_TLS: '1' });
+  const pipeline = await startPipeline({ dynamodbEndpoint: opts.dynamodbEndpoint, sqsEndpoint: sqs.endpoint, tableName: opts.tableName, queues: ['webhook-fanout', 'webhook-delivery'], pollIntervalMs: 50, sweepOnStart: false, schedules: false });
+  const receiver = await startReceiver();
+
+  const call = async (token: string, method: string, path: string, body?: unknown) => {
+    const res = await fetch(opts.gatewayUrl + path, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+  let n = 0;
+  /** A fresh account with a webhook on every ticket event; delivery times by ticket id. */
+  const tenant = async (name: string) => {
+    const a = await accounts.createAccount({ name, plan: 'enterprise', ownerEmail: `owner-${Date.now()}-${n++}@pipeline.bench` });
+    const hook = await call(a.apiKey, 'POST', '/helpdesk/api/v1/webhooks', {
+      webhook: { name, targetUrl: receiver.url(`/${a.accountId}`), events: ['ticket.created', 'ticket.updated', 'ticket.deleted', 'ticket.assignment.changed', 'ticket.resolved'] },
+    });
+    const deliveredAt = new Map<string, number>();
+    const endpoint = receiver.endpoint(`/${a.accountId}`, hook.webhook.signingSecret);
+    const writtenAt = new Map<string, number>();
+    return {
+      async create(subject: string) {
+        const t0 = performance.now();
+        const t = await call(a.apiKey, 'POST', '/helpdesk/api/v1/tickets', { ticket: { subject } });
+        // Write time: when the API answered, i.e. the transaction with the outbox item committed.
+        writtenAt.set(t.ticket.id, performance.now());
+        return t0;
+      },
+      /** Collect verified deliveries of ticket.created seen so far. */
+      collect() {
+        for (const r of endpoint.received) {
+          if (!r.verified) continue;
+          const id = JSON.parse(r.body).data.ticket.id as string;
+          if (!deliveredAt.has(id)) deliveredAt.set(id, performance.now());
+        }
+      },
+      lags: () => [...deliveredAt].filter(([id]) => writtenAt.has(id)).map(([id, at]) => at - writtenAt.get(id)!),
+      deliveredAt,
+      writtenAt,
+    };
+  };
+  const waitFor = async (t: Awaited<ReturnType<typeof tenant>>, count: number, timeoutMs = 180_000) => {
+    const until = Date.now() + timeoutMs;
+    while (Date.now() < until) {
+      t.collect();
+      if (t.deliveredAt.size >= count) return;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+
+  // 1. The store's own rate: 2-item transactions (a record and its outbox item), concurrency 8.
+  const RAW = 600;
+  const rawStarted = performance.now();
+  await pool(RAW, 8, async (i) => {
+    const pk = `BENCH#raw#${i}`;
+    await ddb.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: tableName(), Item: { pk, sk: 'A', n: i } } }, { Put: { TableName: tableName(), Item: { pk, sk: 'B', n: i } } }] }));
+  });
+  const rawRate = RAW / ((performance.now() - rawStarted) / 1000);
+
+  // 2. Burst: creates at concurrency 8, a webhook on every event.
+  const busy = await tenant('burst');
+  const burstStarted = performance.now();
+  const watcher = setInterval(() => busy.collect(), 5);
+  await pool(BURST, 8, async (i) => void (await busy.create(`Burst ${i}`)));
+  const writesDone = performance.now();
+  await waitFor(busy, BURST);
+  clearInterval(watcher);
+  const lastDelivery = Math.max(...busy.deliveredAt.values());
+  const deliveredRate = busy.deliveredAt.size / ((lastDelivery - burstStarted) / 1000);
+  const writeRate = BURST / ((writesDone - burstStarted) / 1000);
+  const burstLags = busy.lags();
+
+  // 3. Fairness: a quiet account writes one ticket every 100 ms while a noisy one bursts at concurrency 16.
+  const noisy = await tenant('noisy');
+  const quiet = await tenant('quiet');
+  let noisyDone = false;
+  const noisyRun = pool(NOISY, 16, async (i) => void (await noisy.create(`Noisy ${i}`))).then(() => (noisyDone = true));
+  const quietWatcher = setInterval(() => quiet.collect(), 5);
+  let quietCount = 0;
+  while (!noisyDone) {
+    await quiet.create(`Quiet ${quietCount++}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await noisyRun;
+  await waitFor(quiet, quietCount);
+  clearInterval(quietWatcher);
+  const quietLags = quiet.lags();
+  await waitFor(noisy, NOISY, 60_000);
+
+  console.log(`\nEvent pipeline (local: stream poll 50 ms -> outbox publisher -> local bus -> fauxqs -> fan-out -> signed HTTPS delivery)\n`);
+  console.log(`  raw 2-item TransactWriteItems, concurrency 8:     ${fmt(rawRate, 1)} tx/s`);
+  console.log(`  burst of ${BURST} creates, concurrency 8:            written at ${fmt(writeRate, 1)}/s; ${busy.deliveredAt.size} delivered, ${fmt(deliveredRate, 1)} events/s = ${fmt((deliveredRate / rawRate) * 100)}% of raw (goal >= 50%)`);
+  console.log(`  burst write-to-delivery:                         p50 ${fmt(pct(burstLags, 50))} ms, p99 ${fmt(pct(burstLags, 99))} ms (goal <= 500 / 1500)`);
+  console.log(`  quiet account during a ${NOISY}-ticket burst (c16): ${quietLags.length} events, p50 ${fmt(pct(quietLags, 50))} ms, p99 ${fmt(pct(quietLags, 99))} ms (goal p99 <= 1000); noisy delivered ${noisy.deliveredAt.size}/${NOISY}`);
+
+  await receiver.close();
+  await pipeline.stop();
+  await sqs.stop();
+}
+
+if (process.argv[1]?.endsWith('bench/pipeline.ts')) {
+  process.env.LOG_LEVEL = 'silent';
+  const { ensureTable, startDynamoDbLocal } = await import('../local/dynamodb-local.ts');
+  const { configureLocalEnv, LOCAL_TABLE } = await import('../local/stack.ts');
+  const dynamo = await startDynamoDbLocal(await freePort());
+  configureLocalEnv({ dynamodbEndpoint: dynamo.endpoint, sessionSecret: 'bench-secret-bench-secret-bench-secret-0123456789' });
+  await ensureTable(dynamo.endpoint, LOCAL_TABLE);
+  const { startGateway } = await import('../local/gateway.ts');
+  const gw = await startGateway(0);
+  try {
+    await runPipelineBench({ dynamodbEndpoint: dynamo.endpoint, gatewayUrl: gw.url, tableName: LOCAL_TABLE });
+  } finally {
+    await gw.close();
+    await dynamo.stop();
+  }
+  process.exit(0);
+}

@@ -1,0 +1,62 @@
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SupportDeskStack } from '../../infra/stack.ts';
+import { testStage } from '../support/stage.ts';
+import { OUTBOX_INDEX } from '../../shared/db/table-definition.ts';
+import { DEFAULT_MAX_CONCURRENCY, OUTBOX_PUBLISHER, QUEUES, RULES } from '../../shared/events/topology.ts';
+
+// The event spine's durability settings in AWS (decisions §7): nothing dropped, nothing holding up the rest.
+let template: Template;
+beforeAll(() => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  template = Template.fromStack(new SupportDeskStack(app, 'Spine', { config: testStage() }));
+}, 60_000);
+
+const resources = (type: string) => Object.values(template.findResources(type)) as { Properties: Record<string, any> }[];
+
+describe('event pipeline in the CDK app', () => {
+  it('gives every rule target a dead-letter queue and a retry policy, and alarms on FailedInvocations per rule', () => {
+    const rules = resources('AWS::Events::Rule').filter((r) => r.Properties.EventPattern);
+    expect(rules).toHaveLength(RULES.length);
+    for (const rule of rules) {
+      for (const target of rule.Properties.Targets) {
+        expect(target.DeadLetterConfig?.Arn).toBeDefined();
+        expect(target.RetryPolicy).toEqual({ MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 });
+      }
+    }
+    const failed = resources('AWS::CloudWatch::Alarm').filter((a) => a.Properties.MetricName === 'FailedInvocations');
+    expect(failed).toHaveLength(RULES.length);
+    for (const a of failed) expect(a.Properties).toMatchObject({ Namespace: 'AWS/Events', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+  });
+
+  it('bounds the stream retries with maxRecordAge (the sweeper covers what it skips) and never blocks on a report', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: Match.objectLike({ 'Fn::GetAtt': Match.arrayWith(['StreamArn']) }),
+      MaximumRecordAgeInSeconds: OUTBOX_PUBLISHER.maxRecordAgeSeconds,
+      MaximumRetryAttempts: OUTBOX_PUBLISHER.retryAttempts,
+      ParallelizationFactor: OUTBOX_PUBLISHER.parallelizationFactor,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('caps the concurrency of every queue event source', () => {
+    const sqsMappings = resources('AWS::Lambda::EventSourceMapping').filter((m) => m.Properties.ScalingConfig || !m.Properties.StartingPosition);
+    expect(sqsMappings).toHaveLength(QUEUES.length);
+    const expected = QUEUES.map((q) => q.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY).sort();
+    expect(sqsMappings.map((m) => m.Properties.ScalingConfig?.MaximumConcurrency).sort()).toEqual(expected);
+  });
+
+  it('alarms on an outbox that stops draining (missing data breaches) and on parked events', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'OutboxOldestPendingAgeSeconds', TreatMissingData: 'breaching' });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'OutboxEventsParked', Statistic: 'Sum', Threshold: 0 });
+  });
+
+  it('indexes pending outbox items in their own keys-only index', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: Match.arrayWith([
+        { IndexName: OUTBOX_INDEX.name, KeySchema: [{ AttributeName: 'obpk', KeyType: 'HASH' }, { AttributeName: 'obsk', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } },
+      ]),
+    });
+  });
+});
