@@ -29,6 +29,7 @@ export const keys = {
   apiKeyHash: (hash: string) => ({ pk: `APIKEY#${hash}`, sk: 'APIKEY' }),
   /** The key's record under its account, found by id for revocation. */
   apiKey: (accountId: string, keyId: string) => ({ pk: acct(accountId), sk: `APIKEYID#${keyId}` }),
+  apiKeyPrefix: 'APIKEYID#',
 
   rateWindow: (accountId: string, windowStart: number) => ({ pk: acct(accountId), sk: `RL#${windowStart}` }),
 

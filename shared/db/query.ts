@@ -1,4 +1,5 @@
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { gsiKeys, type GsiName } from './table-definition.ts';
 import { ddb, tableName } from './client.ts';
 
@@ -91,4 +92,21 @@ export async function numberedPage<T extends Record<string, unknown>>(q: Omit<Pa
 /** Every match of a Query, in key order. */
 export async function queryAll<T extends Record<string, unknown>>(q: Omit<PageQuery, 'limit' | 'startKey'>): Promise<T[]> {
   return (await numberedPage<T>(q, 1, Number.MAX_SAFE_INTEGER)).items;
+}
+
+/**
+ * Get up to 100 items by key in one BatchGetItem, retrying the keys DynamoDB
+ * left unprocessed (throttling) with backoff: an unprocessed key is "not read
+ * yet", never "does not exist". The request deadline bounds the retries.
+ */
+export async function batchGet(keys: Key[]): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let pending: Key[] = keys;
+  for (let attempt = 0; pending.length; attempt++) {
+    if (attempt) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
+    const out = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending } } }));
+    items.push(...((out.Responses?.[tableName()] ?? []) as Record<string, unknown>[]));
+    pending = (out.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Key[];
+  }
+  return items;
 }
