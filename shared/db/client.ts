@@ -13,7 +13,7 @@ const { AWS_REGION, DYNAMODB_ENDPOINT } = env();
  * attempt that hangs for seconds is retried (up to MAX_ATTEMPTS) rather than
  * waited on until the function times out.
  */
-export const DDB_TIMEOUTS = { connectionTimeout: 1_000, requestTimeout: 3_000 } as const;
+export const DDB_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: 5_000, throwOnRequestTimeout: true } as const;
 const MAX_ATTEMPTS = 3;
 
 /** The one DynamoDB client of a process, created at module load. */

@@ -189,6 +189,8 @@ const errorResponder = (): Middleware => ({
     } catch (err) {
       if (err instanceof RateLimitExceededError || !(request.error instanceof DomainError)) request.error = err as Error;
     }
+    // Retry-After counts from when the answer leaves, not from when the count refused.
+    if (request.error instanceof RateLimitExceededError) request.error = new RateLimitExceededError(request.error.state, Date.now());
     const iface = request.context.app.iface ?? interfaceOf(request.event.resource ?? request.event.path ?? '');
     const mapped = toHttpError(request.error, iface);
     if (mapped.status >= 500) logger.error('unhandled error', { err: request.error, path: request.event.path, method: request.event.httpMethod });
