@@ -37,19 +37,37 @@ function baseInput(q: PageQuery): QueryCommandInput {
 }
 
 /**
- * One page of a Query with exact `hasMore`: DynamoDB applies Limit before the
- * filter, so keep reading until limit+1 matches are seen or the key range ends.
+ * Most items one page request may read (evaluate) from the store, matched or
+ * not: the bound on a filtered list's work whatever the data (api-spec
+ * Limits; docs/decisions.md "Bounded work per request").
+ */
+export const READ_BUDGET = 1_000;
+
+/**
+ * One page of a Query. DynamoDB applies Limit before the filter, so a
+ * filtered page keeps reading (each Query reading twice as many items as the
+ * last) until it has limit+1 matches (exact `hasMore`), the key range ends, or
+ * it has read `budget` items. Out of budget, it answers the matches it found
+ * with `nextKey` at the read position: the next page continues there, so
+ * nothing is skipped or repeated, and every page makes progress — a page can
+ * be empty with more to come only when a whole budget held no match.
  * Without a filter this is a single request.
  */
-export async function queryPage<T extends Record<string, unknown>>(q: PageQuery): Promise<Page<T>> {
+export async function queryPage<T extends Record<string, unknown>>(q: PageQuery & { budget?: number }): Promise<Page<T>> {
+  const budget = Math.max(q.budget ?? READ_BUDGET, q.limit + 1);
   const items: T[] = [];
   let startKey: Key | undefined = q.startKey;
+  let read = 0;
+  let step = q.limit + 1;
   do {
-    const out = await ddb.send(new QueryCommand({ ...baseInput(q), ExclusiveStartKey: startKey, Limit: q.limit + 1 - (q.filter ? 0 : items.length) }));
+    const want = q.filter ? Math.min(step, budget - read) : q.limit + 1 - items.length;
+    const out = await ddb.send(new QueryCommand({ ...baseInput(q), ExclusiveStartKey: startKey, Limit: want }));
     items.push(...((out.Items ?? []) as T[]));
+    read += out.ScannedCount ?? out.Items?.length ?? 0;
     startKey = out.LastEvaluatedKey as Key | undefined;
-  } while (startKey && items.length <= q.limit);
-  if (items.length <= q.limit) return { items };
+    step *= 2;
+  } while (startKey && items.length <= q.limit && read < budget);
+  if (items.length <= q.limit) return { items, nextKey: startKey };
   const page = items.slice(0, q.limit);
   const last = page[page.length - 1];
   const nextKey = Object.fromEntries(keyAttributes(q.index).map((a) => [a, String(last[a])]));
