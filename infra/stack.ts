@@ -37,6 +37,12 @@ export interface SupportDeskStackProps extends StackProps {
   emailFrom?: string;
   /** Enrichment provider settings (decisions §11); none by default. */
   enrichment?: { provider: 'none' | 'http'; url?: string; apiKey?: string };
+  /**
+   * Seconds API Gateway caches an authorizer answer per Authorization header
+   * (0..3600, default 0 = off). Above 0, a revoked key, a suspended user or a
+   * role change takes up to this long to apply (docs/infrastructure.md).
+   */
+  authorizerCacheTtlSeconds?: number;
 }
 
 /** Acknowledge a cdk-nag AwsSolutions finding on a construct, with the reason it is accepted. */
@@ -191,16 +197,17 @@ export class SupportDeskStack extends Stack {
       },
     });
 
-    const authorizerFn = fn('AuthorizerFunction', AUTHORIZER.entry, 'REQUEST authorizer: API key or session token -> principal', 'read', { ANONYMOUS_USAGE_KEY: this.anonymousKeyValue() });
+    const cacheTtl = Math.max(0, Math.min(3600, Math.floor(props.authorizerCacheTtlSeconds ?? 0)));
+    const authorizerFn = fn('AuthorizerFunction', AUTHORIZER.entry, 'REQUEST authorizer: API key or session token -> principal', 'read', { ANONYMOUS_USAGE_KEY: this.anonymousKeyValue(), AUTHORIZER_CACHE_TTL_SECONDS: String(cacheTtl) });
     const authorizer = new RequestAuthorizer(this, 'Authorizer', {
       handler: authorizerFn,
       identitySources: [IdentitySource.header('Authorization')],
-      // No caching: a suspended user or a revoked key must be refused on the very next request.
-      resultsCacheTtl: Duration.seconds(0),
+      // Default no caching: a suspended user or a revoked key is refused on the very next request. Opt-in trades that delay for a round trip.
+      resultsCacheTtl: Duration.seconds(cacheTtl),
     });
     // Without caching no identity source is required; dropping it makes API Gateway call the authorizer even when the
     // header is missing, so the 401 comes from our function in the envelope of the path's interface.
-    (authorizer.node.defaultChild as CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
+    if (cacheTtl === 0) (authorizer.node.defaultChild as CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
     nagAck(this.api, 'COG4', 'Callers authenticate with our own API keys and session tokens through the REQUEST authorizer (decisions §1), not Cognito user pools.');
     nagAck(this.api, 'APIG2', 'Every request is validated in the function by the zod contract, answering 400/422 in the interface\'s own envelope; API Gateway models would duplicate it with a different error shape.');
     nagAck(this.api, 'APIG3', 'WAF web ACLs are attached by the platform team per environment (shared ACL in front of all APIs); usage plans and the per-account limit throttle here.');
@@ -228,6 +235,13 @@ export class SupportDeskStack extends Stack {
     this.api.addGatewayResponse('MissingToken', { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, statusCode: '404', templates: json });
     this.api.addGatewayResponse('Throttled', { type: ResponseType.THROTTLED, statusCode: '429', templates: { 'application/json': '{"error":{"code":"rate_limit_exceeded","message":"Too many requests"}}' } });
     this.api.addGatewayResponse('Default4xx', { type: ResponseType.DEFAULT_4XX, templates: { 'application/json': '{"error":{"code":"bad_request","message":$context.error.messageString}}' } });
+    // With the cache on, the authorizer fails (nothing cached) when the store is throttled: answer that as a retryable 503.
+    this.api.addGatewayResponse('AuthorizerUnavailable', {
+      type: ResponseType.AUTHORIZER_FAILURE,
+      statusCode: '503',
+      responseHeaders: { 'Retry-After': "'1'" },
+      templates: { 'application/json': '{"success":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"The service is temporarily overloaded; retry shortly"}}' },
+    });
     this.api.addGatewayResponse('Default5xx', { type: ResponseType.DEFAULT_5XX, templates: { 'application/json': '{"error":{"code":"internal_error","message":"Internal error"}}' } });
 
     // --- Usage plans per tier (the outer guard; the exact per-minute count is the service's own, decisions §4).
