@@ -31,6 +31,9 @@ export const keys = {
   apiKey: (accountId: string, keyId: string) => ({ pk: acct(accountId), sk: `APIKEYID#${keyId}` }),
   apiKeyPrefix: 'APIKEYID#',
 
+  /** Item counts of a page-number list (`n`), moved in the same transactions as its creates and deletes: the list's unfiltered total. */
+  listCounter: (accountId: string, list: 'CONTACTS' | 'ORGS' | `TMSG#${string}`) => ({ pk: acct(accountId), sk: `COUNT#${list}` }),
+
   rateWindow: (accountId: string, windowStart: number) => ({ pk: acct(accountId), sk: `RL#${windowStart}` }),
 
   /** Custom ticket fields, their fieldKey guard, options and option-value guards. */

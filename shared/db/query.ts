@@ -1,4 +1,4 @@
-import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gsiKeys, type GsiName } from './table-definition.ts';
 import { ddb, tableName } from './client.ts';
@@ -87,29 +87,84 @@ export async function countMatches(q: Omit<PageQuery, 'limit' | 'startKey' | 'fo
 }
 
 /**
- * One page of a page-number list (page >= 1) with the exact total: walks the
- * whole key range once (Query, never Scan), counting matches and keeping only
- * those that fall on the page.
+ * Most items a filtered page-number list evaluates to count its `total`
+ * (api-spec caps total_count at 10,000 too): past it, `total` counts the
+ * matches among the first 10,000 items of the list's order.
  */
-export async function numberedPage<T extends Record<string, unknown>>(q: Omit<PageQuery, 'limit' | 'startKey'>, page: number, limit: number): Promise<{ items: T[]; total: number }> {
+export const FILTERED_TOTAL_CAP = 10_000;
+
+/**
+ * One page of a page-number list (page >= 1): reads the list in key order
+ * only as far as the page's last item (a deep page costs its depth), never the
+ * whole range. `total` comes from `knownTotal` (a counter kept in the same
+ * transactions as creates and deletes) when the caller has one; otherwise,
+ * or with a filter, from a Select COUNT bounded by FILTERED_TOTAL_CAP items
+ * evaluated — skipped when the page read already reached the end.
+ */
+export async function numberedPage<T extends Record<string, unknown>>(
+  q: Omit<PageQuery, 'limit' | 'startKey'>,
+  page: number,
+  limit: number,
+  knownTotal?: Promise<number | undefined>,
+): Promise<{ items: T[]; total: number }> {
   const from = (page - 1) * limit;
-  const items: T[] = [];
-  let total = 0;
-  let startKey: Key | undefined;
-  do {
-    const out = await ddb.send(new QueryCommand({ ...baseInput({ ...q, limit }), ExclusiveStartKey: startKey }));
-    for (const item of (out.Items ?? []) as T[]) {
-      if (total >= from && total < from + limit) items.push(item);
-      total += 1;
-    }
-    startKey = out.LastEvaluatedKey as Key | undefined;
-  } while (startKey);
-  return { items, total };
+  knownTotal?.catch(() => undefined);
+  const readPage = async () => {
+    const matches: T[] = [];
+    let startKey: Key | undefined;
+    let read = 0;
+    let step = Math.min(from + limit + 1, 1_000);
+    do {
+      const want = q.filter ? Math.min(step, FILTERED_TOTAL_CAP - read) : from + limit - matches.length;
+      const out = await ddb.send(new QueryCommand({ ...baseInput({ ...q, limit }), ExclusiveStartKey: startKey, Limit: Math.max(1, want) }));
+      matches.push(...((out.Items ?? []) as T[]));
+      read += out.ScannedCount ?? out.Items?.length ?? 0;
+      startKey = out.LastEvaluatedKey as Key | undefined;
+      step *= 2;
+    } while (startKey && matches.length < from + limit && (!q.filter || read < FILTERED_TOTAL_CAP));
+    return { items: matches.slice(from, from + limit), reachedEnd: !startKey, seen: matches.length };
+  };
+  const [result, counted] = await Promise.all([readPage(), q.filter ? undefined : knownTotal]);
+  if (counted !== undefined) return { items: result.items, total: Math.max(counted, 0) };
+  if (result.reachedEnd) return { items: result.items, total: result.seen };
+  return { items: result.items, total: await countEvaluated(q, FILTERED_TOTAL_CAP) };
 }
 
-/** Every match of a Query, in key order. */
+/** Count a Query's matches among at most `cap` evaluated items. */
+async function countEvaluated(q: Omit<PageQuery, 'limit' | 'startKey'>, cap: number): Promise<number> {
+  let count = 0;
+  let read = 0;
+  let startKey: Key | undefined;
+  do {
+    const out = await ddb.send(new QueryCommand({ ...baseInput({ ...q, limit: cap }), Select: 'COUNT', ExclusiveStartKey: startKey, Limit: cap - read }));
+    count += out.Count ?? 0;
+    read += out.ScannedCount ?? 0;
+    startKey = out.LastEvaluatedKey as Key | undefined;
+  } while (startKey && read < cap);
+  return count;
+}
+
+/** The value of a counter item (`n`), or undefined when it was never written. */
+export async function readCounter(key: Key): Promise<number | undefined> {
+  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: key }));
+  return out.Item ? Number(out.Item.n ?? 0) : undefined;
+}
+
+/** The transaction write that moves a counter item by `delta` (created on first use). */
+export function counterWrite(key: Key, delta: number) {
+  return { item: { Update: { TableName: tableName(), Key: key, UpdateExpression: 'ADD #n :d', ExpressionAttributeNames: { '#n': 'n' }, ExpressionAttributeValues: { ':d': delta } } } };
+}
+
+/** Every match of a Query, in key order (callers whose work is bounded by design: an organization's contacts, an account's webhooks). */
 export async function queryAll<T extends Record<string, unknown>>(q: Omit<PageQuery, 'limit' | 'startKey'>): Promise<T[]> {
-  return (await numberedPage<T>(q, 1, Number.MAX_SAFE_INTEGER)).items;
+  const items: T[] = [];
+  let startKey: Key | undefined;
+  do {
+    const out = await ddb.send(new QueryCommand({ ...baseInput({ ...q, limit: 0 }), ExclusiveStartKey: startKey }));
+    items.push(...((out.Items ?? []) as T[]));
+    startKey = out.LastEvaluatedKey as Key | undefined;
+  } while (startKey);
+  return items;
 }
 
 /**

@@ -86,3 +86,24 @@ describe(`filtered cursor lists read at most ${READ_BUDGET} items per request`, 
     expect(res.body.meta.hasMore).toBe(true);
   });
 });
+
+describe('page-number lists take their unfiltered total from a counter kept with creates and deletes', () => {
+  it('contacts: total and totalPages follow creates and deletes; a filtered total is counted', async () => {
+    const a = await createTestAccount();
+    const d = as(client, a.ownerKey);
+    const CONTACTS = '/helpdesk/api/contacts';
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const res = await d.post(CONTACTS, { name: `Counted ${i}`, email: `counted${i}@example.com` });
+      expect(res.status).toBe(201);
+      ids.push(res.body.data.id);
+    }
+    for (const id of ids.slice(0, 2)) expect((await d.del(`${CONTACTS}/${id}`)).status).toBe(204);
+
+    const page2 = await d.get(`${CONTACTS}?limit=2&page=2&sort_by=created_at&sort_order=asc`);
+    expect(page2.body.meta).toEqual({ page: 2, limit: 2, total: 5, totalPages: 3 });
+    expect(page2.body.data.map((c: { id: string }) => c.id)).toEqual(ids.slice(4, 6));
+    const filtered = await d.get(`${CONTACTS}?limit=2&search=counted 6`);
+    expect(filtered.body.meta.total).toBe(1);
+  });
+});
