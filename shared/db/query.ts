@@ -58,7 +58,8 @@ export async function queryPage<T extends Record<string, unknown>>(q: PageQuery 
   const items: T[] = [];
   let startKey: Key | undefined = q.startKey;
   let read = 0;
-  let step = q.limit + 1;
+  // A filter usually discards items: start with a read worth a round trip, then double.
+  let step = q.filter ? Math.max(q.limit + 1, 100) : q.limit + 1;
   do {
     const want = q.filter ? Math.min(step, budget - read) : q.limit + 1 - items.length;
     const out = await ddb.send(new QueryCommand({ ...baseInput(q), ExclusiveStartKey: startKey, Limit: want }));
@@ -113,7 +114,7 @@ export async function numberedPage<T extends Record<string, unknown>>(
     const matches: T[] = [];
     let startKey: Key | undefined;
     let read = 0;
-    let step = Math.min(from + limit + 1, 1_000);
+    let step = q.filter ? Math.min(FILTERED_TOTAL_CAP, Math.max(from + limit + 1, 200)) : from + limit;
     do {
       const want = q.filter ? Math.min(step, FILTERED_TOTAL_CAP - read) : from + limit - matches.length;
       const out = await ddb.send(new QueryCommand({ ...baseInput({ ...q, limit }), ExclusiveStartKey: startKey, Limit: Math.max(1, want) }));
