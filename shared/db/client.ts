@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FinalizeRequestMiddleware } from '@smithy/types';
 import { env } from '../config/env.ts';
@@ -58,12 +59,15 @@ ddb.middlewareStack.add(
   { step: 'initialize', name: 'requestScope' },
 );
 
-type Injector = (commandName: string, input: Record<string, unknown>) => Error | undefined;
+/** What an injected attempt does instead of reaching the store: fail, or (BatchGetItem) leave every key unprocessed. */
+type Injected = Error | { unprocessedKeys: true } | undefined;
+type Injector = (commandName: string, input: Record<string, unknown>) => Injected;
 let injector: Injector | undefined;
 
 /**
  * Test hook: make attempts of this process's DynamoDB calls fail with the
- * error `fn` returns (undefined lets the attempt through). It sits inside the
+ * error `fn` returns, or a BatchGetItem answer with every key unprocessed
+ * (undefined lets the attempt through). It sits inside the
  * SDK's retry loop, so an injected throttle is retried and backed off exactly
  * like a real one. Pass undefined to remove it.
  */
@@ -72,8 +76,15 @@ export function injectStoreFailures(fn: Injector | undefined): void {
 }
 
 const attemptDeadline: FinalizeRequestMiddleware<object, object> = (next, context) => async (args) => {
-    const failure = injector?.(String(context.commandName), args.input as Record<string, unknown>);
-    if (failure) throw failure;
+    const injected = injector?.(String(context.commandName), args.input as Record<string, unknown>);
+    if (injected instanceof Error) throw injected;
+    if (injected) {
+      // DynamoDB's answer when it throttles a batch: nothing read, every key handed back.
+      // At this step the input is in wire form and the document client no longer converts what we return: hand the keys back native.
+      const { RequestItems } = args.input as { RequestItems: Record<string, { Keys: Record<string, AttributeValue>[] }> };
+      const UnprocessedKeys = Object.fromEntries(Object.entries(RequestItems).map(([table, r]) => [table, { Keys: r.Keys.map((k) => unmarshall(k)) }]));
+      return { response: {}, output: { $metadata: {}, Responses: {}, UnprocessedKeys } } as never;
+    }
     const deadline = scope.getStore()?.deadline;
     if (deadline === undefined) return next(args);
     const left = deadline - Date.now();

@@ -69,6 +69,22 @@ describe('a struggling store answers 503 with Retry-After, never 500 or 401', ()
     expect((await client.request('GET', ME, { token })).status).toBe(200);
   });
 
+  it('unprocessed BatchGetItem keys are read again, not taken as "no such user": a valid session token still gets 200', async () => {
+    const token = await acct.session(acct.ownerId);
+    let handedBack = 0;
+    injectStoreFailures((name, input) => {
+      if (name !== 'BatchGetItemCommand' || !JSON.stringify(input).includes(acct.accountId) || handedBack >= 2) return undefined;
+      handedBack += 1;
+      return { unprocessedKeys: true };
+    });
+
+    const res = await client.request('GET', ME, { token });
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.id).toBe(acct.ownerId);
+    expect(handedBack).toBe(2);
+  });
+
   it('a throttled write: 503 and nothing written', async () => {
     const subject = `Never stored ${Date.now()}`;
     failWhen('TransactWriteItemsCommand', subject, () => new InternalServerError({ message: 'injected', ...meta }));
