@@ -1,7 +1,9 @@
 /**
- * `npm run bench`: per-endpoint DynamoDB cost and latency through the local
- * gateway, beside the time of the bare DynamoDB calls made in the same run,
- * plus each function's bundle size and cold import time.
+ * `npm run bench`: per-endpoint DynamoDB round trips (on the critical path and
+ * in total) and latency through the local gateway, beside the bare call of its
+ * access pattern measured in the same run (with and without the authorizer
+ * cache), GET-ticket throughput at concurrency 16, the pipeline, and each
+ * function's bundle size and cold import time.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, statSync } from 'node:fs';
@@ -13,7 +15,7 @@ import { ensureTable, startDynamoDbLocal } from '../local/dynamodb-local.ts';
 import { configureLocalEnv, LOCAL_TABLE } from '../local/stack.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
-/** BENCH_ONLY=automations runs only that section (after the shared seeding). */
+/** BENCH_ONLY=automations|groups|pipeline runs only that section (after the shared seeding); `npm run bench:sla` is separate. */
 const ONLY = process.env.BENCH_ONLY;
 const WARMUP = 20;
 
@@ -36,7 +38,7 @@ const gw = await startGateway(0);
 
 const acct = await accounts.createAccount({ name: 'Bench', plan: 'enterprise', ownerEmail: 'owner@bench.example' });
 const session = (await accounts.issueSessionToken(acct.accountId, acct.owner.id)).token;
-const call = async (method: string, path: string, body?: unknown, token = acct.apiKey) => {
+const call = async (method: string, path: string, body?: unknown, token: string = acct.apiKey): Promise<any> => {
   const res = await fetch(gw.url + path, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${text}`);
@@ -52,68 +54,146 @@ for (let i = 0; i < 60; i++) tickets.push((await call('POST', '/helpdesk/api/v1/
 await call('POST', '/helpdesk/api/organizations', { name: 'Bench Co', organizationalDomain: 'bench-co.example' });
 for (let i = 0; i < 40; i++) await call('POST', '/helpdesk/api/contacts', { name: `Person ${i}`, email: `person${i}@bench-co.example` });
 
+// Bare calls of each access pattern, on the same DynamoDB Local in the same run: what an endpoint is compared with.
+const { ddb, tableName } = await import('../shared/db/client.ts');
+const { keys } = await import('../shared/db/keys.ts');
+const { GetCommand, QueryCommand, TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
+let bareSeq = 0;
+const BARE = {
+  GetItem: () => ddb.send(new GetCommand({ TableName: tableName(), Key: keys.ticket(acct.accountId, tickets[bareSeq++ % tickets.length]) })),
+  query: (size: number) => () =>
+    ddb.send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': keys.accountPk(acct.accountId), ':p': keys.ticketPrefix }, Limit: size + 1 })),
+  TransactWrite2: () => {
+    const id = `${Date.now()}-${bareSeq++}`;
+    return ddb.send(new TransactWriteCommand({ TransactItems: ['A', 'B'].map((x) => ({ Put: { TableName: tableName(), Item: { pk: keys.accountPk(acct.accountId), sk: `BENCH#${id}#${x}`, payload: 'x'.repeat(200) } } })) }));
+  },
+};
+
 let n = 0;
-const scenarios: Array<{ name: string; run: () => Promise<unknown> }> = [
-  { name: 'GET /users/me', run: () => call('GET', '/playbook/api/v1/users/me') },
-  { name: 'GET /users/{id}', run: () => call('GET', `/playbook/api/v1/users/${seeded[n++ % seeded.length]}`) },
-  { name: 'GET /users (page 1, limit 20, counts total)', run: () => call('GET', '/playbook/api/v1/users?limit=20') },
-  { name: 'GET /users (next page via cursor)', run: () => call('GET', `/playbook/api/v1/users?limit=20&cursor=${encodeURIComponent(firstPage.pagination.next_cursor)}`) },
-  { name: 'POST /users', run: () => call('POST', '/playbook/api/v1/users', { email: `new${n++}@bench.example`, name: 'New User' }) },
-  { name: 'PATCH /users/{id}', run: () => call('PATCH', `/playbook/api/v1/users/${seeded[n++ % seeded.length]}`, { name: `Renamed ${n}` }) },
-  { name: 'POST /v1/tickets (new requester)', run: () => call('POST', '/helpdesk/api/v1/tickets', { ticket: { subject: 'Bench', requesterEmail: `new${n++}@elsewhere.example` } }) },
-  { name: 'POST /v1/tickets (known requester)', run: () => call('POST', '/helpdesk/api/v1/tickets', { ticket: { subject: 'Bench', requesterEmail: 'customer1@bench-co.example' } }) },
-  { name: 'GET /v1/tickets/{id}', run: () => call('GET', `/helpdesk/api/v1/tickets/${tickets[n++ % tickets.length]}`) },
-  { name: 'GET /v1/tickets (page of 25)', run: () => call('GET', '/helpdesk/api/v1/tickets') },
+interface Scenario {
+  name: string;
+  run: (c: typeof call) => Promise<unknown>;
+  /** The bare call of its access pattern, and the goal for the ratio at concurrency 1. */
+  bare: [string, () => Promise<unknown>];
+  goal?: number;
+}
+const scenarios: Scenario[] = [
+  { name: 'GET /v1/tickets/{id}', run: (c) => c('GET', `/helpdesk/api/v1/tickets/${tickets[n++ % tickets.length]}`), bare: ['GetItem', BARE.GetItem], goal: 2.5 },
+  { name: 'GET /v1/tickets (page of 25)', run: (c) => c('GET', '/helpdesk/api/v1/tickets'), bare: ['Query of 26', BARE.query(25)], goal: 2.5 },
+  { name: 'POST /v1/tickets (no requester)', run: (c) => c('POST', '/helpdesk/api/v1/tickets', { ticket: { subject: 'Bench' } }), bare: ['TransactWrite ×2', BARE.TransactWrite2], goal: 3 },
+  { name: 'POST /v1/tickets (known requester)', run: (c) => c('POST', '/helpdesk/api/v1/tickets', { ticket: { subject: 'Bench', requesterEmail: 'customer1@bench-co.example' } }), bare: ['TransactWrite ×2', BARE.TransactWrite2] },
   // Each pass over the tickets flips the value, so every call really changes the ticket.
-  { name: 'PUT /v1/tickets/{id}', run: () => call('PUT', `/helpdesk/api/v1/tickets/${tickets[n % tickets.length]}`, { ticket: { priority: Math.floor(n++ / tickets.length) % 2 ? 'high' : 'low' } }) },
-  { name: 'GET /contacts (page of 15)', run: () => call('GET', '/helpdesk/api/contacts') },
-  { name: 'GET /contacts?search=', run: () => call('GET', '/helpdesk/api/contacts?search=person1') },
-  { name: 'POST /messages (with ticket_update)', run: () => call('POST', '/helpdesk/api/messages', { ticket_id: tickets[n % tickets.length], type: 'note', content: '<p>Note</p>', ticket_update: { priority: Math.floor(n++ / tickets.length) % 2 ? 'urgent' : 'normal' } }, session) },
+  { name: 'PUT /v1/tickets/{id}', run: (c) => c('PUT', `/helpdesk/api/v1/tickets/${tickets[n % tickets.length]}`, { ticket: { priority: Math.floor(n++ / tickets.length) % 2 ? 'high' : 'low' } }), bare: ['TransactWrite ×2', BARE.TransactWrite2] },
+  { name: 'GET /users/me', run: (c) => c('GET', '/playbook/api/v1/users/me'), bare: ['GetItem', BARE.GetItem] },
+  { name: 'GET /users/me (session token)', run: (c) => c('GET', '/playbook/api/v1/users/me', undefined, session), bare: ['GetItem', BARE.GetItem] },
+  { name: 'GET /users/{id}', run: (c) => c('GET', `/playbook/api/v1/users/${seeded[n++ % seeded.length]}`), bare: ['GetItem', BARE.GetItem] },
+  { name: 'GET /users (page 1, limit 20, counts total)', run: (c) => c('GET', '/playbook/api/v1/users?limit=20'), bare: ['Query of 21', BARE.query(20)] },
+  { name: 'GET /users (next page via cursor)', run: (c) => c('GET', `/playbook/api/v1/users?limit=20&cursor=${encodeURIComponent(firstPage.pagination.next_cursor)}`), bare: ['Query of 21', BARE.query(20)] },
+  { name: 'POST /users', run: (c) => c('POST', '/playbook/api/v1/users', { email: `new${n++}@bench.example`, name: 'New User' }), bare: ['TransactWrite ×2', BARE.TransactWrite2] },
+  { name: 'PATCH /users/{id}', run: (c) => c('PATCH', `/playbook/api/v1/users/${seeded[n++ % seeded.length]}`, { name: `Renamed ${n}` }), bare: ['TransactWrite ×2', BARE.TransactWrite2] },
+  { name: 'GET /contacts (page of 15)', run: (c) => c('GET', '/helpdesk/api/contacts'), bare: ['Query of 16', BARE.query(15)] },
+  { name: 'GET /contacts?search=', run: (c) => c('GET', '/helpdesk/api/contacts?search=person1'), bare: ['Query of 16', BARE.query(15)] },
+  { name: 'POST /messages (with ticket_update)', run: (c) => c('POST', '/helpdesk/api/messages', { ticket_id: tickets[n % tickets.length], type: 'note', content: '<p>Note</p>', ticket_update: { priority: Math.floor(n++ / tickets.length) % 2 ? 'urgent' : 'normal' } }, session), bare: ['TransactWrite ×2', BARE.TransactWrite2] },
 ];
 
-if (!ONLY) console.log(`\nEndpoints: ${ITERATIONS} warm calls each through the local gateway (DynamoDB Local, in memory)\n`);
-if (!ONLY) console.log('Fixed cost per authenticated call: authorizer GetItem (API key hash) + BatchGetItem (user, account) + UpdateItem (rate-limit window).');
-if (!ONLY) console.log('"bare DDB" is the summed time of the DynamoDB calls a request made (calls made in parallel can sum to more than the wall time).\n');
-const rows: string[][] = [['endpoint', 'DDB req/call', 'by command', 'capacity/call', 'p50 ms', 'p99 ms', 'bare DDB p50 ms', 'overhead vs bare']];
-for (const s of ONLY ? [] : scenarios) {
-  for (let i = 0; i < WARMUP; i++) await s.run();
-  resetDdbStats();
-  const lat: number[] = [];
-  const ddbMs: number[] = [];
-  const totals = { requests: 0, capacity: 0, byCommand: {} as Record<string, number> };
-  for (let i = 0; i < ITERATIONS; i++) {
-    const t0 = performance.now();
-    await s.run();
-    lat.push(performance.now() - t0);
-    const st = resetDdbStats();
-    ddbMs.push(st.millis);
-    totals.requests += st.requests;
-    totals.capacity += st.capacityUnits;
-    for (const [k, v] of Object.entries(st.byCommand)) totals.byCommand[k] = (totals.byCommand[k] ?? 0) + v;
+/**
+ * Each iteration runs the endpoint, then its bare call, so both see the same
+ * machine load (this box is shared); p50 of each and their ratio.
+ */
+async function endpointTable(title: string, c: typeof call, only?: string[]) {
+  console.log(`\n${title}\n`);
+  const rows: string[][] = [['endpoint', 'RT critical path', 'DDB req/call', 'by command', 'p50 ms', 'p99 ms', 'bare call', 'bare p50 ms', 'ratio', 'goal']];
+  for (const s of scenarios.filter((x) => !only || only.includes(x.name))) {
+    for (let i = 0; i < WARMUP; i++) await s.run(c), await s.bare[1]();
+    resetDdbStats();
+    const lat: number[] = [];
+    const bare: number[] = [];
+    const critical: number[] = [];
+    const totals = { requests: 0, byCommand: {} as Record<string, number> };
+    for (let i = 0; i < ITERATIONS; i++) {
+      const t0 = performance.now();
+      await s.run(c);
+      lat.push(performance.now() - t0);
+      const st = resetDdbStats();
+      critical.push(st.criticalPath);
+      totals.requests += st.requests;
+      for (const [k, v] of Object.entries(st.byCommand)) totals.byCommand[k] = (totals.byCommand[k] ?? 0) + v;
+      const t1 = performance.now();
+      await s.bare[1]();
+      bare.push(performance.now() - t1);
+      resetDdbStats();
+    }
+    const ratio = pct(lat, 50) / pct(bare, 50);
+    rows.push([
+      s.name,
+      fmt(pct(critical, 50), 0),
+      fmt(totals.requests / ITERATIONS, 1),
+      Object.entries(totals.byCommand).map(([k, v]) => `${k}×${fmt(v / ITERATIONS, 1)}`).join(' '),
+      fmt(pct(lat, 50)),
+      fmt(pct(lat, 99)),
+      s.bare[0],
+      fmt(pct(bare, 50)),
+      `${fmt(ratio, 1)}×`,
+      s.goal ? `≤ ${s.goal}× ${ratio <= s.goal ? 'met' : 'MISSED'}` : '',
+    ]);
   }
-  const p50 = pct(lat, 50);
-  const bare = pct(ddbMs, 50);
-  rows.push([
-    s.name,
-    fmt(totals.requests / ITERATIONS, 1),
-    Object.entries(totals.byCommand).map(([k, v]) => `${k}×${fmt(v / ITERATIONS, 1)}`).join(' '),
-    fmt(totals.capacity / ITERATIONS, 1),
-    fmt(p50),
-    fmt(pct(lat, 99)),
-    fmt(bare),
-    `${fmt(((p50 - bare) / bare) * 100, 0)}%`,
-  ]);
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  for (const r of rows) console.log(r.map((col, i) => col.padEnd(widths[i])).join('  '));
 }
-const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-if (!ONLY) for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '));
+
+/** Requests per second with `workers` concurrent callers for `total` calls. */
+async function throughput(total: number, workers: number, f: () => Promise<unknown>) {
+  let left = total;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: workers }, async () => {
+    while (left-- > 0) await f();
+  }));
+  return total / ((performance.now() - t0) / 1000);
+}
+
+if (!ONLY) {
+  console.log(`\nEndpoints: ${ITERATIONS} warm calls each through the local gateway (DynamoDB Local, in memory), each followed by the bare call of its access pattern.`);
+  console.log('"RT critical path": DynamoDB round trips in sequence (calls that overlap count once). Authorizer: 1 GetItem (API key) or 1 BatchGetItem (session);');
+  console.log('the rate-limit UpdateItem runs beside the route\'s reads and before its writes.');
+  await endpointTable('Authorizer cache off (the default):', call);
+
+  const cachedGw = await startGateway(0, { authorizerCacheTtlSeconds: 300 });
+  const cachedCall: typeof call = async (method, path, body, token = acct.apiKey) => {
+    const res = await fetch(cachedGw.url + path, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+  await endpointTable('Authorizer cache on (authorizerCacheTtlSeconds > 0; revocation waits for the TTL):', cachedCall, ['GET /v1/tickets/{id}', 'GET /v1/tickets (page of 25)', 'POST /v1/tickets (no requester)', 'GET /users/me']);
+
+  const CONC = 16;
+  const TOTAL = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 1600);
+  for (let i = 0; i < 100; i++) await BARE.GetItem();
+  const bareTp = await throughput(TOTAL, CONC, BARE.GetItem);
+  const apiTp = await throughput(TOTAL, CONC, () => call('GET', `/helpdesk/api/v1/tickets/${tickets[n++ % tickets.length]}`));
+  const cachedTp = await throughput(TOTAL, CONC, () => cachedCall('GET', `/helpdesk/api/v1/tickets/${tickets[n++ % tickets.length]}`));
+  resetDdbStats();
+  console.log(`\nConcurrency ${CONC} (${TOTAL} calls each): bare GetItem ${fmt(bareTp, 0)}/s; GET /v1/tickets/{id} ${fmt(apiTp, 0)}/s = ${fmt((apiTp / bareTp) * 100, 0)}% (goal ≥ 40%); with authorizer cache ${fmt(cachedTp, 0)}/s = ${fmt((cachedTp / bareTp) * 100, 0)}%`);
+  await cachedGw.close();
+}
+
 
 if (!ONLY || ONLY === 'automations') {
   const { benchAutomations } = await import('./automations.ts');
   await benchAutomations(call, { accountId: acct.accountId, userId: acct.owner.id, role: 'owner', plan: 'enterprise', credential: 'api_key' });
 }
 
+if (!ONLY || ONLY === 'groups') {
+  // Distribution cost per ticket: creates into groups of each mode beside creates without a group, same run.
+  const { benchGroupDistribution } = await import('./groups.ts');
+  const groupRows = await benchGroupDistribution({ call, accountId: acct.accountId, iterations: Math.min(ITERATIONS, 100), resetDdbStats });
+  console.log('\nGroup distribution (ticket create, DynamoDB requests and p50):\n');
+  const gw2 = groupRows[0].map((_, i) => Math.max(...groupRows.map((r) => r[i].length)));
+  for (const r of groupRows) console.log(r.map((c, i) => c.padEnd(gw2[i])).join('  '));
+}
+
 // --- Pipeline (bench/pipeline.ts): raw transaction rate, burst throughput and latency, a quiet tenant beside a noisy one.
-await (await import('./pipeline.ts')).runPipelineBench({ dynamodbEndpoint: dynamo.endpoint, gatewayUrl: gw.url, tableName: LOCAL_TABLE });
+if (!ONLY || ONLY === 'pipeline') await (await import('./pipeline.ts')).runPipelineBench({ dynamodbEndpoint: dynamo.endpoint, gatewayUrl: gw.url, tableName: LOCAL_TABLE });
 
 await gw.close();
 await dynamo.stop();

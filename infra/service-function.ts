@@ -53,7 +53,8 @@ export class ServiceFunction extends Construct {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 1024,
-      timeout: props.timeout ?? Duration.seconds(29),
+      // Below API Gateway's 29 s integration timeout, so a struggling request ends in our 503 (shared/http/middleware.ts deadline), not a 504.
+      timeout: props.timeout ?? Duration.seconds(25),
       reservedConcurrentExecutions: props.reservedConcurrency,
       tracing: Tracing.ACTIVE,
       logGroup,

@@ -232,7 +232,7 @@ export class SupportDeskStack extends Stack {
       },
     });
 
-    const authorizerFn = fn('AuthorizerFunction', AUTHORIZER.entry, 'REQUEST authorizer: API key or session token -> principal', 'read', { ANONYMOUS_USAGE_KEY: this.anonymousKeyValue() }, undefined, config.reservedConcurrency?.authorizer);
+    const authorizerFn = fn('AuthorizerFunction', AUTHORIZER.entry, 'REQUEST authorizer: API key or session token -> principal', 'read', { ANONYMOUS_USAGE_KEY: this.anonymousKeyValue(), AUTHORIZER_CACHE_TTL_SECONDS: String(config.authorizerCacheTtlSeconds) }, undefined, config.reservedConcurrency?.authorizer);
     const authorizer = new RequestAuthorizer(this, 'Authorizer', {
       handler: authorizerFn,
       identitySources: [IdentitySource.header('Authorization')],
@@ -272,6 +272,13 @@ export class SupportDeskStack extends Stack {
     this.api.addGatewayResponse('MissingToken', { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, statusCode: '404', templates: json });
     this.api.addGatewayResponse('Throttled', { type: ResponseType.THROTTLED, statusCode: '429', templates: { 'application/json': '{"error":{"code":"rate_limit_exceeded","message":"Too many requests"}}' } });
     this.api.addGatewayResponse('Default4xx', { type: ResponseType.DEFAULT_4XX, templates: { 'application/json': '{"error":{"code":"bad_request","message":$context.error.messageString}}' } });
+    // With the cache on, the authorizer fails (nothing cached) when the store is throttled: answer that as a retryable 503.
+    this.api.addGatewayResponse('AuthorizerUnavailable', {
+      type: ResponseType.AUTHORIZER_FAILURE,
+      statusCode: '503',
+      responseHeaders: { 'Retry-After': "'1'" },
+      templates: { 'application/json': '{"success":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"The service is temporarily overloaded; retry shortly"}}' },
+    });
     this.api.addGatewayResponse('Default5xx', { type: ResponseType.DEFAULT_5XX, templates: { 'application/json': '{"error":{"code":"internal_error","message":"Internal error"}}' } });
 
     // --- Usage plans per tier (the outer guard; the exact per-minute count is the service's own, decisions §4).

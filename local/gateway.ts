@@ -21,6 +21,8 @@ interface CompiledRoute {
 export interface GatewayExtras {
   /** Extra GET pages served without auth (health, OpenAPI, docs). */
   pages?: Record<string, () => { status: number; contentType: string; body: string } | Promise<{ status: number; contentType: string; body: string }>>;
+  /** Cache authorizer answers per Authorization header, as a stage with authorizerCacheTtlSeconds does (default 0: off). */
+  authorizerCacheTtlSeconds?: number;
 }
 
 function compile(): CompiledRoute[] {
@@ -100,6 +102,8 @@ function send(res: ServerResponse, result: APIGatewayProxyResult) {
  */
 export async function startGateway(port: number, extras: GatewayExtras = {}): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const routes = compile();
+  const cacheMs = (extras.authorizerCacheTtlSeconds ?? 0) * 1000;
+  const authCache = new Map<string, { until: number; auth: Awaited<ReturnType<Awaited<ReturnType<typeof AUTHORIZER.load>>['handler']>> }>();
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://local');
     const method = (req.method ?? 'GET').toUpperCase();
@@ -176,7 +180,10 @@ export async function startGateway(port: number, extras: GatewayExtras = {}): Pr
         requestContext,
       } as unknown as APIGatewayRequestAuthorizerEvent;
       const { handler: authorize } = await AUTHORIZER.load();
-      const auth = await authorize(authorizerEvent);
+      const identity = req.headers.authorization;
+      const cached = cacheMs && identity ? authCache.get(identity) : undefined;
+      const auth = cached && cached.until > Date.now() ? cached.auth : await authorize(authorizerEvent);
+      if (cacheMs && identity && auth !== cached?.auth) authCache.set(identity, { until: Date.now() + cacheMs, auth });
       event.requestContext.authorizer = { ...auth.context, principalId: auth.principalId };
       const { handler } = await found.r.load();
       send(res, await handler(event, lambdaContext(found.r.route.group)));

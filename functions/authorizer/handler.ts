@@ -1,10 +1,13 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { authenticate } from '../../shared/auth/authenticate.ts';
 import { UnauthorizedError } from '../../shared/domain/errors.ts';
+import { isStoreUnavailable } from '../../shared/http/error-map.ts';
 import { logger } from '../../shared/logger.ts';
 
 /** Usage-plan key for requests without a valid credential (deployed stacks set it). */
 const ANONYMOUS_USAGE_KEY = process.env.ANONYMOUS_USAGE_KEY;
+/** Set by the stack when API Gateway caches this authorizer's answers (stage prop authorizerCacheTtlSeconds). */
+const CACHED = Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 0) > 0;
 
 /**
  * REQUEST authorizer. It always allows and says who is calling, or why not,
@@ -26,6 +29,17 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
       usageIdentifierKey: usageKeyValue ?? ANONYMOUS_USAGE_KEY,
     };
   } catch (err) {
+    if (isStoreUnavailable(err)) {
+      logger.warn('authorizer: store unavailable', { err });
+      // A cached answer would outlive the outage: fail this one (API Gateway's AUTHORIZER_FAILURE response, a 503) so nothing is cached.
+      if (CACHED) throw new Error('Authorizer unavailable');
+      return {
+        principalId: 'anonymous',
+        policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resource }] },
+        context: { authUnavailable: 'true' },
+        usageIdentifierKey: ANONYMOUS_USAGE_KEY,
+      };
+    }
     if (!(err instanceof UnauthorizedError)) logger.error('authorizer failure', { err });
     const message = err instanceof UnauthorizedError ? err.message : 'Authentication failed';
     return {

@@ -1,6 +1,7 @@
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
 import { signSessionToken } from '../auth/jwt.ts';
 import type { Plan } from '../auth/principal.ts';
+import { retryOnConflict } from '../db/retry.ts';
 import { NotFoundError, UnauthorizedError } from '../domain/errors.ts';
 import { newId } from '../ids.ts';
 import * as users from '../users/repository.ts';
@@ -32,15 +33,22 @@ export async function createAccount(input: { name: string; plan: Plan; ownerEmai
 }
 
 export async function createApiKey(accountId: string, userId: string, name = 'API key') {
-  const user = await users.getUser(accountId, userId);
-  if (!user) throw new NotFoundError('User');
   const { apiKey, record } = newApiKey(accountId, userId, name);
-  await repo.putApiKey(record);
+  // The key's lookup copies the user's role/status and the account's plan; a concurrent change of either is a conflict: re-read.
+  await retryOnConflict(async () => {
+    const [user, account] = await Promise.all([users.getUser(accountId, userId, true), repo.getAccount(accountId)]);
+    if (!user || !account) throw new NotFoundError('User');
+    await repo.putApiKey(record, user, account);
+  });
   return { id: record.keyId, name, apiKey };
 }
 
 export async function revokeApiKey(accountId: string, keyId: string) {
-  await repo.revokeApiKey(accountId, keyId);
+  await retryOnConflict(async () => {
+    const key = await repo.getApiKey(accountId, keyId);
+    if (!key) throw new NotFoundError('API key');
+    await repo.revokeApiKey(key, await users.getUser(accountId, key.userId, true));
+  });
   return { id: keyId, revoked: true as const };
 }
 

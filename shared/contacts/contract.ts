@@ -14,7 +14,7 @@ export const contactRoutes = defineRoutes([
     path: BASE,
     group: 'contacts',
     summary: 'List contacts',
-    description: 'search matches name or email (case-insensitive); organization_id filters; page/limit with meta.total.',
+    description: 'search matches name or email (case-insensitive); organization_id filters; page/limit with meta.total. Unfiltered, total comes from a counter kept with every create and delete; with search it counts matches among the first 10,000 contacts in the requested order (a lower bound beyond). A page reads the list only as far as its own last item.',
     access: 'viewer',
     query: ListContactsQuerySchema,
     success: { status: 200, description: 'A page of contacts', schema: listEnvelope(ContactSchema, 'ContactList') },

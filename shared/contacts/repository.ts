@@ -1,7 +1,7 @@
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
 import { keys, textSortKey } from '../db/keys.ts';
-import { numberedPage, queryAll, queryPage, type PageQuery } from '../db/query.ts';
+import { counterWrite, numberedPage, queryAll, queryPage, readCounter, type PageQuery } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError } from '../domain/errors.ts';
 import { organizationCountersWrite } from '../organizations/repository.ts';
@@ -147,6 +147,7 @@ export function createContactWrites(c: ContactRecord, tickets: RequesterCount | 
   return [
     { item: { Put: { TableName: tableName(), Item: item(c), ConditionExpression: 'attribute_not_exists(pk)' } } },
     guardPut(c, true),
+    counterWrite(keys.listCounter(c.accountId, 'CONTACTS'), 1),
     ...(c.organizationId && tickets ? [organizationCountersWrite(c.accountId, c.organizationId, { contacts: 1, tickets: tickets.count })] : []),
   ];
 }
@@ -192,6 +193,7 @@ export async function deleteContact(c: ContactRecord, tickets: RequesterCount, c
       onConditionFailed: () => new StaleCountError('The contact was changed concurrently'),
     },
     { item: { Delete: { TableName: tableName(), Key: keys.contactEmail(c.accountId, c.email) } } },
+    counterWrite(keys.listCounter(c.accountId, 'CONTACTS'), -1),
     ...(countedOrg ? [organizationCountersWrite(c.accountId, countedOrg, { contacts: -1, tickets: -tickets.count }), requesterCountCheck(c.accountId, tickets)] : []),
   ]);
 }
@@ -220,7 +222,8 @@ export async function listContacts(accountId: string, f: ContactFilter, page: nu
     f.sortBy === 'created_at'
       ? { keyCondition: 'pk = :pk AND begins_with(sk, :p)', ...filter, values: { ...filter.values, ':pk': keys.accountPk(accountId), ':p': keys.contactPrefix }, forward }
       : { index: f.sortBy === 'name' ? 'gsi1' : 'gsi2', keyCondition: `${f.sortBy === 'name' ? 'gsi1' : 'gsi2'}pk = :pk`, ...filter, values: { ...filter.values, ':pk': keys.contactsIndex(accountId) }, forward };
-  const result = await numberedPage<Record<string, unknown>>(q, page, limit);
+  // Unfiltered, the total is the account's contact counter (read beside the page), not a walk of the whole list.
+  const result = await numberedPage<Record<string, unknown>>(q, page, limit, f.search ? undefined : readCounter(keys.listCounter(accountId, 'CONTACTS')));
   return { items: result.items.map(toRecord), total: result.total };
 }
 

@@ -1,19 +1,102 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { FinalizeRequestMiddleware } from '@smithy/types';
 import { env } from '../config/env.ts';
+import { ServiceUnavailableError } from '../domain/errors.ts';
 import { instrument } from './stats.ts';
 
 const { AWS_REGION, DYNAMODB_ENDPOINT } = env();
+
+/**
+ * Per-attempt socket limits: a DynamoDB call answers in milliseconds, so an
+ * attempt that hangs for seconds is retried (up to MAX_ATTEMPTS) rather than
+ * waited on until the function times out.
+ */
+export const DDB_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: 5_000, throwOnRequestTimeout: true } as const;
+const MAX_ATTEMPTS = 3;
 
 /** The one DynamoDB client of a process, created at module load. */
 export const ddb = DynamoDBDocumentClient.from(
   new DynamoDBClient({
     region: AWS_REGION,
+    maxAttempts: MAX_ATTEMPTS,
+    requestHandler: { ...DDB_TIMEOUTS },
     ...(DYNAMODB_ENDPOINT ? { endpoint: DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   }),
   { marshallOptions: { removeUndefinedValues: true } },
 );
 
 export const tableName = (): string => env().TABLE_NAME;
+
+/**
+ * What one API request imposes on every DynamoDB call it makes: a deadline
+ * (epoch ms) after which no attempt starts or is waited on, and a gate that
+ * writes wait for (the rate-limit count, run in parallel with the reads).
+ */
+export interface RequestScope {
+  deadline?: number;
+  writeGate?: Promise<unknown>;
+}
+
+const scope = new AsyncLocalStorage<RequestScope>();
+
+/** Run `fn` with a request scope; calls made outside one (CLI, consumers) only have the SDK timeouts. */
+export const withRequestScope = <T>(s: RequestScope, fn: () => Promise<T>): Promise<T> => scope.run(s, fn);
+
+const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
+
+const deadlineError = () => new ServiceUnavailableError('The request ran out of time waiting for the data store; retry shortly');
+
+ddb.middlewareStack.add(
+  (next, context) => async (args) => {
+    const s = scope.getStore();
+    if (s?.writeGate && WRITES.has(String(context.commandName))) await s.writeGate;
+    if (s?.deadline !== undefined && Date.now() >= s.deadline) throw deadlineError();
+    return next(args);
+  },
+  { step: 'initialize', name: 'requestScope' },
+);
+
+/** What an injected attempt does instead of reaching the store: fail, or (BatchGetItem) leave every key unprocessed. */
+type Injected = Error | { unprocessedKeys: true } | undefined;
+type Injector = (commandName: string, input: Record<string, unknown>) => Injected;
+let injector: Injector | undefined;
+
+/**
+ * Test hook: make attempts of this process's DynamoDB calls fail with the
+ * error `fn` returns, or a BatchGetItem answer with every key unprocessed
+ * (undefined lets the attempt through). It sits inside the
+ * SDK's retry loop, so an injected throttle is retried and backed off exactly
+ * like a real one. Pass undefined to remove it.
+ */
+export function injectStoreFailures(fn: Injector | undefined): void {
+  injector = fn;
+}
+
+const attemptDeadline: FinalizeRequestMiddleware<object, object> = (next, context) => async (args) => {
+    const injected = injector?.(String(context.commandName), args.input as Record<string, unknown>);
+    if (injected instanceof Error) throw injected;
+    if (injected) {
+      // DynamoDB's answer when it throttles a batch: nothing read, every key handed back.
+      // At this step the input is in wire form and the document client no longer converts what we return: hand the keys back native.
+      const { RequestItems } = args.input as { RequestItems: Record<string, { Keys: Record<string, AttributeValue>[] }> };
+      const UnprocessedKeys = Object.fromEntries(Object.entries(RequestItems).map(([table, r]) => [table, { Keys: r.Keys.map((k) => unmarshall(k)) }]));
+      return { response: {}, output: { $metadata: {}, Responses: {}, UnprocessedKeys } } as never;
+    }
+    const deadline = scope.getStore()?.deadline;
+    if (deadline === undefined) return next(args);
+    const left = deadline - Date.now();
+    if (left <= 0) throw deadlineError();
+    // Stop waiting at the deadline: the caller gets its 503 before the function (and API Gateway) time out.
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([next(args), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(deadlineError()), left)))]);
+    } finally {
+      clearTimeout(timer);
+    }
+};
+ddb.middlewareStack.addRelativeTo(attemptDeadline as never, { relation: 'after', toMiddleware: 'retryMiddleware', name: 'attemptDeadline' });
 
 if (process.env.DDB_STATS === '1') instrument(ddb);

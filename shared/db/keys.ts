@@ -29,6 +29,10 @@ export const keys = {
   apiKeyHash: (hash: string) => ({ pk: `APIKEY#${hash}`, sk: 'APIKEY' }),
   /** The key's record under its account, found by id for revocation. */
   apiKey: (accountId: string, keyId: string) => ({ pk: acct(accountId), sk: `APIKEYID#${keyId}` }),
+  apiKeyPrefix: 'APIKEYID#',
+
+  /** Item counts of a page-number list (`n`), moved in the same transactions as its creates and deletes: the list's unfiltered total. */
+  listCounter: (accountId: string, list: 'CONTACTS' | 'ORGS' | `TMSG#${string}`) => ({ pk: acct(accountId), sk: `COUNT#${list}` }),
 
   rateWindow: (accountId: string, windowStart: number) => ({ pk: acct(accountId), sk: `RL#${windowStart}` }),
 

@@ -1,4 +1,5 @@
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { gsiKeys, type GsiName } from './table-definition.ts';
 import { ddb, tableName } from './client.ts';
 
@@ -36,19 +37,38 @@ function baseInput(q: PageQuery): QueryCommandInput {
 }
 
 /**
- * One page of a Query with exact `hasMore`: DynamoDB applies Limit before the
- * filter, so keep reading until limit+1 matches are seen or the key range ends.
+ * Most items one page request may read (evaluate) from the store, matched or
+ * not: the bound on a filtered list's work whatever the data (api-spec
+ * Limits; docs/decisions.md "Bounded work per request").
+ */
+export const READ_BUDGET = 1_000;
+
+/**
+ * One page of a Query. DynamoDB applies Limit before the filter, so a
+ * filtered page keeps reading (each Query reading twice as many items as the
+ * last) until it has limit+1 matches (exact `hasMore`), the key range ends, or
+ * it has read `budget` items. Out of budget, it answers the matches it found
+ * with `nextKey` at the read position: the next page continues there, so
+ * nothing is skipped or repeated, and every page makes progress — a page can
+ * be empty with more to come only when a whole budget held no match.
  * Without a filter this is a single request.
  */
-export async function queryPage<T extends Record<string, unknown>>(q: PageQuery): Promise<Page<T>> {
+export async function queryPage<T extends Record<string, unknown>>(q: PageQuery & { budget?: number }): Promise<Page<T>> {
+  const budget = Math.max(q.budget ?? READ_BUDGET, q.limit + 1);
   const items: T[] = [];
   let startKey: Key | undefined = q.startKey;
+  let read = 0;
+  // A filter usually discards items: start with a read worth a round trip, then double.
+  let step = q.filter ? Math.max(q.limit + 1, 100) : q.limit + 1;
   do {
-    const out = await ddb.send(new QueryCommand({ ...baseInput(q), ExclusiveStartKey: startKey, Limit: q.limit + 1 - (q.filter ? 0 : items.length) }));
+    const want = q.filter ? Math.min(step, budget - read) : q.limit + 1 - items.length;
+    const out = await ddb.send(new QueryCommand({ ...baseInput(q), ExclusiveStartKey: startKey, Limit: want }));
     items.push(...((out.Items ?? []) as T[]));
+    read += out.ScannedCount ?? out.Items?.length ?? 0;
     startKey = out.LastEvaluatedKey as Key | undefined;
-  } while (startKey && items.length <= q.limit);
-  if (items.length <= q.limit) return { items };
+    step *= 2;
+  } while (startKey && items.length <= q.limit && read < budget);
+  if (items.length <= q.limit) return { items, nextKey: startKey };
   const page = items.slice(0, q.limit);
   const last = page[page.length - 1];
   const nextKey = Object.fromEntries(keyAttributes(q.index).map((a) => [a, String(last[a])]));
@@ -68,27 +88,99 @@ export async function countMatches(q: Omit<PageQuery, 'limit' | 'startKey' | 'fo
 }
 
 /**
- * One page of a page-number list (page >= 1) with the exact total: walks the
- * whole key range once (Query, never Scan), counting matches and keeping only
- * those that fall on the page.
+ * Most items a filtered page-number list evaluates to count its `total`
+ * (api-spec caps total_count at 10,000 too): past it, `total` counts the
+ * matches among the first 10,000 items of the list's order.
  */
-export async function numberedPage<T extends Record<string, unknown>>(q: Omit<PageQuery, 'limit' | 'startKey'>, page: number, limit: number): Promise<{ items: T[]; total: number }> {
+export const FILTERED_TOTAL_CAP = 10_000;
+
+/**
+ * One page of a page-number list (page >= 1): reads the list in key order
+ * only as far as the page's last item (a deep page costs its depth), never the
+ * whole range. `total` comes from `knownTotal` (a counter kept in the same
+ * transactions as creates and deletes) when the caller has one; otherwise,
+ * or with a filter, from a Select COUNT bounded by FILTERED_TOTAL_CAP items
+ * evaluated — skipped when the page read already reached the end.
+ */
+export async function numberedPage<T extends Record<string, unknown>>(
+  q: Omit<PageQuery, 'limit' | 'startKey'>,
+  page: number,
+  limit: number,
+  knownTotal?: Promise<number | undefined>,
+): Promise<{ items: T[]; total: number }> {
   const from = (page - 1) * limit;
-  const items: T[] = [];
-  let total = 0;
-  let startKey: Key | undefined;
-  do {
-    const out = await ddb.send(new QueryCommand({ ...baseInput({ ...q, limit }), ExclusiveStartKey: startKey }));
-    for (const item of (out.Items ?? []) as T[]) {
-      if (total >= from && total < from + limit) items.push(item);
-      total += 1;
-    }
-    startKey = out.LastEvaluatedKey as Key | undefined;
-  } while (startKey);
-  return { items, total };
+  knownTotal?.catch(() => undefined);
+  const readPage = async () => {
+    const matches: T[] = [];
+    let startKey: Key | undefined;
+    let read = 0;
+    let step = q.filter ? Math.min(FILTERED_TOTAL_CAP, Math.max(from + limit + 1, 200)) : from + limit;
+    do {
+      const want = q.filter ? Math.min(step, FILTERED_TOTAL_CAP - read) : from + limit - matches.length;
+      const out = await ddb.send(new QueryCommand({ ...baseInput({ ...q, limit }), ExclusiveStartKey: startKey, Limit: Math.max(1, want) }));
+      matches.push(...((out.Items ?? []) as T[]));
+      read += out.ScannedCount ?? out.Items?.length ?? 0;
+      startKey = out.LastEvaluatedKey as Key | undefined;
+      step *= 2;
+    } while (startKey && matches.length < from + limit && (!q.filter || read < FILTERED_TOTAL_CAP));
+    return { items: matches.slice(from, from + limit), reachedEnd: !startKey, seen: matches.length };
+  };
+  const [result, counted] = await Promise.all([readPage(), q.filter ? undefined : knownTotal]);
+  if (counted !== undefined) return { items: result.items, total: Math.max(counted, 0) };
+  if (result.reachedEnd) return { items: result.items, total: result.seen };
+  return { items: result.items, total: await countEvaluated(q, FILTERED_TOTAL_CAP) };
 }
 
-/** Every match of a Query, in key order. */
+/** Count a Query's matches among at most `cap` evaluated items. */
+async function countEvaluated(q: Omit<PageQuery, 'limit' | 'startKey'>, cap: number): Promise<number> {
+  let count = 0;
+  let read = 0;
+  let startKey: Key | undefined;
+  do {
+    const out = await ddb.send(new QueryCommand({ ...baseInput({ ...q, limit: cap }), Select: 'COUNT', ExclusiveStartKey: startKey, Limit: cap - read }));
+    count += out.Count ?? 0;
+    read += out.ScannedCount ?? 0;
+    startKey = out.LastEvaluatedKey as Key | undefined;
+  } while (startKey && read < cap);
+  return count;
+}
+
+/** The value of a counter item (`n`), or undefined when it was never written. */
+export async function readCounter(key: Key): Promise<number | undefined> {
+  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: key }));
+  return out.Item ? Number(out.Item.n ?? 0) : undefined;
+}
+
+/** The transaction write that moves a counter item by `delta` (created on first use). */
+export function counterWrite(key: Key, delta: number) {
+  return { item: { Update: { TableName: tableName(), Key: key, UpdateExpression: 'ADD #n :d', ExpressionAttributeNames: { '#n': 'n' }, ExpressionAttributeValues: { ':d': delta } } } };
+}
+
+/** Every match of a Query, in key order (callers whose work is bounded by design: an organization's contacts, an account's webhooks). */
 export async function queryAll<T extends Record<string, unknown>>(q: Omit<PageQuery, 'limit' | 'startKey'>): Promise<T[]> {
-  return (await numberedPage<T>(q, 1, Number.MAX_SAFE_INTEGER)).items;
+  const items: T[] = [];
+  let startKey: Key | undefined;
+  do {
+    const out = await ddb.send(new QueryCommand({ ...baseInput({ ...q, limit: 0 }), ExclusiveStartKey: startKey }));
+    items.push(...((out.Items ?? []) as T[]));
+    startKey = out.LastEvaluatedKey as Key | undefined;
+  } while (startKey);
+  return items;
+}
+
+/**
+ * Get up to 100 items by key in one BatchGetItem, retrying the keys DynamoDB
+ * left unprocessed (throttling) with backoff: an unprocessed key is "not read
+ * yet", never "does not exist". The request deadline bounds the retries.
+ */
+export async function batchGet(keys: Key[]): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let pending: Key[] = keys;
+  for (let attempt = 0; pending.length; attempt++) {
+    if (attempt) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
+    const out = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending } } }));
+    items.push(...((out.Responses?.[tableName()] ?? []) as Record<string, unknown>[]));
+    pending = (out.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Key[];
+  }
+  return items;
 }

@@ -6,14 +6,31 @@ export interface DdbCallStats {
   byCommand: Record<string, number>;
   capacityUnits: number;
   millis: number;
+  /** [start, end] of each call, to find the round trips on the critical path. */
+  spans: Array<[number, number]>;
 }
 
-export const ddbStats: DdbCallStats = { requests: 0, byCommand: {}, capacityUnits: 0, millis: 0 };
+export const ddbStats: DdbCallStats = { requests: 0, byCommand: {}, capacityUnits: 0, millis: 0, spans: [] };
 
-export function resetDdbStats(): DdbCallStats {
-  const snapshot = { ...ddbStats, byCommand: { ...ddbStats.byCommand } };
-  Object.assign(ddbStats, { requests: 0, byCommand: {}, capacityUnits: 0, millis: 0 });
+export function resetDdbStats(): DdbCallStats & { criticalPath: number } {
+  const snapshot = { ...ddbStats, byCommand: { ...ddbStats.byCommand }, spans: [...ddbStats.spans], criticalPath: sequentialSteps(ddbStats.spans) };
+  Object.assign(ddbStats, { requests: 0, byCommand: {}, capacityUnits: 0, millis: 0, spans: [] });
   return snapshot;
+}
+
+/**
+ * Round trips on the critical path: calls that overlap in time ran in
+ * parallel and count once; each gap starts a new sequential step.
+ */
+export function sequentialSteps(spans: Array<[number, number]>): number {
+  const sorted = [...spans].sort((a, b) => a[0] - b[0]);
+  let steps = 0;
+  let end = -Infinity;
+  for (const [s, e] of sorted) {
+    if (s >= end) steps += 1;
+    end = Math.max(end, e);
+  }
+  return steps;
 }
 
 const sumCapacity = (c: unknown): number => {
@@ -30,7 +47,9 @@ export function instrument(client: DynamoDBDocumentClient): void {
       input.ReturnConsumedCapacity = 'TOTAL';
       const started = performance.now();
       const out = await next(args);
-      ddbStats.millis += performance.now() - started;
+      const ended = performance.now();
+      ddbStats.millis += ended - started;
+      ddbStats.spans.push([started, ended]);
       ddbStats.requests += 1;
       const name = String(context.commandName ?? 'unknown').replace(/Command$/, '');
       ddbStats.byCommand[name] = (ddbStats.byCommand[name] ?? 0) + 1;

@@ -57,6 +57,16 @@ export class RateLimitedError extends DomainError {
   }
 }
 
+/**
+ * The store throttled or did not answer in time: the request may be retried
+ * (503 with Retry-After). Nothing about it is the caller's fault.
+ */
+export class ServiceUnavailableError extends DomainError {
+  constructor(message = 'The service is temporarily overloaded; retry shortly', readonly retryAfterSeconds = 1, options?: ErrorOptions) {
+    super(message, options);
+  }
+}
+
 export class PayloadTooLargeError extends DomainError {
   constructor() {
     super('Request body exceeds 1 MiB');

@@ -8,6 +8,7 @@ import {
   PayloadTooLargeError,
   RateLimitedError,
   RuleViolationError,
+  ServiceUnavailableError,
   UnauthorizedError,
   ValidationError,
   type RuleCode,
@@ -47,6 +48,35 @@ const TABLE: Array<[abstract new (...a: never[]) => Error, number, string, strin
   [PayloadTooLargeError, 413, 'payload_too_large', 'PAYLOAD_TOO_LARGE'],
 ];
 
+/** Store errors that mean "busy or unreachable, retry": never the caller's fault, never a 500. */
+const UNAVAILABLE_NAMES = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'ServiceUnavailableException',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'AbortError',
+  'LimitExceededException',
+]);
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND']);
+/** Transaction cancellation reasons that are load, not a failed condition. */
+const UNAVAILABLE_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+
+/** Whether an error is the data store throttling or failing to answer (503 + Retry-After). */
+export function isStoreUnavailable(err: unknown): boolean {
+  if (err instanceof ServiceUnavailableError) return true;
+  if (!(err instanceof Error)) return false;
+  const e = err as Error & { code?: string; $metadata?: { httpStatusCode?: number }; CancellationReasons?: Array<{ Code?: string }> };
+  if (UNAVAILABLE_NAMES.has(e.name) || (e.code && UNAVAILABLE_CODES.has(e.code))) return true;
+  if (e.name === 'TransactionCanceledException') return (e.CancellationReasons ?? []).some((r) => UNAVAILABLE_REASONS.has(r.Code ?? ''));
+  const status = e.$metadata?.httpStatusCode;
+  return status !== undefined && status >= 500;
+}
+
 /**
  * The one place where errors become HTTP: status, envelope of the interface,
  * and nothing of an unexpected error's internals.
@@ -63,6 +93,11 @@ export function toHttpError(err: unknown, iface: Interface): HttpError {
     status = RULE_STATUS[err.rule];
     code = iface === 'playbook' ? 'conflict' : err.rule;
     message = err.message;
+  } else if (isStoreUnavailable(err)) {
+    status = 503;
+    code = iface === 'playbook' ? 'service_unavailable' : 'SERVICE_UNAVAILABLE';
+    message = err instanceof ServiceUnavailableError ? err.message : 'The service is temporarily overloaded; retry shortly';
+    headers['Retry-After'] = String(err instanceof ServiceUnavailableError ? err.retryAfterSeconds : 1);
   } else {
     const row = TABLE.find(([cls]) => err instanceof cls);
     if (row) {

@@ -2,7 +2,8 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import * as z from 'zod';
 import { hasDeskRole, PrincipalSchema, type Principal } from '../auth/principal.ts';
-import { BadRequestError, NotFoundError, PayloadTooLargeError, UnauthorizedError, ForbiddenError, ValidationError, type FieldIssue } from '../domain/errors.ts';
+import { withRequestScope } from '../db/client.ts';
+import { BadRequestError, DomainError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError, UnauthorizedError, ForbiddenError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { consume, RateLimitExceededError, type RateLimitState } from '../ratelimit/limiter.ts';
 import { interfaceOf, routeKey, takesIdempotencyKey, type Interface, type RouteContract } from './contract.ts';
 import { toHttpError } from './error-map.ts';
@@ -34,10 +35,23 @@ interface State {
   iface: Interface;
   route?: RouteContract;
   principal?: Principal;
+  /** The rate-limit count, started before the route runs and settled before it answers. */
+  counting?: Promise<RateLimitState>;
   rateLimit?: RateLimitState;
   body?: unknown;
   idempotency?: IdempotencyClaim;
+  /** Epoch ms after which no DynamoDB attempt starts or is waited on. */
+  deadline?: number;
 }
+
+/**
+ * A request never waits on the store longer than this, nor closer than
+ * DEADLINE_MARGIN_MS to the function's own timeout (itself below API
+ * Gateway's 29 s): a struggling store gets a 503 the caller can retry
+ * instead of a 504 whose write may still commit behind it.
+ */
+export const REQUEST_DEADLINE_MS = 20_000;
+const DEADLINE_MARGIN_MS = 3_000;
 
 /** Per-invocation state travels on the Lambda context so the final handler can read it. */
 type AppContext = Context & { app: State };
@@ -58,7 +72,8 @@ const describe = (issues: FieldIssue[]) => issues.map((i) => `${i.field}: ${i.me
 const routeResolver = (table: Map<string, RouteContract>): Middleware => ({
   before: function routeResolverBefore(request: Req) {
     const { resource, httpMethod, path } = request.event;
-    request.context.app = { iface: interfaceOf(resource ?? path ?? '') };
+    const remaining = typeof request.context.getRemainingTimeInMillis === 'function' ? request.context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS : REQUEST_DEADLINE_MS;
+    request.context.app = { iface: interfaceOf(resource ?? path ?? ''), deadline: Date.now() + Math.max(0, Math.min(REQUEST_DEADLINE_MS, remaining)) };
     request.context.app.route = table.get(routeKey(httpMethod, resource));
     if (!request.context.app.route) throw new NotFoundError('Route');
   },
@@ -68,25 +83,35 @@ const routeResolver = (table: Map<string, RouteContract>): Middleware => ({
 const principalFromAuthorizer = (): Middleware => ({
   before: function principalFromAuthorizerBefore(request: Req) {
     const ctx = request.event.requestContext?.authorizer ?? {};
+    if (ctx.authUnavailable) throw new ServiceUnavailableError();
     const parsed = PrincipalSchema.safeParse(ctx);
     if (!parsed.success) throw new UnauthorizedError(typeof ctx.authError === 'string' ? ctx.authError : 'Authentication required');
     request.context.app.principal = parsed.data;
   },
 });
 
-/** Count the request against the account's window; the headers go on every authenticated answer. */
+/**
+ * Start counting the request against the account's window without waiting:
+ * the count runs beside the route's reads, and the route's writes wait for it
+ * (writeGate), so a refused request changes nothing. Its answer is settled
+ * before anything is sent; the headers go on every authenticated answer.
+ */
 const rateLimiter = (): Middleware => ({
-  before: async function rateLimiterBefore(request: Req) {
-    const p = request.context.app.principal!;
-    try {
-      request.context.app.rateLimit = await consume(p.accountId, p.plan);
-    } catch (err) {
-      if (err instanceof RateLimitExceededError) {
-        request.context.app.rateLimit = err.state;
-        countMetric('RequestsRateLimited');
-      }
-      throw err;
-    }
+  before: function rateLimiterBefore(request: Req) {
+    const app = request.context.app;
+    const p = app.principal!;
+    app.counting = withRequestScope({ deadline: app.deadline }, () => consume(p.accountId, p.plan)).then(
+      (state) => (app.rateLimit = state),
+      (err) => {
+        if (err instanceof RateLimitExceededError) {
+          app.rateLimit = err.state;
+          countMetric('RequestsRateLimited');
+        }
+        throw err;
+      },
+    );
+    // Settled in dispatch or onError; this only keeps an early refusal from being reported as unhandled.
+    app.counting.catch(() => undefined);
   },
 });
 
@@ -131,6 +156,8 @@ const idempotency = (): Middleware => ({
     const { route, principal, body } = request.context.app;
     const key = headerValue(request.event.headers, IDEMPOTENCY_HEADER);
     if (key === undefined || !takesIdempotencyKey(route!)) return;
+    // The key is a write: it waits for the rate-limit count, so a refused request neither claims nor replays.
+    await request.context.app.counting;
     const { httpMethod: method, resource, pathParameters } = request.event;
     const start = await beginIdempotent(principal!.accountId, key, { method, resource, pathParameters, body });
     if ('claim' in start) {
@@ -198,8 +225,16 @@ function rateLimitHeaders(state: RateLimitState | undefined): Record<string, str
 
 /** Map any error to the interface's envelope; unexpected ones are logged and answered as a bare 500. */
 const errorResponder = (): Middleware => ({
-  onError: function errorResponderOnError(request: Req) {
+  onError: async function errorResponderOnError(request: Req) {
     request.context.app ??= { iface: interfaceOf(request.event.resource ?? request.event.path ?? '') };
+    // A request over its limit is a 429 whatever else went wrong (as when the count ran first).
+    try {
+      await request.context.app.counting;
+    } catch (err) {
+      if (err instanceof RateLimitExceededError || !(request.error instanceof DomainError)) request.error = err as Error;
+    }
+    // Retry-After counts from when the answer leaves, not from when the count refused.
+    if (request.error instanceof RateLimitExceededError) request.error = new RateLimitExceededError(request.error.state, Date.now());
     const iface = request.context.app.iface ?? interfaceOf(request.event.resource ?? request.event.path ?? '');
     const mapped = toHttpError(request.error, iface);
     if (mapped.status >= 500) logger.error('unhandled error', { err: request.error, path: request.event.path, method: request.event.httpMethod });
@@ -213,8 +248,8 @@ const errorResponder = (): Middleware => ({
 
 /**
  * The one middleware stack of every endpoint group: route, principal, rate
- * limit, access, body, validation, then the route's implementation; errors
- * mapped last. A group handler is `httpGroup(routes, handlers)`.
+ * limit (counted in parallel, settled before answering), access, body,
+ * validation, then the route's implementation; errors mapped last. A group handler is `httpGroup(routes, handlers)`.
  */
 export function httpGroup<const T extends readonly RouteContract[]>(routes: T, handlers: NoInfer<RouteHandlers<T>>) {
   const table = new Map<string, RouteContract>(routes.map((r) => [routeKey(r.method, r.path), r]));
@@ -230,9 +265,17 @@ export function httpGroup<const T extends readonly RouteContract[]>(routes: T, h
     .use(jsonBodyParser())
     .use(idempotency())
     .handler(async function dispatch(event: APIGatewayProxyEvent, context: AppContext): Promise<APIGatewayProxyResult> {
-      const { route, principal, body: rawBody, rateLimit } = context.app;
+      const { route, principal, body: rawBody, counting, deadline } = context.app;
       const input = parseInput(route!, event, rawBody);
-      const result = await impl[route!.operationId]({ principal: principal!, ...input, event } as RouteRequest);
+      let result: unknown;
+      let failure: unknown;
+      try {
+        result = await withRequestScope({ deadline, writeGate: counting }, () => impl[route!.operationId]({ principal: principal!, ...input, event } as RouteRequest));
+      } catch (err) {
+        failure = err;
+      }
+      const rateLimit = await counting!;
+      if (failure) throw failure;
       const headers = { ...rateLimitHeaders(rateLimit) };
       if (route!.success.status === 204) return { statusCode: 204, headers, body: '' };
       return { statusCode: route!.success.status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(result) };

@@ -12,6 +12,7 @@ export const messageRoutes = defineRoutes([
     path: BASE,
     group: 'messages',
     summary: "List a ticket's messages",
+    description: "page/limit with meta.total: the ticket's message count, kept with every message written. A page reads the ticket's messages only as far as its own last item.",
     auth: 'session',
     access: 'viewer',
     query: ListMessagesQuerySchema,

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { numberedPage } from '../db/query.ts';
+import { counterWrite, numberedPage, readCounter } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import type { Message } from './model.ts';
 
@@ -19,6 +19,7 @@ export async function createMessage(m: MessageRecord, related: TxWrite[]): Promi
   await transactWrite([
     { item: { Put: { TableName: tableName(), Item: { ...keys.message(m.accountId, m.id), ...body }, ConditionExpression: 'attribute_not_exists(pk)' } } },
     { item: { Put: { TableName: tableName(), Item: { ...keys.ticketMessage(m.accountId, m.ticketId, m.id), ...body }, ConditionExpression: 'attribute_not_exists(pk)' } } },
+    counterWrite(keys.listCounter(m.accountId, `TMSG#${m.ticketId}`), 1),
     ...related,
   ]);
 }
@@ -34,6 +35,8 @@ export async function listMessages(accountId: string, ticketId: string, forward:
     { keyCondition: 'pk = :pk AND begins_with(sk, :p)', names: {}, values: { ':pk': keys.accountPk(accountId), ':p': keys.ticketMessagePrefix(ticketId) }, forward },
     page,
     limit,
+    // The ticket's message counter (written with each message), read beside the page.
+    readCounter(keys.listCounter(accountId, `TMSG#${ticketId}`)),
   );
   return { items: r.items.map(strip), total: r.total };
 }

@@ -26,6 +26,7 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'Invalid values',
   429: 'Rate limit exceeded (see Retry-After)',
   500: 'Internal error',
+  503: 'The data store is throttling or unavailable; retry after Retry-After seconds',
 };
 
 const RATE_HEADERS = {
@@ -78,7 +79,7 @@ const IDEMPOTENCY_PARAMETER = {
 
 function operation(route: RouteContract, components: Record<string, JsonSchema>) {
   const errorRef = { $ref: `#/components/schemas/${interfaceOf(route.path) === 'playbook' ? 'PlaybookError' : 'HelpdeskError'}` };
-  const statuses = new Set([...(route.errors ?? []), 401, 413, 429, 500]);
+  const statuses = new Set([...(route.errors ?? []), 401, 413, 429, 500, 503]);
   if (route.body) statuses.add(400);
   const responses: Record<string, unknown> = {
     [route.success.status]: {

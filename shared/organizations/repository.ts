@@ -1,7 +1,7 @@
 import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
 import { keys, textSortKey } from '../db/keys.ts';
-import { numberedPage, queryAll } from '../db/query.ts';
+import { counterWrite, numberedPage, queryAll, readCounter } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../domain/errors.ts';
 import type { CompanyFacts, Organization } from './model.ts';
@@ -48,6 +48,7 @@ export async function createOrganization(o: OrganizationRecord, related: TxWrite
   await transactWrite([
     { item: { Put: { TableName: tableName(), Item: { ...keys.organization(o.accountId, o.id), type: 'organization', ...o, ...indexAttributes(o) }, ConditionExpression: 'attribute_not_exists(pk)' } } },
     domainGuard(o),
+    counterWrite(keys.listCounter(o.accountId, 'ORGS'), 1),
     ...related,
   ]);
 }
@@ -121,6 +122,7 @@ export async function deleteOrganization(o: OrganizationRecord, related: TxWrite
     { item: { Delete: { TableName: tableName(), Key: keys.organization(o.accountId, o.id), ConditionExpression: 'attribute_exists(pk)' } }, onConditionFailed: () => new NotFoundError('Organization') },
     { item: { Delete: { TableName: tableName(), Key: keys.organizationDomain(o.accountId, o.organizationalDomain) } } },
     ...related,
+    counterWrite(keys.listCounter(o.accountId, 'ORGS'), -1),
   ]);
 }
 
@@ -193,6 +195,8 @@ export async function listOrganizations(accountId: string, f: OrganizationFilter
     f.sortBy === 'created_at'
       ? { keyCondition: 'pk = :pk AND begins_with(sk, :p)', values: { ':pk': keys.accountPk(accountId), ':p': keys.organizationPrefix } }
       : { index: f.sortBy === 'name' ? ('gsi1' as const) : ('gsi2' as const), keyCondition: `${f.sortBy === 'name' ? 'gsi1' : 'gsi2'}pk = :pk`, values: { ':pk': keys.organizationsIndex(accountId) } };
-  const result = await numberedPage<Record<string, unknown>>({ ...q, filter: filter.filter, names: filter.names, values: { ...q.values, ...filter.values }, forward }, page, limit);
+  // Unfiltered, the total is the account's organization counter (read beside the page), not a walk of the whole list.
+  const total = f.search ? undefined : readCounter(keys.listCounter(accountId, 'ORGS'));
+  const result = await numberedPage<Record<string, unknown>>({ ...q, filter: filter.filter, names: filter.names, values: { ...q.values, ...filter.values }, forward }, page, limit, total);
   return { items: result.items.map(toRecord), total: result.total };
 }

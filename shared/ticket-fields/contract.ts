@@ -27,7 +27,7 @@ export const ticketFieldRoutes = defineRoutes([
     path: BASE,
     group: 'ticketFields',
     summary: 'List ticket fields',
-    description: 'System fields first (on the first page), then custom fields sorted by position|title|created_at. page_size max 100.',
+    description: 'System fields first (on the first page), then custom fields sorted by position|title|created_at. page_size max 100. Bounded work: a request reads at most 1,000 fields; a filtered page that reaches that budget answers what it found with hasMore true and links.next continuing from there.',
     access: 'viewer',
     query: ListTicketFieldsQuerySchema,
     success: { status: 200, description: 'A page of ticket fields', schema: z.object({ ticketFields: z.array(TicketFieldSchema), meta: PageMetaSchema, links: LinksSchema }).meta({ id: 'TicketFieldList' }) },

@@ -14,7 +14,7 @@ export const ticketRoutes = defineRoutes([
     path: BASE,
     group: 'tickets',
     summary: 'List tickets',
-    description: 'Filters status, priority, assignee_id; sort_by created_at|updated_at|status|priority (status in workflow order new..closed, priority low..urgent); cursor pages via links.next.',
+    description: 'Filters status, priority, assignee_id; sort_by created_at|updated_at|status|priority (status in workflow order new..closed, priority low..urgent); cursor pages via links.next. Bounded work: one request reads at most 1,000 tickets from the store; a filtered page that reaches that budget answers the matches found so far (possibly fewer than page_size, or none) with hasMore true and links.next continuing from where it stopped, so following links.next yields every match exactly once.',
     access: 'viewer',
     query: ListTicketsQuerySchema,
     success: { status: 200, description: 'A page of tickets', schema: z.object({ tickets: z.array(TicketSchema), meta: PageMetaSchema, links: LinksSchema }).meta({ id: 'TicketList' }) },

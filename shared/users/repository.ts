@@ -1,8 +1,8 @@
-import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserRole } from '../auth/principal.ts';
 import { ddb, tableName } from '../db/client.ts';
 import { keys, textSortKey } from '../db/keys.ts';
-import { countMatches, queryPage, type Key, type PageQuery } from '../db/query.ts';
+import { batchGet, countMatches, queryPage, type Key, type PageQuery } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../domain/errors.ts';
 import type { UserStatus } from './model.ts';
@@ -20,11 +20,17 @@ export interface UserRecord {
   updatedAt: string;
   lastLoginAt: string | null;
   version: number;
+  /** Hashes of the user's live API keys, whose lookups carry role and status (kept in step here). */
+  apiKeyHashes?: Set<string>;
 }
 
 const ATTRS = ['id', 'accountId', 'email', 'name', 'avatarUrl', 'role', 'status', 'createdAt', 'updatedAt', 'lastLoginAt', 'version'] as const;
 
-const toRecord = (item: Record<string, unknown>): UserRecord => Object.fromEntries(ATTRS.map((a) => [a, item[a] ?? null])) as unknown as UserRecord;
+const toRecord = (item: Record<string, unknown>): UserRecord => {
+  const record = Object.fromEntries(ATTRS.map((a) => [a, item[a] ?? null])) as unknown as UserRecord;
+  if (item.apiKeyHashes instanceof Set) record.apiKeyHashes = item.apiKeyHashes as Set<string>;
+  return record;
+};
 
 /** Sort keys for the name (gsi1) and email (gsi2) orders; the id breaks ties. */
 function indexAttributes(u: Pick<UserRecord, 'accountId' | 'id' | 'name' | 'email'>) {
@@ -56,24 +62,49 @@ export async function createUser(u: UserRecord, related: TxWrite[] = []): Promis
   await transactWrite([...putUserWrites(u), ...related]);
 }
 
-/** Get one user of an account. */
-export async function getUser(accountId: string, userId: string): Promise<UserRecord | null> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.user(accountId, userId) }));
+/** Get one user of an account (consistent when a write will be conditioned on what it read). */
+export async function getUser(accountId: string, userId: string, consistent = false): Promise<UserRecord | null> {
+  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.user(accountId, userId), ...(consistent ? { ConsistentRead: true } : {}) }));
   return out.Item ? toRecord(out.Item) : null;
 }
 
-/** Get a user and its account's record in one round trip (the authorizer's read). */
+/** Get a user and its account's record in one round trip (the authorizer's read for session tokens). */
 export async function getUserAndAccount(accountId: string, userId: string): Promise<{ user: UserRecord | null; account: Record<string, unknown> | null }> {
   const userKey = keys.user(accountId, userId);
   const accountKey = keys.account(accountId);
-  const out = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: [userKey, accountKey] } } }));
-  const items = out.Responses?.[tableName()] ?? [];
+  const items = await batchGet([userKey, accountKey]);
   const user = items.find((i) => i.sk === userKey.sk);
   const account = items.find((i) => i.sk === accountKey.sk);
   return { user: user ? toRecord(user) : null, account: account ?? null };
 }
 
 export type UserChanges = Partial<Pick<UserRecord, 'name' | 'role' | 'status' | 'lastLoginAt' | 'updatedAt'>>;
+
+/**
+ * When role or status changes, each of the user's key lookups gets the new
+ * values in the same transaction, so the very next request with any of its
+ * keys sees them (decisions §1). A lookup revoked meanwhile fails the
+ * condition instead of coming back (revocation also bumps the version).
+ */
+function keyLookupWrites(current: UserRecord, changes: UserChanges): TxWrite[] {
+  const set: Record<string, unknown> = {};
+  if (changes.role !== undefined && changes.role !== current.role) set.role = changes.role;
+  if (changes.status !== undefined && changes.status !== current.status) set.status = changes.status;
+  if (!Object.keys(set).length) return [];
+  return [...(current.apiKeyHashes ?? [])].map((hash) => ({
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.apiKeyHash(hash),
+        UpdateExpression: `SET ${Object.keys(set).map((k) => `#${k} = :${k}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: Object.fromEntries(Object.keys(set).map((k) => [`#${k}`, k])),
+        ExpressionAttributeValues: Object.fromEntries(Object.entries(set).map(([k, v]) => [`:${k}`, v])),
+      },
+    },
+    onConditionFailed: () => new ConflictError('The user\'s API keys changed concurrently; retry the request'),
+  }));
+}
 
 function updateItem(current: UserRecord, changes: UserChanges): TxWrite {
   const next = { ...current, ...changes };
@@ -97,7 +128,7 @@ function updateItem(current: UserRecord, changes: UserChanges): TxWrite {
 
 /** Update a user with optimistic locking on its version. */
 export async function updateUser(current: UserRecord, changes: UserChanges): Promise<UserRecord> {
-  await transactWrite([updateItem(current, changes)]);
+  await transactWrite([updateItem(current, changes), ...keyLookupWrites(current, changes)]);
   return { ...current, ...changes, version: current.version + 1 };
 }
 
@@ -109,8 +140,10 @@ export async function updateUser(current: UserRecord, changes: UserChanges): Pro
 export async function transferOwnership(owner: UserRecord, target: UserRecord, targetChanges: UserChanges & { role: 'owner'; updatedAt: string }): Promise<UserRecord> {
   await transactWrite([
     updateItem(target, targetChanges),
+    ...keyLookupWrites(target, targetChanges),
     // The version check also proves the former owner is still the owner.
     updateItem(owner, { role: 'admin', updatedAt: targetChanges.updatedAt }),
+    ...keyLookupWrites(owner, { role: 'admin' }),
     {
       item: {
         Update: {
@@ -128,6 +161,8 @@ export async function transferOwnership(owner: UserRecord, target: UserRecord, t
 }
 
 class OwnerDeleteRefusedError extends ConflictError {}
+/** The user changed between read and delete: re-read and retry. */
+export class UserChangedError extends ConflictError {}
 
 /** Delete a user and release its email; never the owner (checked in the same write). */
 export async function deleteUser(u: UserRecord): Promise<void> {
@@ -138,19 +173,25 @@ export async function deleteUser(u: UserRecord): Promise<void> {
           Delete: {
             TableName: tableName(),
             Key: keys.user(u.accountId, u.id),
-            ConditionExpression: 'attribute_exists(pk) AND #role <> :owner',
-            ExpressionAttributeNames: { '#role': 'role' },
-            ExpressionAttributeValues: { ':owner': 'owner' },
+            // The version check keeps a key created meanwhile from outliving its user.
+            ConditionExpression: 'attribute_exists(pk) AND #role <> :owner AND #version = :version',
+            ExpressionAttributeNames: { '#role': 'role', '#version': 'version' },
+            ExpressionAttributeValues: { ':owner': 'owner', ':version': u.version },
           },
         },
         onConditionFailed: () => new OwnerDeleteRefusedError('The owner cannot be deleted; transfer ownership first'),
       },
       { item: { Delete: { TableName: tableName(), Key: keys.userEmail(u.accountId, u.email) } } },
+      // The user's keys stop working with it.
+      ...[...(u.apiKeyHashes ?? [])].map((hash) => ({ item: { Delete: { TableName: tableName(), Key: keys.apiKeyHash(hash) } } })),
     ]);
   } catch (err) {
-    // The condition fails both for the owner and for a user deleted meanwhile: tell them apart.
-    if (err instanceof OwnerDeleteRefusedError && !(await getUser(u.accountId, u.id))) throw new NotFoundError('User');
-    throw err;
+    // The condition fails for the owner, for a user deleted meanwhile and for one changed meanwhile: tell them apart.
+    if (!(err instanceof OwnerDeleteRefusedError)) throw err;
+    const now = await getUser(u.accountId, u.id, true);
+    if (!now) throw new NotFoundError('User');
+    if (now.role === 'owner') throw err;
+    throw new UserChangedError('The user was changed concurrently; retry the request');
   }
 }
 

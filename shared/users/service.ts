@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
+import { retryOnConflict } from '../db/retry.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../domain/errors.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
@@ -95,9 +96,12 @@ export async function updateUser(p: Principal, userId: string, body: UpdateUserB
 /** Delete a user permanently; never the owner. */
 export async function deleteUser(p: Principal, userId: string): Promise<void> {
   if (!isManager(p)) throw new ForbiddenError('Only owners and admins can delete users');
-  const target = await requireUser(p.accountId, userId);
-  if (target.role === 'owner') throw new ConflictError('The owner cannot be deleted; transfer ownership first');
-  await repo.deleteUser(target);
+  // The delete is version-checked (so a key created meanwhile goes with the user): a concurrent change means re-read and retry.
+  await retryOnConflict(async () => {
+    const target = await requireUser(p.accountId, userId);
+    if (target.role === 'owner') throw new ConflictError('The owner cannot be deleted; transfer ownership first');
+    await repo.deleteUser(target);
+  }, (err) => err instanceof repo.UserChangedError);
 }
 
 const LIST = 'users';

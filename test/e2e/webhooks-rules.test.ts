@@ -47,10 +47,15 @@ describe('SSRF guard', () => {
 });
 
 describe('topology', () => {
-  it('routes every ticket event to the webhook fan-out, and each rule to a defined queue', () => {
-    for (const t of ['ticket.created', 'ticket.updated', 'ticket.deleted', 'ticket.assignment.changed', 'ticket.resolved']) {
-      expect(routeEvent({ source: 'support-desk.tickets', detailType: t })).toEqual(['webhook-fanout']);
-    }
+  it('routes every ticket event to the webhook fan-out (and to automations and SLA where they need it), and each rule to a defined queue', () => {
+    const expected: Record<string, string[]> = {
+      'ticket.created': ['webhook-fanout', 'automations', 'sla'],
+      'ticket.updated': ['webhook-fanout', 'automations', 'sla'],
+      'ticket.deleted': ['webhook-fanout', 'sla'],
+      'ticket.assignment.changed': ['webhook-fanout'],
+      'ticket.resolved': ['webhook-fanout', 'sla'],
+    };
+    for (const [t, queues] of Object.entries(expected)) expect(routeEvent({ source: 'support-desk.tickets', detailType: t })).toEqual(queues);
     expect(routeEvent({ source: 'support-desk.tickets', detailType: 'ticket.exploded' })).toEqual([]);
     for (const r of RULES) expect(QUEUES.map((q) => q.name)).toContain(r.queue);
     for (const q of QUEUES) expect(q.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * q.functionTimeoutSeconds);
