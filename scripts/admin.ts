@@ -85,7 +85,7 @@ async function main(): Promise<unknown> {
     const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
     const { setSecretLoader } = await import('../shared/auth/secret.ts');
     const sm = new SecretsManagerClient({});
-    setSecretLoader(async (SecretId) => (await sm.send(new GetSecretValueCommand({ SecretId }))).SecretString ?? '');
+    setSecretLoader(async (SecretId, VersionStage) => (await sm.send(new GetSecretValueCommand({ SecretId, VersionStage }))).SecretString ?? '');
   }
   const accounts = await import('../shared/accounts/service.ts');
   const gateway = deployed ? await (await import('./usage-plans.ts')).awsGateway() : undefined;
