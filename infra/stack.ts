@@ -98,7 +98,7 @@ export class SupportDeskStack extends Stack {
       description: 'HS256 key for session tokens and cursor signatures',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
     });
-    nagAck(sessionSecret, 'SMG4', 'Rotating the session key signs every user out and invalidates open cursors; rotation is a deliberate operator action (docs/infrastructure.md), not a schedule.');
+    nagAck(sessionSecret, 'SMG4', 'A schedule needs a rotation Lambda and Secrets Manager hosts none for a generic key; an operator rotates with put-secret-value, functions still accept the previous version (docs/infrastructure.md, Rotating the session secret).');
 
     this.bus = new EventBus(this, 'Bus', { eventBusName: `${this.stackName}-events` });
 

@@ -4,9 +4,10 @@
  *
  * Local stack (default): same environment as `npm start` (DYNAMODB_PORT, DATA_DIR;
  * SQS_PORT for the dead-letter queues and republishing).
- * Deployed stack: set ADMIN_TARGET=aws with TABLE_NAME, AWS_REGION and
- * SESSION_SECRET_ARN (stack outputs; EVENT_BUS_NAME to republish); API
- * Gateway keys go to the usage plans named support-desk-<plan>.
+ * Deployed stack: set ADMIN_TARGET=aws with AWS_REGION and STACK_NAME (e.g.
+ * SupportDesk-prod); TABLE_NAME, SESSION_SECRET_ARN and EVENT_BUS_NAME come
+ * from the stack's outputs unless set explicitly, and API Gateway keys go to
+ * the usage plans of its `UsagePlan-<plan>` outputs (named <stackName>-<plan>).
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -81,14 +82,20 @@ async function main(): Promise<unknown> {
       ...(settings.sqsPort ? { sqsEndpoint: `http://127.0.0.1:${settings.sqsPort}` } : {}),
     });
   }
+  let planIds: ((p: (typeof PLANS)[number]) => Promise<string>) | undefined;
   if (deployed) {
+    // Before anything reads the environment: the table and secret may come from the stack's outputs.
+    const { awsStackOutputs, resolveDeployedTarget } = await import('./stack-outputs.ts');
+    const target = await resolveDeployedTarget(process.env, await awsStackOutputs());
+    Object.assign(process.env, target.env);
+    planIds = target.planId;
     const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
     const { setSecretLoader } = await import('../shared/auth/secret.ts');
     const sm = new SecretsManagerClient({});
-    setSecretLoader(async (SecretId) => (await sm.send(new GetSecretValueCommand({ SecretId }))).SecretString ?? '');
+    setSecretLoader(async (SecretId, VersionStage) => (await sm.send(new GetSecretValueCommand({ SecretId, VersionStage }))).SecretString ?? '');
   }
   const accounts = await import('../shared/accounts/service.ts');
-  const gateway = deployed ? await (await import('./usage-plans.ts')).awsGateway() : undefined;
+  const gateway = planIds ? await (await import('./usage-plans.ts')).awsGateway(planIds) : undefined;
   const plans = await import('./usage-plans.ts');
   const accountsRepo = await import('../shared/accounts/repository.ts');
 

@@ -112,30 +112,19 @@ export async function changePlan(gateway: GatewayPort, accounts: AccountsPort, a
   return { accountId, plan };
 }
 
-/** The SDK implementation (loaded only by the deployed-stack path of the CLI). */
-export async function awsGateway(): Promise<GatewayPort> {
+/**
+ * The SDK implementation (loaded only by the deployed-stack path of the CLI);
+ * plan ids come from the stack's outputs (scripts/stack-outputs.ts), never
+ * from a plan's name, which another stack in the account could share.
+ */
+export async function awsGateway(planIds: (plan: Plan) => Promise<string>): Promise<GatewayPort> {
   const sdk = await import('@aws-sdk/client-api-gateway');
   const client = new sdk.APIGatewayClient({});
-  const ids = new Map<Plan, string>();
   const ignore = (name: string) => (err: Error) => {
     if (err.name !== name) throw err;
   };
   const gateway: GatewayPort = {
-    async planId(plan) {
-      if (ids.has(plan)) return ids.get(plan)!;
-      const name = `support-desk-${plan}`;
-      let position: string | undefined;
-      do {
-        const out = await client.send(new sdk.GetUsagePlansCommand({ position, limit: 500 }));
-        const found = out.items?.find((p) => p.name === name);
-        if (found?.id) {
-          ids.set(plan, found.id);
-          return found.id;
-        }
-        position = out.position;
-      } while (position);
-      throw new Error(`usage plan ${name} not found; is the stack deployed in this region?`);
-    },
+    planId: (plan) => planIds(plan),
     async createKey(name, value) {
       return (await client.send(new sdk.CreateApiKeyCommand({ name, enabled: true, value }))).id!;
     },

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { derivedKey } from './secret.ts';
+import { derivedKey, verifiesWithSessionKey } from './secret.ts';
 
 export interface SessionClaims {
   sub: string;
@@ -34,9 +34,12 @@ export async function verifySessionToken(token: string, now = Date.now()): Promi
     return null;
   }
   if (header?.alg !== 'HS256') return null;
-  const expected = createHmac('sha256', await derivedKey('session')).update(`${h}.${p}`).digest();
   const given = Buffer.from(s, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  const signedBy = (key: Buffer) => {
+    const expected = createHmac('sha256', key).update(`${h}.${p}`).digest();
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+  if (!(await verifiesWithSessionKey('session', signedBy))) return null;
   if (typeof claims?.sub !== 'string' || typeof claims.acct !== 'string' || typeof claims.exp !== 'number' || typeof claims.iat !== 'number') return null;
   if (claims.exp * 1000 <= now) return null;
   return claims as SessionClaims;

@@ -13,6 +13,8 @@ const EnvSchema = z
     DYNAMODB_ENDPOINT: z.url().optional(),
     /** Local stack: the HS256 secret itself. */
     SESSION_SECRET: z.string().min(32).optional(),
+    /** Local stack and tests: the key before the last rotation, still accepted when verifying. */
+    SESSION_SECRET_PREVIOUS: z.string().min(32).optional(),
     /** Deployed stack: the Secrets Manager secret that holds it. */
     SESSION_SECRET_ARN: z.string().min(1).optional(),
   })

@@ -1,5 +1,5 @@
-/** Reads a secret of the deployment by id or ARN. */
-export type SecretLoader = (secretId: string) => Promise<string>;
+/** Reads a secret of the deployment by id or ARN; `versionStage` defaults to AWSCURRENT. */
+export type SecretLoader = (secretId: string, versionStage?: 'AWSCURRENT' | 'AWSPREVIOUS') => Promise<string>;
 
 /**
  * In Lambda secrets come from the AWS Parameters and Secrets extension (a
@@ -7,9 +7,10 @@ export type SecretLoader = (secretId: string) => Promise<string>;
  * Manager SDK client out of every bundle. Tools outside Lambda (the admin CLI)
  * install an SDK-based loader instead.
  */
-let loader: SecretLoader = async (secretId) => {
+let loader: SecretLoader = async (secretId, versionStage) => {
   const port = process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT ?? '2773';
-  const res = await fetch(`http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}`, {
+  const stage = versionStage ? `&versionStage=${versionStage}` : '';
+  const res = await fetch(`http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}${stage}`, {
     headers: { 'X-Aws-Parameters-Secrets-Token': process.env.AWS_SESSION_TOKEN ?? '' },
   });
   if (!res.ok) throw new Error(`Secrets extension answered ${res.status}`);
@@ -18,8 +19,8 @@ let loader: SecretLoader = async (secretId) => {
   return body.SecretString;
 };
 
-/** A secret's current value. */
-export const readSecret = (secretId: string): Promise<string> => loader(secretId);
+/** A secret's current value, or the value of another version stage. */
+export const readSecret: SecretLoader = (secretId, versionStage) => loader(secretId, versionStage);
 
 export function setBaseSecretLoader(next: SecretLoader): void {
   loader = next;

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { InvalidCursorError } from '../domain/errors.ts';
-import { derivedKey } from '../auth/secret.ts';
+import { derivedKey, verifiesWithSessionKey } from '../auth/secret.ts';
 
 /** Cursors stop working after 24 hours (api-spec Limits). */
 export const CURSOR_TTL_MS = 24 * 60 * 60 * 1000;
@@ -29,9 +29,12 @@ export async function encodeCursor<Q>(state: Omit<CursorState<Q>, 'issuedAt'>, n
 export async function decodeCursor<Q>(cursor: string, list: string, accountId: string, now = Date.now()): Promise<CursorState<Q>> {
   const [body, sig, extra] = cursor.split('.');
   if (!body || !sig || extra !== undefined) throw new InvalidCursorError();
-  const expected = createHmac('sha256', await derivedKey('cursor')).update(body).digest();
   const given = Buffer.from(sig, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new InvalidCursorError();
+  const signedBy = (key: Buffer) => {
+    const expected = createHmac('sha256', key).update(body).digest();
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+  if (!(await verifiesWithSessionKey('cursor', signedBy))) throw new InvalidCursorError();
   let state: CursorState<Q>;
   try {
     state = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
