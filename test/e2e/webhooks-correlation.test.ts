@@ -46,6 +46,26 @@ async function webhook(acct: TestAccount, script?: Script) {
 type Attempt = { deliveryId: string; attempt: number; state: string; correlationId: string | null };
 const deliveries = async (acct: TestAccount, id: string): Promise<Attempt[]> => (await client.request('GET', `${BASE}/${id}/deliveries`, { token: acct.ownerKey })).body.deliveries;
 
+/**
+ * What the code hands Powertools' logger while `fn` runs: message, level and
+ * the structured fields (correlation id included). Taken at the logger's
+ * entry points because under tests it prints nothing (LOG_LEVEL=silent), and
+ * every API request resets its level to that.
+ */
+async function capturingLogs<T>(fn: (lines: Record<string, unknown>[]) => Promise<T>): Promise<T> {
+  const { baseLogger } = await import('../../shared/observability.ts');
+  const lines: Record<string, unknown>[] = [];
+  const target = baseLogger as unknown as Record<string, unknown>;
+  for (const level of ['info', 'warn', 'error'] as const) {
+    target[level] = (message: string, data?: Record<string, unknown>) => lines.push({ level: level.toUpperCase(), message, ...data });
+  }
+  try {
+    return await fn(lines);
+  } finally {
+    for (const level of ['info', 'warn', 'error']) delete target[level];
+  }
+}
+
 const sqsRecord = (messageId: string, body: string): SQSRecord =>
   ({
     messageId,
@@ -92,6 +112,24 @@ describe('correlation ids in the webhook path', () => {
     ]);
   });
 
+  it('the delivery consumer logs under the id: a 410 that disables the webhook is logged with it', async () => {
+    const acct = await account();
+    const hook = await webhook(acct, () => ({ status: 410 }));
+    const requestId = `gone-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+
+    await capturingLogs(async (lines) => {
+      const created = await client.request('POST', '/helpdesk/api/v1/tickets', { token: acct.ownerKey, body: { ticket: { subject: 'Receiver gone' } }, headers: { 'x-request-id': requestId } });
+      expect(created.status).toBe(201);
+      const line = await eventually(() => lines.find((l) => l.message === 'webhook disabled by 410' && l.webhookId === hook.id), 15_000, 'the 410 log line');
+      expect(line).toMatchObject({ level: 'WARN', correlationId: requestId, accountId: acct.accountId });
+    });
+    const log = await eventually(async () => {
+      const l = await deliveries(acct, hook.id);
+      return l.length === 1 ? l : null;
+    }, 5_000, 'the logged attempt');
+    expect(log[0]).toMatchObject({ state: 'failed', correlationId: requestId });
+  });
+
   it('another account\'s delivery log stays out of reach', async () => {
     const [owner, other] = [await account(), await account()];
     const hook = await webhook(owner);
@@ -124,7 +162,13 @@ describe('eventConsumer on the batch processor', () => {
       ],
     };
 
-    const res = await consume(event);
+    const res = await capturingLogs(async (lines) => {
+      const out = await consume(event);
+      // The failure is logged under the id of the event that failed, not of a neighbour in the batch.
+      expect(lines.find((l) => l.message === 'test-consumer: handling failed')).toMatchObject({ correlationId: 'req-boom', eventId: 'evt_boom', messageId: 'm3' });
+      expect(lines.find((l) => l.message === 'test-consumer: unparseable message')).toMatchObject({ messageId: 'm2' });
+      return out;
+    });
 
     expect(res.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['m2', 'm3']);
     expect(seen.get('evt_a')).toBe('req-a');
