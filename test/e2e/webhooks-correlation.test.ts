@@ -93,19 +93,19 @@ describe('correlation ids in the webhook path', () => {
       const l = await deliveries(acct, hook.id);
       return l.length === 2 && l[0].state === 'succeeded' ? l : null;
     }, 15_000, 'a retry then a success');
-    expect(log.map((a) => [a.attempt, a.state, a.correlationId])).toEqual([
+    expect(log!.map((a) => [a.attempt, a.state, a.correlationId])).toEqual([
       [2, 'succeeded', requestId],
       [1, 'retrying', requestId],
     ]);
 
     const redeliverId = `${requestId}-again`;
-    const again = await client.request('POST', `${BASE}/${hook.id}/deliveries/${log[0].deliveryId}/redeliver`, { token: acct.ownerKey, headers: { 'x-request-id': redeliverId } });
+    const again = await client.request('POST', `${BASE}/${hook.id}/deliveries/${log![0].deliveryId}/redeliver`, { token: acct.ownerKey, headers: { 'x-request-id': redeliverId } });
     expect(again.status).toBe(202);
     const after = await eventually(async () => {
       const l = await deliveries(acct, hook.id);
       return l.length === 3 ? l : null;
     }, 15_000, 'the redelivered attempt');
-    expect(after.map((a) => [a.attempt, a.state, a.correlationId])).toEqual([
+    expect(after!.map((a) => [a.attempt, a.state, a.correlationId])).toEqual([
       [3, 'succeeded', redeliverId],
       [2, 'succeeded', requestId],
       [1, 'retrying', requestId],
@@ -127,7 +127,7 @@ describe('correlation ids in the webhook path', () => {
       const l = await deliveries(acct, hook.id);
       return l.length === 1 ? l : null;
     }, 5_000, 'the logged attempt');
-    expect(log[0]).toMatchObject({ state: 'failed', correlationId: requestId });
+    expect(log![0]).toMatchObject({ state: 'failed', correlationId: requestId });
   });
 
   it('another account\'s delivery log stays out of reach', async () => {
