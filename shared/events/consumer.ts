@@ -1,3 +1,4 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../logger.ts';
@@ -15,9 +16,6 @@ export interface BusEnvelope {
   time: string;
   detail: EventDetail;
 }
-
-/** Records of a batch handled at once: independent events, each idempotent by event id. */
-const RECORD_CONCURRENCY = 10;
 
 /**
  * Hand a failed message back after a short, growing delay instead of the
@@ -38,46 +36,59 @@ export async function backOff(name: string, record: SQSRecord): Promise<void> {
 }
 
 /**
+ * Process an SQS batch with Powertools' batch processor: every record handled
+ * concurrently (the queues' batch sizes, at most 10, bound the fan-out), a
+ * record whose `handle` throws is reported as a batch item failure
+ * (reportBatchItemFailures) and only it comes back. A fresh processor per
+ * invocation: the local pipeline runs several batches of one queue at once in
+ * one process, and a processor keeps its batch's state. A batch that fails as
+ * a whole is reported, not thrown: a throw would count as a Lambda error and
+ * page for what is only a scheduled retry.
+ */
+export async function processSqsBatch(event: SQSEvent, handle: (record: SQSRecord) => Promise<void>): Promise<SQSBatchResponse> {
+  const processor = new BatchProcessor(EventType.SQS);
+  return processPartialResponse(event, handle, processor, { processInParallel: true, throwOnFullBatchFailure: false });
+}
+
+/**
  * An SQS consumer of bus events: each record's EventBridge envelope is parsed
- * and handled on its own (records of a batch concurrently); failures are
- * reported per record (reportBatchItemFailures) so only those are retried,
- * with backoff, then dead-lettered (parked) by the queue's redrive policy.
- * One message that fails every time never holds up the others.
+ * and handled on its own, under the event's correlation id; failures are
+ * reported per record so only those are retried, with backoff, then
+ * dead-lettered (parked) by the queue's redrive policy. One message that fails
+ * every time never holds up the others.
  */
 export function eventConsumer(name: string, handle: (detail: EventDetail, envelope: BusEnvelope) => Promise<void>) {
-  async function consumeOne(record: SQSRecord): Promise<boolean> {
+  async function consumeOne(record: SQSRecord): Promise<void> {
     let envelope: BusEnvelope;
     try {
       envelope = JSON.parse(record.body) as BusEnvelope;
     } catch (err) {
       // A body that is not JSON will never parse: retrying cannot help, so it goes to the DLQ via its receive count.
       logger.error(`${name}: unparseable message`, { messageId: record.messageId, err });
-      return false;
+      throw err;
     }
-    try {
-      // The event's correlation id (from the API request that caused it) follows it into this consumer's logs.
-      await withCorrelation(correlationIdFrom(envelope.detail?.correlationId), () => handle(envelope.detail, envelope));
-      return true;
-    } catch (err) {
-      logger.error(`${name}: handling failed`, { messageId: record.messageId, eventId: envelope.detail?.eventId, receives: record.attributes?.ApproximateReceiveCount, err });
-      return false;
-    }
+    // The event's correlation id (from the API request that caused it) follows it into this consumer's logs.
+    await withCorrelation(correlationIdFrom(envelope.detail?.correlationId), async () => {
+      try {
+        await handle(envelope.detail, envelope);
+      } catch (err) {
+        logger.error(`${name}: handling failed`, { messageId: record.messageId, eventId: envelope.detail?.eventId, receives: record.attributes?.ApproximateReceiveCount, err });
+        throw err;
+      }
+    });
   }
   return async function consume(event: SQSEvent): Promise<SQSBatchResponse> {
-    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-    const records = [...event.Records];
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(RECORD_CONCURRENCY, records.length) }, async () => {
-        while (next < records.length) {
-          const record = records[next++];
-          if (await consumeOne(record)) continue;
-          batchItemFailures.push({ itemIdentifier: record.messageId });
-          await backOff(name, record);
-        }
-      }),
-    );
-    if (batchItemFailures.length) emitMetric(METRICS.consumerFailures, batchItemFailures.length);
-    return { batchItemFailures };
+    let failures = 0;
+    const response = await processSqsBatch(event, async (record) => {
+      try {
+        await consumeOne(record);
+      } catch (err) {
+        failures++;
+        await backOff(name, record);
+        throw err;
+      }
+    });
+    if (failures) emitMetric(METRICS.consumerFailures, failures);
+    return response;
   };
 }

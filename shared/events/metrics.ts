@@ -10,9 +10,16 @@ export function emitMetric(name: string, value: number, unit: 'Count' | 'Seconds
   recordMetric(name, value, unit);
 }
 
-/** Metric names the stack alarms on (infra/stack.ts). */
+/** Metric names: the stack alarms on some (infra/stack.ts); the rest are business counts for dashboards. */
 export const METRICS = {
   outboxAge: 'OutboxOldestPendingAgeSeconds',
   outboxParked: 'OutboxEventsParked',
+  /** Events the bus accepted, from the stream publisher and the sweeper alike. */
+  outboxPublished: 'OutboxEventsPublished',
   consumerFailures: 'ConsumerMessageFailures',
+  webhookSucceeded: 'WebhookDeliveriesSucceeded',
+  /** Failed attempts with another one scheduled. */
+  webhookRetried: 'WebhookDeliveriesRetried',
+  /** Deliveries given up after the last attempt (alarmed through the delivery DLQ's depth). */
+  webhookDeadLettered: 'WebhookDeliveriesDeadLettered',
 } as const;

@@ -175,6 +175,8 @@ export async function publishRecords(bus: EventBusPort, records: OutboxRecord[])
     else result.unpublished.push(r);
   }
   await Promise.all([deletePublished(result.published), ...result.parked.map((r) => park(r, (fates.get(r) as { reason: string }).reason))]);
+  // Counted here, so the stream path and the sweeper (and a republish) report alike.
+  if (result.published.length) emitMetric(METRICS.outboxPublished, result.published.length);
   if (result.unpublished.length) logger.warn('outbox: events not accepted yet; the sweeper retries them', { eventIds: result.unpublished.map((r) => r.eventId) });
   return result;
 }

@@ -1,8 +1,10 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { emitMetric, METRICS } from '../events/metrics.ts';
 import { sqs } from '../events/sqs.ts';
 import { webhookBody, type TicketEventDetail } from '../events/ticket-events.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
+import { currentCorrelationId } from '../observability.ts';
 import * as repo from './repository.ts';
 import type { DeliveryRecord, WebhookRecord } from './repository.ts';
 import { signedHeaders } from './signing.ts';
@@ -24,6 +26,8 @@ export interface DeliveryMessage {
   webhookId: string;
   deliveryId: string;
   cycle: number;
+  /** The request that caused the attempt (the event's, or a redeliver call's): the consumer logs under it and the log stores it. */
+  correlationId?: string;
 }
 
 export interface DeliveryConfig {
@@ -54,8 +58,8 @@ export function parseRetryAfter(value: string | string[] | undefined, now: Date)
   return Number.isNaN(at) ? null : Math.max(0, Math.round((at - now.getTime()) / 1000));
 }
 
-async function enqueue(queueUrl: string, d: DeliveryRecord): Promise<void> {
-  const message: DeliveryMessage = { accountId: d.accountId, webhookId: d.webhookId, deliveryId: d.deliveryId, cycle: d.cycle };
+async function enqueue(queueUrl: string, d: DeliveryRecord, correlationId = d.correlationId): Promise<void> {
+  const message: DeliveryMessage = { accountId: d.accountId, webhookId: d.webhookId, deliveryId: d.deliveryId, cycle: d.cycle, ...(correlationId ? { correlationId } : {}) };
   await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
   await repo.markQueued(d);
 }
@@ -80,6 +84,7 @@ export async function fanOut(detail: TicketEventDetail, queueUrl: string, now = 
         deliveryId: newId('dlv', now.getTime()),
         eventId: detail.eventId,
         eventType: detail.event,
+        ...(detail.correlationId ? { correlationId: detail.correlationId } : {}),
         body,
         state: 'pending',
         attempts: 0,
@@ -133,13 +138,17 @@ export async function attemptDelivery(msg: DeliveryMessage, config: Omit<Deliver
 
   let outcome: Outcome;
   let nextAttemptAt: string | null = null;
-  if (ok) outcome = { action: 'done' };
+  if (ok) {
+    outcome = { action: 'done' };
+    emitMetric(METRICS.webhookSucceeded, 1);
+  }
   else if (gone) outcome = { action: 'done' };
   else if (last) outcome = { action: 'dead-letter', reason: `gave up after ${d.tries} attempts (last: ${statusCode ?? error})` };
   else {
     const delaySeconds = retryDelaySeconds(d.tries, retryAfter, config.retryScale);
     nextAttemptAt = new Date(now.getTime() + delaySeconds * 1000).toISOString();
     outcome = { action: 'retry', delaySeconds };
+    emitMetric(METRICS.webhookRetried, 1);
   }
   if (gone) {
     error = 'target answered 410 Gone: webhook disabled';
@@ -147,20 +156,22 @@ export async function attemptDelivery(msg: DeliveryMessage, config: Omit<Deliver
     logger.warn('webhook disabled by 410', { accountId: msg.accountId, webhookId: msg.webhookId });
   }
   const state = ok ? 'succeeded' : outcome.action === 'retry' ? 'retrying' : 'failed';
-  const attempt = { deliveryId: d.deliveryId, eventId: d.eventId, eventType: d.eventType, attempt: d.attempts, statusCode, error, durationMs, at: now.toISOString(), state, nextAttemptAt } as const;
+  const attempt = { deliveryId: d.deliveryId, eventId: d.eventId, eventType: d.eventType, attempt: d.attempts, statusCode, error, durationMs, at: now.toISOString(), state, nextAttemptAt, correlationId: msg.correlationId ?? null } as const;
   if (outcome.action === 'dead-letter') {
     // Dead-letter before the log says failed: a crash between the two repeats the last attempt and
     // dead-letters again (a duplicate in the DLQ), where the other order could drop it.
     await sqs.send(new SendMessageCommand({ QueueUrl: config.dlqUrl, MessageBody: JSON.stringify({ ...msg, eventId: d.eventId, eventType: d.eventType, attempts: d.attempts, reason: outcome.reason, failedAt: now.toISOString() }) }));
+    emitMetric(METRICS.webhookDeadLettered, 1);
     logger.error('webhook delivery failed for good; dead-lettered', { accountId: msg.accountId, webhookId: msg.webhookId, deliveryId: d.deliveryId, eventId: d.eventId });
   }
   await repo.recordAttempt(d, attempt, newId('att', now.getTime()), now);
   return outcome;
 }
 
-/** Queue a finished delivery again under a new retry cycle (same body, same webhook-id). */
+/** Queue a finished delivery again under a new retry cycle (same body, same webhook-id), under the caller's correlation id. */
 export async function redeliver(d: DeliveryRecord, queueUrl: string, now = new Date()): Promise<DeliveryRecord> {
   const restarted = await repo.restartDelivery(d, now);
-  await enqueue(queueUrl, restarted);
+  // The new cycle follows the redeliver call (the request that caused it); the record keeps the event's id.
+  await enqueue(queueUrl, restarted, currentCorrelationId() ?? restarted.correlationId);
   return restarted;
 }

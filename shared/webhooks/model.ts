@@ -64,6 +64,10 @@ export const DeliveryAttemptSchema = z
     at: z.iso.datetime(),
     state: z.enum(DELIVERY_STATES).describe('Outcome of this attempt: succeeded; retrying (another attempt is scheduled); failed (gave up, or 410 disabled the webhook)'),
     nextAttemptAt: z.iso.datetime().nullable().describe('When the next attempt is due, for state retrying'),
+    correlationId: z
+      .string()
+      .nullable()
+      .describe("The correlation id the attempt ran under: the x-request-id of the API call that caused the event (or of the redeliver call), so one request can be followed from the API to the receiver; null for attempts logged before it was kept"),
   })
   .meta({ id: 'WebhookDeliveryAttempt' });
 export type DeliveryAttempt = z.infer<typeof DeliveryAttemptSchema>;

@@ -21,6 +21,8 @@ export interface DeliveryRecord {
   deliveryId: string;
   eventId: string;
   eventType: TicketEventType;
+  /** The correlation id of the request that caused the event (absent on deliveries recorded before it was kept). */
+  correlationId?: string;
   body: string;
   state: DeliveryState;
   /** Attempts over the delivery's life (the log's attempt number). */
@@ -46,6 +48,8 @@ export interface AttemptRecord {
   at: string;
   state: DeliveryState;
   nextAttemptAt: string | null;
+  /** The correlation id the attempt ran under: its log lines carry the same one. */
+  correlationId: string | null;
 }
 
 /** The delivery log is kept 30 days (TTL). */
@@ -55,10 +59,10 @@ const expiresAt = (now: Date) => Math.floor(now.getTime() / 1000) + LOG_RETENTIO
 const WEBHOOK_FIELDS = ['id', 'accountId', 'name', 'targetUrl', 'events', 'active', 'signingSecret', 'createdAt', 'updatedAt', 'version'] as const;
 const toWebhook = (i: Record<string, unknown>) => Object.fromEntries(WEBHOOK_FIELDS.map((f) => [f, i[f]])) as unknown as WebhookRecord;
 
-const DELIVERY_FIELDS = ['accountId', 'webhookId', 'deliveryId', 'eventId', 'eventType', 'body', 'state', 'attempts', 'tries', 'cycle', 'queued', 'createdAt', 'updatedAt'] as const;
+const DELIVERY_FIELDS = ['accountId', 'webhookId', 'deliveryId', 'eventId', 'eventType', 'correlationId', 'body', 'state', 'attempts', 'tries', 'cycle', 'queued', 'createdAt', 'updatedAt'] as const;
 const toDelivery = (i: Record<string, unknown>) => Object.fromEntries(DELIVERY_FIELDS.map((f) => [f, i[f]])) as unknown as DeliveryRecord;
 
-const ATTEMPT_FIELDS = ['deliveryId', 'eventId', 'eventType', 'attempt', 'statusCode', 'error', 'durationMs', 'at', 'state', 'nextAttemptAt'] as const;
+const ATTEMPT_FIELDS = ['deliveryId', 'eventId', 'eventType', 'attempt', 'statusCode', 'error', 'durationMs', 'at', 'state', 'nextAttemptAt', 'correlationId'] as const;
 const toAttempt = (i: Record<string, unknown>) => Object.fromEntries(ATTEMPT_FIELDS.map((f) => [f, i[f] ?? null])) as unknown as AttemptRecord;
 
 /** decisions §7: webhooks per account. */
