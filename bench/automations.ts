@@ -4,20 +4,20 @@
  * per 1,000 open tickets. Calls the services in-process (no SQS): the queue
  * messages are counted, not sent.
  */
-import type { Principal } from '../shared/auth/principal.ts';
+import type { Principal } from '#shared/auth/principal.ts';
 
 type Call = (method: string, path: string, body?: unknown) => Promise<any>;
 
 const fmt = (n: number, d = 1) => n.toFixed(d);
 
 export async function benchAutomations(call: Call, principal: Principal): Promise<void> {
-  const { resetDdbStats } = await import('../shared/db/stats.ts');
-  const { onTicketEvent } = await import('../shared/automations/service.ts');
-  const { explainRule, firstMatch } = await import('../shared/automations/engine.ts');
-  const { accountsWithTimeRules } = await import('../shared/automations/repository.ts');
-  const { evaluateBatch, TICKETS_PER_MESSAGE } = await import('../shared/automations/time-rules.ts');
-  const tickets = await import('../shared/tickets/service.ts');
-  const { newId } = await import('../shared/ids.ts');
+  const { resetDdbStats } = await import('#shared/db/stats.ts');
+  const { onTicketEvent } = await import('#shared/automations/service.ts');
+  const { explainRule, firstMatch } = await import('#shared/automations/engine.ts');
+  const { accountsWithTimeRules } = await import('#shared/automations/repository.ts');
+  const { evaluateBatch, TICKETS_PER_MESSAGE } = await import('#shared/automations/time-rules.ts');
+  const tickets = await import('#shared/tickets/service.ts');
+  const { newId } = await import('#shared/ids.ts');
   const accountId = principal.accountId;
 
   // 10 automations, each with 3 conditions; only the last matches tickets tagged `bench`.

@@ -3,7 +3,7 @@
  * create with no group, in the same run, interleaved so both see the same
  * machine load. Called by bench/run.ts (see benchGroupDistribution).
  */
-import type { DdbCallStats } from '../shared/db/stats.ts';
+import type { DdbCallStats } from '#shared/db/stats.ts';
 
 export interface GroupBenchOptions {
   /** Authenticated JSON call through the local gateway as an admin (bench/run.ts `call`). */
@@ -21,7 +21,7 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
  * manual group, and into leastBusy / roundRobin groups of 5 agents.
  */
 export async function benchGroupDistribution({ call, accountId, iterations, resetDdbStats }: GroupBenchOptions): Promise<string[][]> {
-  const accounts = await import('../shared/accounts/service.ts');
+  const accounts = await import('#shared/accounts/service.ts');
   const agents: string[] = [];
   for (let i = 0; i < 5; i++) {
     const u = await call('POST', '/playbook/api/v1/users', { email: `agent${i}.${Date.now()}@bench.example`, name: `Agent ${i}`, role: 'member', send_invitation: false });

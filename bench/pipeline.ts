@@ -44,8 +44,8 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
   const NOISY = opts.noisyBurst ?? Number(process.env.BENCH_PIPELINE_NOISY ?? 600);
   const { startLocalSqs, pipelineEnvVars, startPipeline } = await import('../local/pipeline.ts');
   const { startReceiver } = await import('../test/fixtures/webhook-receiver.ts');
-  const accounts = await import('../shared/accounts/service.ts');
-  const { ddb, tableName } = await import('../shared/db/client.ts');
+  const accounts = await import('#shared/accounts/service.ts');
+  const { ddb, tableName } = await import('#shared/db/client.ts');
   const sqs = await startLocalSqs(await freePort());
   Object.assign(process.env, pipelineEnvVars(sqs.endpoint), { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_ALLOW_INSECURE_TLS: '1' });
   const pipeline = await startPipeline({ dynamodbEndpoint: opts.dynamodbEndpoint, sqsEndpoint: sqs.endpoint, tableName: opts.tableName, queues: ['webhook-fanout', 'webhook-delivery'], pollIntervalMs: 50, sweepOnStart: false, schedules: false });

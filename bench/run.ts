@@ -32,8 +32,8 @@ const dynamo = await startDynamoDbLocal(await freePort());
 configureLocalEnv({ dynamodbEndpoint: dynamo.endpoint, sessionSecret: 'bench-secret-bench-secret-bench-secret-0123456789' });
 await ensureTable(dynamo.endpoint, LOCAL_TABLE);
 const { startGateway } = await import('../local/gateway.ts');
-const { resetDdbStats } = await import('../shared/db/stats.ts');
-const accounts = await import('../shared/accounts/service.ts');
+const { resetDdbStats } = await import('#shared/db/stats.ts');
+const accounts = await import('#shared/accounts/service.ts');
 const gw = await startGateway(0);
 
 const acct = await accounts.createAccount({ name: 'Bench', plan: 'enterprise', ownerEmail: 'owner@bench.example' });
@@ -55,8 +55,8 @@ await call('POST', '/helpdesk/api/organizations', { name: 'Bench Co', organizati
 for (let i = 0; i < 40; i++) await call('POST', '/helpdesk/api/contacts', { name: `Person ${i}`, email: `person${i}@bench-co.example` });
 
 // Bare calls of each access pattern, on the same DynamoDB Local in the same run: what an endpoint is compared with.
-const { ddb, tableName } = await import('../shared/db/client.ts');
-const { keys } = await import('../shared/db/keys.ts');
+const { ddb, tableName } = await import('#shared/db/client.ts');
+const { keys } = await import('#shared/db/keys.ts');
 const { GetCommand, QueryCommand, TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
 let bareSeq = 0;
 const BARE = {
@@ -201,7 +201,7 @@ await gw.close();
 await dynamo.stop();
 
 // Bundles: what each Lambda ships, and how long a cold import of it takes.
-const { API_GROUPS, AUTHORIZER, NOT_FOUND } = await import('../functions/registry.ts');
+const { API_GROUPS, AUTHORIZER, NOT_FOUND } = await import('#functions/registry.ts');
 const outDir = mkdtempSync(join(tmpdir(), 'bench-bundles-'));
 const entries = [...API_GROUPS.map((g) => ({ name: g.name, entry: g.entry })), { name: 'authorizer', entry: AUTHORIZER.entry }, { name: 'notFound', entry: NOT_FOUND.entry }];
 if (!ONLY) console.log('\nFunction bundles (esbuild, minified ESM, node24; goal < 1 MB):\n');

@@ -20,13 +20,13 @@ const { startLocalSqs, localQueueUrl } = await import('../local/pipeline.ts');
 const sqsLocal = await startLocalSqs(0);
 configureLocalEnv({ dynamodbEndpoint: dynamo.endpoint, sessionSecret: 'bench-secret-bench-secret-bench-secret-0123456789', sqsEndpoint: sqsLocal.endpoint });
 
-const { resetDdbStats } = await import('../shared/db/stats.ts');
-const accounts = await import('../shared/accounts/service.ts');
-const ticketsRepo = await import('../shared/tickets/repository.ts');
-const sla = await import('../shared/sla/service.ts');
-const { sqs } = await import('../shared/events/sqs.ts');
-const { newId } = await import('../shared/ids.ts');
-const { transactWrite } = await import('../shared/db/transact.ts');
+const { resetDdbStats } = await import('#shared/db/stats.ts');
+const accounts = await import('#shared/accounts/service.ts');
+const ticketsRepo = await import('#shared/tickets/repository.ts');
+const sla = await import('#shared/sla/service.ts');
+const { sqs } = await import('#shared/events/sqs.ts');
+const { newId } = await import('#shared/ids.ts');
+const { transactWrite } = await import('#shared/db/transact.ts');
 
 const acct = await accounts.createAccount({ name: 'SLA bench', plan: 'enterprise', ownerEmail: 'owner@sla-bench.example' });
 const admin = { accountId: acct.accountId, userId: acct.owner.id, role: 'owner' as const, plan: 'enterprise' as const, credential: 'api_key' as const };

@@ -1,15 +1,15 @@
-import type { QueueName } from '../shared/events/topology.ts';
-import type { GroupName, RouteContract } from '../shared/http/contract.ts';
-import { userRoutes } from '../shared/users/contract.ts';
-import { ticketRoutes } from '../shared/tickets/contract.ts';
-import { ticketFieldRoutes } from '../shared/ticket-fields/contract.ts';
-import { contactRoutes } from '../shared/contacts/contract.ts';
-import { organizationRoutes } from '../shared/organizations/contract.ts';
-import { messageRoutes } from '../shared/messages/contract.ts';
-import { webhookRoutes } from '../shared/webhooks/contract.ts';
-import { automationRoutes } from '../shared/automations/contract.ts';
-import { slaPolicyRoutes } from '../shared/sla/contract.ts';
-import { groupRoutes } from '../shared/groups/contract.ts';
+import type { QueueName } from '#shared/events/topology.ts';
+import type { GroupName, RouteContract } from '#shared/http/contract.ts';
+import { userRoutes } from '#shared/users/contract.ts';
+import { ticketRoutes } from '#shared/tickets/contract.ts';
+import { ticketFieldRoutes } from '#shared/ticket-fields/contract.ts';
+import { contactRoutes } from '#shared/contacts/contract.ts';
+import { organizationRoutes } from '#shared/organizations/contract.ts';
+import { messageRoutes } from '#shared/messages/contract.ts';
+import { webhookRoutes } from '#shared/webhooks/contract.ts';
+import { automationRoutes } from '#shared/automations/contract.ts';
+import { slaPolicyRoutes } from '#shared/sla/contract.ts';
+import { groupRoutes } from '#shared/groups/contract.ts';
 
 /** Handler shape the local gateway invokes (the same export Lambda calls). */
 export type LoadHandler = () => Promise<{ handler: (event: any, context: any) => Promise<any> }>;

@@ -4,14 +4,15 @@ import { PROJECT_ROOT } from './service-function.ts';
 
 const graphs = new Map<string, Set<string>>();
 
-/** Every project file a function's bundle contains (static and dynamic relative imports, as esbuild follows them). */
+/** Every project file a function's bundle contains (static and dynamic project imports, as esbuild follows them). */
 function bundleFiles(file: string): Set<string> {
   const known = graphs.get(file);
   if (known) return known;
   const files = new Set([file]);
   graphs.set(file, files);
-  for (const m of readFileSync(file, 'utf8').matchAll(/(?:\bfrom|\bimport)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
-    const target = resolve(dirname(file), m[1]);
+  for (const m of readFileSync(file, 'utf8').matchAll(/(?:\bfrom|\bimport)\s*\(?\s*'(\.{1,2}\/[^']+|#(?:shared|functions)\/[^']+)'/g)) {
+    // Relative paths, and the package's own `#shared/*` / `#functions/*` imports (package.json "imports").
+    const target = m[1].startsWith('#') ? join(PROJECT_ROOT, m[1].slice(1)) : resolve(dirname(file), m[1]);
     if (existsSync(target)) for (const f of bundleFiles(target)) files.add(f);
   }
   return files;

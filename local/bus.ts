@@ -1,10 +1,10 @@
 import { GetQueueUrlCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
-import { env } from '../shared/config/env.ts';
-import type { BusEntry, EventBusPort, PutEventsResult } from '../shared/events/bus.ts';
-import { entrySize, MAX_ENTRY_BYTES } from '../shared/events/entry-size.ts';
-import { sqs, SqsMessageRefusedError } from '../shared/events/sqs.ts';
-import { routeEvent, type QueueName } from '../shared/events/topology.ts';
+import { env } from '#shared/config/env.ts';
+import type { BusEntry, EventBusPort, PutEventsResult } from '#shared/events/bus.ts';
+import { entrySize, MAX_ENTRY_BYTES } from '#shared/events/entry-size.ts';
+import { sqs, SqsMessageRefusedError } from '#shared/events/sqs.ts';
+import { routeEvent, type QueueName } from '#shared/events/topology.ts';
 
 /** Account id of every local resource (fauxqs uses the same). */
 export const LOCAL_ACCOUNT = '000000000000';

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ResourceNotFoundException, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { localCreateTableInput, localOutboxIndex, OUTBOX_INDEX, TTL_ATTRIBUTE } from '../shared/db/table-definition.ts';
+import { localCreateTableInput, localOutboxIndex, OUTBOX_INDEX, TTL_ATTRIBUTE } from '#shared/db/table-definition.ts';
 
 export class JavaMissingError extends Error {
   constructor() {

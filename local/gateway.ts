@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { API_GROUPS, AUTHORIZER, NOT_FOUND, type LoadHandler } from '../functions/registry.ts';
-import { interfaceOf, type RouteContract } from '../shared/http/contract.ts';
-import { toHttpError } from '../shared/http/error-map.ts';
-import { PayloadTooLargeError } from '../shared/domain/errors.ts';
-import { logger } from '../shared/logger.ts';
+import { API_GROUPS, AUTHORIZER, NOT_FOUND, type LoadHandler } from '#functions/registry.ts';
+import { interfaceOf, type RouteContract } from '#shared/http/contract.ts';
+import { toHttpError } from '#shared/http/error-map.ts';
+import { PayloadTooLargeError } from '#shared/domain/errors.ts';
+import { logger } from '#shared/logger.ts';
 
 /** API Gateway's own payload ceiling; the functions enforce the 1 MiB contract limit themselves. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;

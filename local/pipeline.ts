@@ -15,7 +15,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Messa
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_MAX_CONCURRENCY, dlqName, MESSAGE_RETENTION_SECONDS, QUEUES, SCHEDULES, type QueueDef, type QueueName } from '../shared/events/topology.ts';
+import { DEFAULT_MAX_CONCURRENCY, dlqName, MESSAGE_RETENTION_SECONDS, QUEUES, SCHEDULES, type QueueDef, type QueueName } from '#shared/events/topology.ts';
 
 /** fauxqs's account id: queue URLs are `<endpoint>/000000000000/<name>`. */
 const ACCOUNT = '000000000000';
@@ -353,12 +353,12 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const streams = new DynamoDBStreamsClient({ region, endpoint: opts.dynamodbEndpoint, credentials });
   const sqs = new SQSClient({ region, endpoint: opts.sqsEndpoint, credentials });
 
-  const { OUTBOX_PUBLISHER } = await import('../shared/events/topology.ts');
-  (await import('../shared/events/bus.ts')).installLocalBus(async () => (await import('./bus.ts')).localBus());
-  const publisher = await import('../functions/outbox-publisher/handler.ts');
-  const { configuredBus } = await import('../shared/events/bus.ts');
-  const { sweepOutbox } = await import('../shared/events/publisher.ts');
-  const { pipelineEnv } = await import('../shared/events/env.ts');
+  const { OUTBOX_PUBLISHER } = await import('#shared/events/topology.ts');
+  (await import('#shared/events/bus.ts')).installLocalBus(async () => (await import('./bus.ts')).localBus());
+  const publisher = await import('#functions/outbox-publisher/handler.ts');
+  const { configuredBus } = await import('#shared/events/bus.ts');
+  const { sweepOutbox } = await import('#shared/events/publisher.ts');
+  const { pipelineEnv } = await import('#shared/events/env.ts');
   const bus = await configuredBus();
 
   const accounts = opts.accounts;

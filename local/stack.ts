@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
 import type { GatewayExtras } from './gateway.ts';
-import { installLocalBus } from '../shared/events/bus.ts';
+import { installLocalBus } from '#shared/events/bus.ts';
 import { pipelineEnvVars, startLocalSqs } from './pipeline.ts';
 
 export const LOCAL_TABLE = 'support-desk';
@@ -58,8 +58,8 @@ export function configureLocalEnv(opts: { dynamodbEndpoint: string; sessionSecre
 
 /** The pages the local gateway serves without auth: health, the OpenAPI document, and the API reference with its assets. */
 export async function localPages(): Promise<NonNullable<GatewayExtras['pages']>> {
-  const { openApiDocument } = await import('../shared/openapi/document.ts');
-  const { DOCS_ASSETS, DOCS_PAGE } = await import('../shared/openapi/docs-page.ts');
+  const { openApiDocument } = await import('#shared/openapi/document.ts');
+  const { DOCS_ASSETS, DOCS_PAGE } = await import('#shared/openapi/docs-page.ts');
   const doc = JSON.stringify(openApiDocument());
   const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const assets = Object.fromEntries(

@@ -11,7 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { PLANS } from '../shared/auth/principal.ts';
+import { PLANS } from '#shared/auth/principal.ts';
 import { configureLocalEnv, localSessionSecret, localSettings } from '../local/stack.ts';
 
 const USAGE = `usage: npm run --silent admin -- <command> [options]
@@ -90,14 +90,14 @@ async function main(): Promise<unknown> {
     Object.assign(process.env, target.env);
     planIds = target.planId;
     const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
-    const { setSecretLoader } = await import('../shared/auth/secret.ts');
+    const { setSecretLoader } = await import('#shared/auth/secret.ts');
     const sm = new SecretsManagerClient({});
     setSecretLoader(async (SecretId, VersionStage) => (await sm.send(new GetSecretValueCommand({ SecretId, VersionStage }))).SecretString ?? '');
   }
-  const accounts = await import('../shared/accounts/service.ts');
+  const accounts = await import('#shared/accounts/service.ts');
   const gateway = planIds ? await (await import('./usage-plans.ts')).awsGateway(planIds) : undefined;
   const plans = await import('./usage-plans.ts');
-  const accountsRepo = await import('../shared/accounts/repository.ts');
+  const accountsRepo = await import('#shared/accounts/repository.ts');
 
   switch (command) {
     case 'create-account': {
@@ -106,7 +106,7 @@ async function main(): Promise<unknown> {
       const input = { name: required('name'), plan: plan(), ownerEmail: email.data, ownerName: values['owner-name'] };
       if (!gateway) return accounts.createAccount(input);
       // Key in its plan first, then the account with it; see usage-plans.ts for the ordering.
-      const { newId } = await import('../shared/ids.ts');
+      const { newId } = await import('#shared/ids.ts');
       return plans.provisionAccount(gateway, accounts.createAccount, { ...input, accountId: newId('acct') });
     }
     case 'create-api-key':
@@ -125,26 +125,26 @@ async function main(): Promise<unknown> {
     case 'list-parked': {
       const limit = values.limit === undefined ? 100 : Number(values.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number, 1 to 1000');
-      const { listParkedEvents } = await import('../shared/events/publisher.ts');
+      const { listParkedEvents } = await import('#shared/events/publisher.ts');
       const events = await listParkedEvents(limit);
       // Dead-letter queues are found by name: the local stack's (SQS_PORT), or set SQS queue names in AWS via the console.
       if (!process.env.SQS_ENDPOINT && !deployed) return { events, deadLetters: null, note: 'set SQS_PORT to the running stack\'s SQS port to list dead-lettered messages' };
-      const { listDeadLetters } = await import('../shared/events/dead-letters.ts');
+      const { listDeadLetters } = await import('#shared/events/dead-letters.ts');
       return { events, deadLetters: await listDeadLetters(undefined, limit) };
     }
     case 'republish': {
-      const { configuredBus } = await import('../shared/events/bus.ts');
-      const { republishParkedEvent } = await import('../shared/events/publisher.ts');
+      const { configuredBus } = await import('#shared/events/bus.ts');
+      const { republishParkedEvent } = await import('#shared/events/publisher.ts');
       const outcome = await republishParkedEvent(await configuredBus(), required('account'), required('event'));
       if (outcome === 'not-found') throw new UsageError('no outbox event with that account and id (published events leave the outbox)');
       return { accountId: required('account'), eventId: required('event'), outcome };
     }
     case 'redrive': {
-      const { QUEUES } = await import('../shared/events/topology.ts');
+      const { QUEUES } = await import('#shared/events/topology.ts');
       const queue = required('queue');
       const def = QUEUES.find((q) => q.name === queue);
       if (!def) throw new UsageError(`--queue must be one of ${QUEUES.map((q) => q.name).join(', ')}`);
-      const { redriveDeadLetter } = await import('../shared/events/dead-letters.ts');
+      const { redriveDeadLetter } = await import('#shared/events/dead-letters.ts');
       const outcome = await redriveDeadLetter(def.name, required('message'));
       if (outcome === 'not-found') throw new UsageError('no such message in the dead-letter queue');
       return { queue, messageId: required('message'), outcome };

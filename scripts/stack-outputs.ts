@@ -1,4 +1,4 @@
-import type { Plan } from '../shared/auth/principal.ts';
+import type { Plan } from '#shared/auth/principal.ts';
 
 /**
  * Deployed stacks only: the admin CLI finds what it works on from the

@@ -18,8 +18,8 @@ try {
   process.exit(1);
 }
 
-const accounts = await import('../shared/accounts/service.ts');
-const repo = await import('../shared/accounts/repository.ts');
+const accounts = await import('#shared/accounts/service.ts');
+const repo = await import('#shared/accounts/repository.ts');
 
 // The demo key is shown once by the API, so the local stack keeps it in its data directory (the table holds only its hash).
 const demoFile = join(settings.dataDir, 'demo-account.json');

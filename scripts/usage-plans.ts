@@ -1,6 +1,6 @@
-import type { Plan } from '../shared/auth/principal.ts';
-import { PLANS } from '../shared/auth/principal.ts';
-import { randomBase62 } from '../shared/ids.ts';
+import type { Plan } from '#shared/auth/principal.ts';
+import { PLANS } from '#shared/auth/principal.ts';
+import { randomBase62 } from '#shared/ids.ts';
 
 /**
  * Deployed stacks only: each account has an API Gateway key in its tier's

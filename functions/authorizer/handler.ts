@@ -1,8 +1,8 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { authenticate } from '../../shared/auth/authenticate.ts';
-import { UnauthorizedError } from '../../shared/domain/errors.ts';
-import { isStoreUnavailable } from '../../shared/http/error-map.ts';
-import { logger } from '../../shared/logger.ts';
+import { authenticate } from '#shared/auth/authenticate.ts';
+import { UnauthorizedError } from '#shared/domain/errors.ts';
+import { isStoreUnavailable } from '#shared/http/error-map.ts';
+import { logger } from '#shared/logger.ts';
 
 /** Usage-plan key for requests without a valid credential (deployed stacks set it). */
 const ANONYMOUS_USAGE_KEY = process.env.ANONYMOUS_USAGE_KEY;

@@ -1,6 +1,6 @@
-import { automationRoutes } from '../../shared/automations/contract.ts';
-import * as automations from '../../shared/automations/service.ts';
-import { httpGroup } from '../../shared/http/middleware.ts';
+import { automationRoutes } from '#shared/automations/contract.ts';
+import * as automations from '#shared/automations/service.ts';
+import { httpGroup } from '#shared/http/middleware.ts';
 
 export const handler = httpGroup(automationRoutes, {
   listAutomations: async ({ principal }) => ({ success: true, data: await automations.listAutomations(principal) }),

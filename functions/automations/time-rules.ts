@@ -1,6 +1,6 @@
 import type { ScheduledEvent } from 'aws-lambda';
-import { enqueueTimeRuleWork } from '../../shared/automations/time-rules.ts';
-import { required } from '../../shared/events/env.ts';
+import { enqueueTimeRuleWork } from '#shared/automations/time-rules.ts';
+import { required } from '#shared/events/env.ts';
 
 const queueUrl = required('AUTOMATION_TIME_RULES_QUEUE_URL');
 

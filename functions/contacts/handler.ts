@@ -1,7 +1,7 @@
-import { contactRoutes } from '../../shared/contacts/contract.ts';
-import * as contacts from '../../shared/contacts/service.ts';
-import { httpGroup } from '../../shared/http/middleware.ts';
-import { pageMeta } from '../../shared/pagination/numbered.ts';
+import { contactRoutes } from '#shared/contacts/contract.ts';
+import * as contacts from '#shared/contacts/service.ts';
+import { httpGroup } from '#shared/http/middleware.ts';
+import { pageMeta } from '#shared/pagination/numbered.ts';
 
 const one = async (accountId: string, c: Parameters<typeof contacts.toContactDto>[1]) => ({ success: true, data: await contacts.toContactDto(accountId, c) });
 

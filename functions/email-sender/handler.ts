@@ -1,9 +1,9 @@
-import { configuredEmailPort } from '../../shared/email/port.ts';
-import { sendInvitationEmail, sendResponseEmail } from '../../shared/email/service.ts';
-import { eventConsumer } from '../../shared/events/consumer.ts';
-import { MESSAGE_CREATED } from '../../shared/messages/events.ts';
-import type { Message } from '../../shared/messages/model.ts';
-import { USER_INVITED } from '../../shared/users/events.ts';
+import { configuredEmailPort } from '#shared/email/port.ts';
+import { sendInvitationEmail, sendResponseEmail } from '#shared/email/service.ts';
+import { eventConsumer } from '#shared/events/consumer.ts';
+import { MESSAGE_CREATED } from '#shared/messages/events.ts';
+import type { Message } from '#shared/messages/model.ts';
+import { USER_INVITED } from '#shared/users/events.ts';
 
 const port = configuredEmailPort();
 

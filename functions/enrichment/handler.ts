@@ -1,9 +1,9 @@
-import { NotFoundError } from '../../shared/domain/errors.ts';
-import { transactWrite } from '../../shared/db/transact.ts';
-import { eventConsumer } from '../../shared/events/consumer.ts';
-import { newDomainEvent, outboxWrites } from '../../shared/events/outbox.ts';
-import { ORGANIZATION_CREATED, ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE } from '../../shared/organizations/events.ts';
-import { enrichOrganization, unlinkOrganizationContacts } from '../../shared/organizations/service.ts';
+import { NotFoundError } from '#shared/domain/errors.ts';
+import { transactWrite } from '#shared/db/transact.ts';
+import { eventConsumer } from '#shared/events/consumer.ts';
+import { newDomainEvent, outboxWrites } from '#shared/events/outbox.ts';
+import { ORGANIZATION_CREATED, ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE } from '#shared/organizations/events.ts';
+import { enrichOrganization, unlinkOrganizationContacts } from '#shared/organizations/service.ts';
 
 /** Contacts unlinked per message (well within the function timeout); a larger organization continues in a follow-up event. */
 const UNLINK_PER_MESSAGE = 2_000;

@@ -1,7 +1,7 @@
-import { eventConsumer } from '../../shared/events/consumer.ts';
-import { GROUP_CAPACITY_CHANGED, GROUP_DELETED } from '../../shared/groups/events.ts';
-import { backfillGroup, finishGroupDeletion } from '../../shared/groups/service.ts';
-import { detachGroup, distributeWaiting } from '../../shared/tickets/service.ts';
+import { eventConsumer } from '#shared/events/consumer.ts';
+import { GROUP_CAPACITY_CHANGED, GROUP_DELETED } from '#shared/groups/events.ts';
+import { backfillGroup, finishGroupDeletion } from '#shared/groups/service.ts';
+import { detachGroup, distributeWaiting } from '#shared/tickets/service.ts';
 
 /**
  * SQS consumer of group events: group.capacity.changed backfills the named

@@ -1,8 +1,8 @@
-import { groupRoutes } from '../../shared/groups/contract.ts';
-import * as groups from '../../shared/groups/service.ts';
-import { httpGroup } from '../../shared/http/middleware.ts';
-import { pageMeta } from '../../shared/pagination/numbered.ts';
-import { detachGroup } from '../../shared/tickets/service.ts';
+import { groupRoutes } from '#shared/groups/contract.ts';
+import * as groups from '#shared/groups/service.ts';
+import { httpGroup } from '#shared/http/middleware.ts';
+import { pageMeta } from '#shared/pagination/numbered.ts';
+import { detachGroup } from '#shared/tickets/service.ts';
 
 const ok = (data: unknown) => ({ success: true, data });
 const one = async (accountId: string, g: groups.GroupRecord) => ok(groups.toGroupDto(g, await groups.defaultGroupId(accountId)));

@@ -1,7 +1,7 @@
-import { httpGroup } from '../../shared/http/middleware.ts';
-import { messageRoutes } from '../../shared/messages/contract.ts';
-import * as messages from '../../shared/messages/service.ts';
-import { pageMeta } from '../../shared/pagination/numbered.ts';
+import { httpGroup } from '#shared/http/middleware.ts';
+import { messageRoutes } from '#shared/messages/contract.ts';
+import * as messages from '#shared/messages/service.ts';
+import { pageMeta } from '#shared/pagination/numbered.ts';
 
 const { toMessageDto } = messages;
 

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { interfaceOf } from '../../shared/http/contract.ts';
-import { toHttpError } from '../../shared/http/error-map.ts';
-import { NotFoundError } from '../../shared/domain/errors.ts';
+import { interfaceOf } from '#shared/http/contract.ts';
+import { toHttpError } from '#shared/http/error-map.ts';
+import { NotFoundError } from '#shared/domain/errors.ts';
 
 /** Catch-all for paths no route matches: a JSON 404 in the envelope of the path's interface. */
 export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {

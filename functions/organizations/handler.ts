@@ -1,7 +1,7 @@
-import { httpGroup } from '../../shared/http/middleware.ts';
-import { organizationRoutes } from '../../shared/organizations/contract.ts';
-import * as orgs from '../../shared/organizations/service.ts';
-import { pageMeta } from '../../shared/pagination/numbered.ts';
+import { httpGroup } from '#shared/http/middleware.ts';
+import { organizationRoutes } from '#shared/organizations/contract.ts';
+import * as orgs from '#shared/organizations/service.ts';
+import { pageMeta } from '#shared/pagination/numbered.ts';
 
 const { toOrganizationDto } = orgs;
 const one = (o: Parameters<typeof toOrganizationDto>[0]) => ({ success: true, data: toOrganizationDto(o) });

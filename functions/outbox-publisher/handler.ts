@@ -1,6 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { configuredBus } from '../../shared/events/bus.ts';
-import { publishStreamBatch } from '../../shared/events/publisher.ts';
+import { configuredBus } from '#shared/events/bus.ts';
+import { publishStreamBatch } from '#shared/events/publisher.ts';
 
 const bus = await configuredBus();
 

@@ -1,7 +1,7 @@
-import { configuredBus } from '../../shared/events/bus.ts';
-import { pipelineEnv } from '../../shared/events/env.ts';
-import { emitMetric, METRICS } from '../../shared/events/metrics.ts';
-import { oldestPendingAgeSeconds, sweepOutbox } from '../../shared/events/publisher.ts';
+import { configuredBus } from '#shared/events/bus.ts';
+import { pipelineEnv } from '#shared/events/env.ts';
+import { emitMetric, METRICS } from '#shared/events/metrics.ts';
+import { oldestPendingAgeSeconds, sweepOutbox } from '#shared/events/publisher.ts';
 
 const bus = await configuredBus();
 const { OUTBOX_SWEEP_AGE_SECONDS } = pipelineEnv();

@@ -1,4 +1,4 @@
-import { checkBreaches } from '../../shared/sla/service.ts';
+import { checkBreaches } from '#shared/sla/service.ts';
 
 /**
  * Every minute: mark overdue SLA metrics breached and record sla.breached.

@@ -1,7 +1,7 @@
-import { required } from '../../shared/events/env.ts';
-import { httpGroup } from '../../shared/http/middleware.ts';
-import { slaPolicyRoutes } from '../../shared/sla/contract.ts';
-import * as sla from '../../shared/sla/service.ts';
+import { required } from '#shared/events/env.ts';
+import { httpGroup } from '#shared/http/middleware.ts';
+import { slaPolicyRoutes } from '#shared/sla/contract.ts';
+import * as sla from '#shared/sla/service.ts';
 
 /** Recompute hands its batches to this queue. */
 const recomputeQueueUrl = required('SLA_RECOMPUTE_QUEUE_URL');

@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { required } from '../../shared/events/env.ts';
-import { logger } from '../../shared/logger.ts';
-import { recomputeBatch, type RecomputeMessage } from '../../shared/sla/service.ts';
+import { required } from '#shared/events/env.ts';
+import { logger } from '#shared/logger.ts';
+import { recomputeBatch, type RecomputeMessage } from '#shared/sla/service.ts';
 
 /** The next page of a recompute goes back on this same queue. */
 const queueUrl = required('SLA_RECOMPUTE_QUEUE_URL');

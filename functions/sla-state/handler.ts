@@ -1,6 +1,6 @@
-import { eventConsumer } from '../../shared/events/consumer.ts';
-import { MESSAGE_CREATED } from '../../shared/messages/events.ts';
-import * as sla from '../../shared/sla/service.ts';
+import { eventConsumer } from '#shared/events/consumer.ts';
+import { MESSAGE_CREATED } from '#shared/messages/events.ts';
+import * as sla from '#shared/sla/service.ts';
 
 /** SQS consumer of ticket events and message.created: keeps each ticket's SLA state (decisions §10). */
 export const handler = eventConsumer('sla', async (detail) => {

@@ -1,7 +1,7 @@
-import { httpGroup } from '../../shared/http/middleware.ts';
-import { nextLink } from '../../shared/http/links.ts';
-import { ticketFieldRoutes } from '../../shared/ticket-fields/contract.ts';
-import * as fields from '../../shared/ticket-fields/service.ts';
+import { httpGroup } from '#shared/http/middleware.ts';
+import { nextLink } from '#shared/http/links.ts';
+import { ticketFieldRoutes } from '#shared/ticket-fields/contract.ts';
+import * as fields from '#shared/ticket-fields/service.ts';
 
 export const handler = httpGroup(ticketFieldRoutes, {
   listTicketFields: async ({ principal, query, event }) => {

@@ -1,7 +1,7 @@
-import { httpGroup } from '../../shared/http/middleware.ts';
-import { nextLink } from '../../shared/http/links.ts';
-import { ticketRoutes } from '../../shared/tickets/contract.ts';
-import * as tickets from '../../shared/tickets/service.ts';
+import { httpGroup } from '#shared/http/middleware.ts';
+import { nextLink } from '#shared/http/links.ts';
+import { ticketRoutes } from '#shared/tickets/contract.ts';
+import * as tickets from '#shared/tickets/service.ts';
 
 const { toTicketDto } = tickets;
 

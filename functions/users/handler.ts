@@ -1,6 +1,6 @@
-import { httpGroup } from '../../shared/http/middleware.ts';
-import { userRoutes } from '../../shared/users/contract.ts';
-import * as users from '../../shared/users/service.ts';
+import { httpGroup } from '#shared/http/middleware.ts';
+import { userRoutes } from '#shared/users/contract.ts';
+import * as users from '#shared/users/service.ts';
 
 const { toUserDto } = users;
 

@@ -1,6 +1,6 @@
-import { pipelineEnv, required } from '../../shared/events/env.ts';
-import { deliveryConsumer } from '../../shared/webhooks/consumer.ts';
-import { DELIVERY_TIMEOUT_MS } from '../../shared/webhooks/delivery.ts';
+import { pipelineEnv, required } from '#shared/events/env.ts';
+import { deliveryConsumer } from '#shared/webhooks/consumer.ts';
+import { DELIVERY_TIMEOUT_MS } from '#shared/webhooks/delivery.ts';
 
 const env = pipelineEnv();
 

@@ -1,7 +1,7 @@
-import { eventConsumer } from '../../shared/events/consumer.ts';
-import { required } from '../../shared/events/env.ts';
-import { TicketEventDetailSchema } from '../../shared/events/ticket-events.ts';
-import { fanOut } from '../../shared/webhooks/delivery.ts';
+import { eventConsumer } from '#shared/events/consumer.ts';
+import { required } from '#shared/events/env.ts';
+import { TicketEventDetailSchema } from '#shared/events/ticket-events.ts';
+import { fanOut } from '#shared/webhooks/delivery.ts';
 
 const queueUrl = required('WEBHOOK_DELIVERY_QUEUE_URL');
 

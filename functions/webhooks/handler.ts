@@ -1,7 +1,7 @@
-import { required } from '../../shared/events/env.ts';
-import { httpGroup } from '../../shared/http/middleware.ts';
-import { webhookRoutes } from '../../shared/webhooks/contract.ts';
-import * as webhooks from '../../shared/webhooks/service.ts';
+import { required } from '#shared/events/env.ts';
+import { httpGroup } from '#shared/http/middleware.ts';
+import { webhookRoutes } from '#shared/webhooks/contract.ts';
+import * as webhooks from '#shared/webhooks/service.ts';
 
 /** Redelivery puts a message on the delivery queue. */
 const queueUrl = required('WEBHOOK_DELIVERY_QUEUE_URL');

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { allRoutes } from '../../functions/registry.ts';
+import { allRoutes } from '#functions/registry.ts';
 import { interfaceOf, takesIdempotencyKey, type RouteContract } from '../http/contract.ts';
 import { TICKET_EVENT_TYPES, TicketEventDetailSchema, TicketEventPayloadSchemas } from '../events/ticket-events.ts';
 import { SlaBreachedDetailSchema } from '../sla/events.ts';

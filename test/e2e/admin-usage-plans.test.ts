@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import * as accountsRepo from '../../shared/accounts/repository.ts';
-import * as accounts from '../../shared/accounts/service.ts';
-import type { Plan } from '../../shared/auth/principal.ts';
-import { newId } from '../../shared/ids.ts';
+import * as accountsRepo from '#shared/accounts/repository.ts';
+import * as accounts from '#shared/accounts/service.ts';
+import type { Plan } from '#shared/auth/principal.ts';
+import { newId } from '#shared/ids.ts';
 import { changePlan, provisionAccount, type AccountsPort, type GatewayPort } from '../../scripts/usage-plans.ts';
 
 type Step = 'planId' | 'createKey' | 'deleteKey' | 'addKeyToPlan' | 'keyInPlan' | 'keysNamed';

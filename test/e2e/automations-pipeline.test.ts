@@ -47,7 +47,7 @@ const settle = () => new Promise((r) => setTimeout(r, 1500));
 
 /** The ticket's stored version: every write bumps it by one, so it counts the writes a ticket got. */
 async function versionOf(accountId: string, ticketId: string): Promise<number> {
-  const repo = await import('../../shared/tickets/repository.ts');
+  const repo = await import('#shared/tickets/repository.ts');
   return (await repo.getTicket(accountId, ticketId))!.version;
 }
 
@@ -126,7 +126,7 @@ describe('automations through the local pipeline', () => {
     const admin = as(client, acct.ownerKey);
     const rule = await automation(admin, 'Count', { all: [tagged('once')], actions: [{ field: 'addTags', value: ['done'] }] });
     const ticket = await newTicket(admin, { tags: ['once'] });
-    const { onTicketEvent } = await import('../../shared/automations/service.ts');
+    const { onTicketEvent } = await import('#shared/automations/service.ts');
     const [created] = await eventsOf(acct.accountId, ticket.id);
 
     expect(await onTicketEvent(created.detail)).toBe('applied');
@@ -141,8 +141,8 @@ describe('automations through the local pipeline', () => {
     expect(await onTicketEvent(events[1].detail)).toBe('skipped');
 
     // Take the tag away without an event, so a second application would show; then SQS hands over the same event again.
-    const repo = await import('../../shared/tickets/repository.ts');
-    const { transactWrite } = await import('../../shared/db/transact.ts');
+    const repo = await import('#shared/tickets/repository.ts');
+    const { transactWrite } = await import('#shared/db/transact.ts');
     const current = (await repo.getTicket(acct.accountId, ticket.id))!;
     await transactWrite([repo.replaceTicketWrite({ ...current, tags: ['once'], version: current.version + 1 }, current.version)]);
     expect(await onTicketEvent(created.detail)).toBe('duplicate');
@@ -182,7 +182,7 @@ describe('automations through the local pipeline', () => {
 
     // Once the account has no active time rule it leaves the job's list.
     expect((await admin.put(`${BASE}/${stale.id}`, { isActive: false })).status).toBe(200);
-    const { accountsWithTimeRules } = await import('../../shared/automations/repository.ts');
+    const { accountsWithTimeRules } = await import('#shared/automations/repository.ts');
     expect(await accountsWithTimeRules()).not.toContain(acct.accountId);
   });
 
@@ -201,7 +201,7 @@ describe('automations through the local pipeline', () => {
     await eventually(async () => (await Promise.all(ids.map((id) => getTicket(admin, id)))).every((t) => t.priority === 'urgent'), 40_000, 'all 50 applications');
     await settle();
     expect(await Promise.all(ids.map((id) => versionOf(acct.accountId, id)))).toEqual(Array(50).fill(2));
-    const fieldsRepo = await import('../../shared/ticket-fields/repository.ts');
+    const fieldsRepo = await import('#shared/ticket-fields/repository.ts');
     const [gold] = await fieldsRepo.listOptions(acct.accountId, tier.id);
     expect(gold.usageCount).toBe(50);
     const contact = await admin.get('/helpdesk/api/contacts/by-email/bulk@customer.example');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EmailPort } from '../../shared/email/port.ts';
+import type { EmailPort } from '#shared/email/port.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
 import { outboxItems } from '../support/desk.ts';
 
@@ -16,7 +16,7 @@ describe('response emails are sent once per event', () => {
     const event = (await outboxItems(acct.accountId)).map((i) => i.detail).find((d) => d.event === 'message.created');
     const sent: string[] = [];
     const port: EmailPort = { send: async (e) => void (await new Promise((r) => setTimeout(r, 30)), sent.push(e.id)) } as EmailPort;
-    const { sendResponseEmail } = await import('../../shared/email/service.ts');
+    const { sendResponseEmail } = await import('#shared/email/service.ts');
 
     // Act: eight duplicate deliveries at once, then a late redelivery.
     const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => sendResponseEmail(port, acct.accountId, event.data.message)));
@@ -35,7 +35,7 @@ describe('response emails are sent once per event', () => {
     const ticket = await client.request('POST', '/helpdesk/api/v1/tickets', { token: acct.ownerKey, body: { ticket: { subject: 'Retry me', requesterEmail: 'buyer@shop.example' } } });
     await client.request('POST', '/helpdesk/api/messages', { token: session, body: { ticket_id: ticket.body.ticket.id, type: 'response', content: '<p>Hi</p>' } });
     const event = (await outboxItems(acct.accountId)).map((i) => i.detail).find((d) => d.event === 'message.created');
-    const { sendResponseEmail } = await import('../../shared/email/service.ts');
+    const { sendResponseEmail } = await import('#shared/email/service.ts');
     const failing = { send: async () => Promise.reject(new Error('SES throttled')) } as unknown as EmailPort;
     await expect(sendResponseEmail(failing, acct.accountId, event.data.message)).rejects.toThrow('SES throttled');
     const sent: string[] = [];

@@ -124,7 +124,7 @@ describe('event spine: every event publishable, none holding up another', () => 
   it('parks a message a consumer fails on every time (DLQ, listed) while every other event keeps flowing', async () => {
     const quiet = await account();
     const { localBus } = await import('../../local/bus.ts');
-    const { listDeadLetters } = await import('../../shared/events/dead-letters.ts');
+    const { listDeadLetters } = await import('#shared/events/dead-letters.ts');
     // Routed as a ticket event, but no fan-out can ever accept it.
     const poisonId = `evt_poison_${Date.now()}`;
     const put = await localBus().putEvents([
@@ -145,11 +145,11 @@ describe('event spine: every event publishable, none holding up another', () => 
 
   it('parks an outbox event the bus refuses for good, never blocking the sweep, and republishes it after the fix', async () => {
     const [a, quiet] = await Promise.all([account(), account()]);
-    const { ddb, tableName } = await import('../../shared/db/client.ts');
-    const { keys } = await import('../../shared/db/keys.ts');
-    const { pendingIndexAttributes } = await import('../../shared/events/outbox.ts');
-    const { listParkedEvents, republishParkedEvent } = await import('../../shared/events/publisher.ts');
-    const { configuredBus } = await import('../../shared/events/bus.ts');
+    const { ddb, tableName } = await import('#shared/db/client.ts');
+    const { keys } = await import('#shared/db/keys.ts');
+    const { pendingIndexAttributes } = await import('#shared/events/outbox.ts');
+    const { listParkedEvents, republishParkedEvent } = await import('#shared/events/publisher.ts');
+    const { configuredBus } = await import('#shared/events/bus.ts');
     // An outbox item as an older release could have written it: 300 KB of detail, over EventBridge's entry limit.
     // Written while the stream publisher is down, so the sweeper is the one that meets it, with another event behind it.
     const ticket = await createTicket(a, { subject: 'Oversized event' });
@@ -186,7 +186,7 @@ describe('event spine: every event publishable, none holding up another', () => 
 
   it('the local bus and queues are as strict as AWS: 10 entries and 256 KB per PutEvents, JSON detail, 256 KB per message', async () => {
     const { localBus } = await import('../../local/bus.ts');
-    const { sqs } = await import('../../shared/events/sqs.ts');
+    const { sqs } = await import('#shared/events/sqs.ts');
     const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
     const { localQueueUrl } = await import('../../local/pipeline.ts');
     const entry = (detail: string) => ({ source: 'support-desk.tests', detailType: 'test.event', detail });

@@ -94,8 +94,8 @@ describe('backfill is exact under concurrency and redelivery', () => {
     const g = await newGroup(d, { distributionMode: 'leastBusy', maxOpenTickets: 2, isPrivate: false });
     const waiting: any[] = [];
     for (let i = 0; i < 9; i++) waiting.push(await newTicket(d, { groupId: g.id }));
-    const groups = await import('../../shared/groups/service.ts');
-    const tickets = await import('../../shared/tickets/service.ts');
+    const groups = await import('#shared/groups/service.ts');
+    const tickets = await import('#shared/tickets/service.ts');
     await d.post(`${GROUPS}/${g.id}/members/bulk`, { userIds: agents });
     const runs = await Promise.all(Array.from({ length: 6 }, () => groups.backfillGroup(acct.accountId, g.id, tickets.distributeWaiting)));
     const assignees = await Promise.all(waiting.map((t) => assigneeOf(d, t.id)));
@@ -131,7 +131,7 @@ describe('deleting a group with many tickets', () => {
       20_000,
       'every ticket detached',
     );
-    const { ddb, tableName } = await import('../../shared/db/client.ts');
+    const { ddb, tableName } = await import('#shared/db/client.ts');
     const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
     const left = await eventually(async () => {
       const found = [];

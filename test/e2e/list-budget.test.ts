@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { READ_BUDGET } from '../../shared/db/query.ts';
+import { READ_BUDGET } from '#shared/db/query.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, TICKETS, walk, type Desk } from '../support/desk.ts';
 
@@ -24,9 +24,9 @@ beforeAll(async () => {
   admin = as(client, acct.ownerKey);
   [agentId, loneId] = await Promise.all([acct.addUser('member'), acct.addUser('member')]).then((us) => us.map((u) => u.id));
   // Stored straight into the table in batches (2,300 API calls would dominate the run); ids are time-ordered.
-  const { ddb, tableName } = await import('../../shared/db/client.ts');
-  const { replaceTicketWrite } = await import('../../shared/tickets/repository.ts');
-  const { newId } = await import('../../shared/ids.ts');
+  const { ddb, tableName } = await import('#shared/db/client.ts');
+  const { replaceTicketWrite } = await import('#shared/tickets/repository.ts');
+  const { newId } = await import('#shared/ids.ts');
   const { BatchWriteCommand } = await import('@aws-sdk/lib-dynamodb');
   const created = Array.from({ length: TOTAL }, (_, n) => {
     const at = new Date(Date.now() - (TOTAL - n) * 1000);

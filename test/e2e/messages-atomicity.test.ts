@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { ddb, tableName } from '../../shared/db/client.ts';
+import { ddb, tableName } from '#shared/db/client.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
 
 const { client } = useGateway();
@@ -33,8 +33,8 @@ describe('messages and their ticket_update are one transaction', () => {
     const acct = await createTestAccount();
     const session = await acct.session(acct.ownerId);
     const t = await client.request('POST', '/helpdesk/api/v1/tickets', { token: acct.ownerKey, body: { ticket: { subject: 'Closing' } } });
-    const repo = await import('../../shared/tickets/repository.ts');
-    const { transactWrite } = await import('../../shared/db/transact.ts');
+    const repo = await import('#shared/tickets/repository.ts');
+    const { transactWrite } = await import('#shared/db/transact.ts');
     // Only automations close tickets; write the closed state the way they would.
     const current = (await repo.getTicket(acct.accountId, t.body.ticket.id))!;
     await transactWrite([repo.replaceTicketWrite({ ...current, status: 'closed', version: current.version + 1 }, current.version)]);

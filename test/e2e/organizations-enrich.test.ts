@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fileProvider, httpProvider } from '../../shared/organizations/enrichment.ts';
-import { setEnrichmentProvider } from '../../shared/organizations/service.ts';
+import { fileProvider, httpProvider } from '#shared/organizations/enrichment.ts';
+import { setEnrichmentProvider } from '#shared/organizations/service.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
 
 const { client } = useGateway();

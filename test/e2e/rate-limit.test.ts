@@ -104,7 +104,7 @@ describe('rate limits (decisions §4)', () => {
 
   it('answers 429 in the user-management envelope with Retry-After once the window is used up', async () => {
     const acct = await createTestAccount('free');
-    const { consume } = await import('../../shared/ratelimit/limiter.ts');
+    const { consume } = await import('#shared/ratelimit/limiter.ts');
     // Use up the window through the limiter itself (fast), then ask once more over HTTP.
     const left = 60_000 - (Date.now() % 60_000);
     if (left < 3_000) await sleep(left + 250);

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Pipeline } from '../../local/pipeline.ts';
 import { LOCAL_TABLE } from '../../local/stack.ts';
-import type { StateRecord } from '../../shared/sla/repository.ts';
+import type { StateRecord } from '#shared/sla/repository.ts';
 import { eventually } from '../fixtures/webhook-receiver.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, newTicket, outboxItems, TICKETS, type Desk } from '../support/desk.ts';
@@ -57,7 +57,7 @@ async function policy(d: Desk, over: Record<string, unknown> = {}) {
   return res.body.data;
 }
 
-const stored = async (accountId: string, ticketId: string): Promise<StateRecord | null> => (await import('../../shared/sla/repository.ts')).getState(accountId, ticketId);
+const stored = async (accountId: string, ticketId: string): Promise<StateRecord | null> => (await import('#shared/sla/repository.ts')).getState(accountId, ticketId);
 const state = async (d: Desk, ticketId: string) => (await d.get(`${BASE}/ticket/${ticketId}`)).body.data;
 
 /** Wait until the consumer's stored state satisfies `ok`, then answer the API's view. */
@@ -169,7 +169,7 @@ describe('order tolerance', () => {
     const items = (await outboxItems(acct.accountId)).sort((a, b) => (a.eventId < b.eventId ? -1 : 1));
     expect(items.map((i) => i.detailType)).toEqual(['ticket.created', 'message.created', 'message.created', 'message.created', 'ticket.updated']);
     const record = (i: any, n: number) => ({ messageId: `m${n}`, body: JSON.stringify({ id: `e${n}`, source: i.source, 'detail-type': i.detailType, time: i.createdAt, detail: i.detail }) });
-    const { handler } = await import('../../functions/sla-state/handler.ts');
+    const { handler } = await import('#functions/sla-state/handler.ts');
     const reversed = [...items].reverse();
     const res = await handler({ Records: [...reversed, ...reversed].map(record) } as any);
     expect(res.batchItemFailures).toEqual([]);

@@ -1,6 +1,6 @@
 import { InternalServerError, ProvisionedThroughputExceededException, ThrottlingException } from '@aws-sdk/client-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { injectStoreFailures } from '../../shared/db/client.ts';
+import { injectStoreFailures } from '#shared/db/client.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, TICKETS, type Desk } from '../support/desk.ts';
 

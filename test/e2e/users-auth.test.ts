@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import * as accounts from '../../shared/accounts/service.ts';
-import { signSessionToken } from '../../shared/auth/jwt.ts';
+import * as accounts from '#shared/accounts/service.ts';
+import { signSessionToken } from '#shared/auth/jwt.ts';
 import { createTestAccount, uniqueEmail, useGateway } from '../support/api.ts';
 import { expectUserError, USERS } from '../support/users.ts';
 

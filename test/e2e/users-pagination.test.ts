@@ -200,13 +200,13 @@ describe('user list: bad cursors and parameters', () => {
   });
 
   it('refuses a cursor of another list (a ticket cursor) with 400 invalid_cursor', async () => {
-    const { encodeCursor } = await import('../../shared/pagination/cursor.ts');
+    const { encodeCursor } = await import('#shared/pagination/cursor.ts');
     const foreignList = await encodeCursor({ list: 'tickets', accountId: acct.accountId, query: { sort: 'created_at', order: 'desc' }, key: { pk: 'x', sk: 'y' } });
     expectUserError(await client.request('GET', `${USERS}?cursor=${encodeURIComponent(foreignList)}`, { token: acct.ownerKey }), 400, 'invalid_cursor');
   });
 
   it('refuses a cursor older than 24 hours with 400 invalid_cursor', async () => {
-    const { encodeCursor } = await import('../../shared/pagination/cursor.ts');
+    const { encodeCursor } = await import('#shared/pagination/cursor.ts');
     const old = await encodeCursor({ list: 'users', accountId: acct.accountId, query: { sort: 'created_at', order: 'desc' }, key: { pk: 'x', sk: 'y' } }, Date.now() - 24 * 3600 * 1000 - 1000);
     expectUserError(await client.request('GET', `${USERS}?cursor=${encodeURIComponent(old)}`, { token: acct.ownerKey }), 400, 'invalid_cursor');
   });

@@ -53,7 +53,7 @@ const deliveries = async (acct: TestAccount, id: string): Promise<Attempt[]> => 
  * every API request resets its level to that.
  */
 async function capturingLogs<T>(fn: (lines: Record<string, unknown>[]) => Promise<T>): Promise<T> {
-  const { baseLogger } = await import('../../shared/observability.ts');
+  const { baseLogger } = await import('#shared/observability.ts');
   const lines: Record<string, unknown>[] = [];
   const target = baseLogger as unknown as Record<string, unknown>;
   for (const level of ['info', 'warn', 'error'] as const) {
@@ -139,8 +139,8 @@ describe('correlation ids in the webhook path', () => {
 
 describe('eventConsumer on the batch processor', () => {
   it('handles records concurrently, each under its event\'s correlation id, and reports only the failed ones', async () => {
-    const { eventConsumer } = await import('../../shared/events/consumer.ts');
-    const { currentCorrelationId } = await import('../../shared/observability.ts');
+    const { eventConsumer } = await import('#shared/events/consumer.ts');
+    const { currentCorrelationId } = await import('#shared/observability.ts');
     const seen = new Map<string, string | undefined>();
     let inFlight = 0;
     let most = 0;
@@ -180,7 +180,7 @@ describe('eventConsumer on the batch processor', () => {
   });
 
   it('reports a batch that fails as a whole instead of throwing', async () => {
-    const { eventConsumer } = await import('../../shared/events/consumer.ts');
+    const { eventConsumer } = await import('#shared/events/consumer.ts');
     const consume = eventConsumer('test-consumer', async () => {
       throw new Error('down');
     });

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_TABLE } from '../../local/stack.ts';
 import type { Pipeline } from '../../local/pipeline.ts';
-import { TicketEventPayloadSchemas, type TicketEventType } from '../../shared/events/ticket-events.ts';
+import { TicketEventPayloadSchemas, type TicketEventType } from '#shared/events/ticket-events.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { eventually, startReceiver, type Script } from '../fixtures/webhook-receiver.ts';
 
@@ -172,8 +172,8 @@ describe('webhook delivery pipeline', () => {
       ticket = await createTicket(acct, 'written during an outage');
       await new Promise((r) => setTimeout(r, 500));
       expect(hook.endpoint.received).toHaveLength(0);
-      const { ddb } = await import('../../shared/db/client.ts');
-      const { queryAll } = await import('../../shared/db/query.ts');
+      const { ddb } = await import('#shared/db/client.ts');
+      const { queryAll } = await import('#shared/db/query.ts');
       const outbox = await queryAll<Record<string, any>>({ keyCondition: 'pk = :pk AND begins_with(sk, :p)', names: {}, values: { ':pk': `A#${acct.accountId}`, ':p': 'OUTBOX#' }, forward: true });
       expect(outbox).toHaveLength(1);
       const stored = outbox[0];

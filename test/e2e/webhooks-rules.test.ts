@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { routeEvent, QUEUES, RULES } from '../../shared/events/topology.ts';
-import { MAX_ATTEMPTS, parseRetryAfter, retryDelaySeconds } from '../../shared/webhooks/delivery.ts';
-import { newSigningSecret, signedHeaders } from '../../shared/webhooks/signing.ts';
-import { isBlockedAddress, postToTarget, TargetRefusedError } from '../../shared/webhooks/target.ts';
+import { routeEvent, QUEUES, RULES } from '#shared/events/topology.ts';
+import { MAX_ATTEMPTS, parseRetryAfter, retryDelaySeconds } from '#shared/webhooks/delivery.ts';
+import { newSigningSecret, signedHeaders } from '#shared/webhooks/signing.ts';
+import { isBlockedAddress, postToTarget, TargetRefusedError } from '#shared/webhooks/target.ts';
 
 // Pure rules of the webhook pipeline (no emulator needed); kept beside the webhook e2e tests.
 describe('webhook signing', () => {

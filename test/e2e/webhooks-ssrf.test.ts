@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isBlockedAddress, postToTarget, TargetRefusedError, type TargetPolicy } from '../../shared/webhooks/target.ts';
+import { isBlockedAddress, postToTarget, TargetRefusedError, type TargetPolicy } from '#shared/webhooks/target.ts';
 
 // The SSRF guard and slow receivers (issue 12): pure target rules plus a local HTTPS receiver.
 describe('SSRF guard: IPv6 forms that carry a private IPv4 address', () => {

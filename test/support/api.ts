@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import type { Plan } from '../../shared/auth/principal.ts';
+import type { Plan } from '#shared/auth/principal.ts';
 
 export interface Response<T = any> {
   status: number;
@@ -61,8 +61,8 @@ export const uniqueEmail = (tag = 'user') => `${tag}.${process.pid}.${Date.now()
 
 /** Provision a fresh tenant through the same service the admin CLI uses. */
 export async function createTestAccount(plan: Plan = 'enterprise'): Promise<TestAccount> {
-  const accounts = await import('../../shared/accounts/service.ts');
-  const users = await import('../../shared/users/service.ts');
+  const accounts = await import('#shared/accounts/service.ts');
+  const users = await import('#shared/users/service.ts');
   const created = await accounts.createAccount({ name: 'Test Co', plan, ownerEmail: uniqueEmail('owner'), ownerName: 'Olive Owner' });
   const ownerPrincipal = { accountId: created.accountId, userId: created.owner.id, role: 'owner' as const, plan, credential: 'api_key' as const };
   return {

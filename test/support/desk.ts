@@ -84,8 +84,8 @@ export function linkParams(link: string): { path: string; params: Record<string,
 
 /** Write a ticket straight through the repository (e.g. a closed one, which only automations may produce). */
 export async function insertTicketRecord(accountId: string, overrides: Record<string, unknown> = {}): Promise<Json> {
-  const repo = await import('../../shared/tickets/repository.ts');
-  const { newId } = await import('../../shared/ids.ts');
+  const repo = await import('#shared/tickets/repository.ts');
+  const { newId } = await import('#shared/ids.ts');
   const now = new Date();
   const at = now.toISOString();
   const record = {
@@ -113,7 +113,7 @@ export async function insertTicketRecord(accountId: string, overrides: Record<st
 
 /** Outbox items of an account (pk A#<accountId>, sk OUTBOX#...), read straight from DynamoDB Local. */
 export async function outboxItems(accountId: string): Promise<Json[]> {
-  const { ddb, tableName } = await import('../../shared/db/client.ts');
+  const { ddb, tableName } = await import('#shared/db/client.ts');
   const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
   const items: Json[] = [];
   let startKey: Record<string, unknown> | undefined;

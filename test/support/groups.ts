@@ -21,8 +21,8 @@ export async function addMembers(d: Desk, groupId: string, members: (string | { 
 
 /** Many active agents at once, written straight through the users repository (no credentials needed). */
 export async function insertAgents(accountId: string, n: number): Promise<string[]> {
-  const users = await import('../../shared/users/repository.ts');
-  const { newId } = await import('../../shared/ids.ts');
+  const users = await import('#shared/users/repository.ts');
+  const { newId } = await import('#shared/ids.ts');
   const at = new Date().toISOString();
   const ids = Array.from({ length: n }, () => newId('usr'));
   await Promise.all(

@@ -105,8 +105,8 @@ export async function inBatches<T>(count: number, n: number, job: (i: number) =>
 
 /** Close a ticket the way an automation would (the API refuses status closed), straight through the repository. */
 export async function closeTicketDirectly(accountId: string, ticketId: string): Promise<void> {
-  const repo = await import('../../shared/tickets/repository.ts');
-  const { transactWrite } = await import('../../shared/db/transact.ts');
+  const repo = await import('#shared/tickets/repository.ts');
+  const { transactWrite } = await import('#shared/db/transact.ts');
   const current = await repo.getTicket(accountId, ticketId);
   if (!current) throw new Error(`no ticket ${ticketId}`);
   await transactWrite([repo.replaceTicketWrite({ ...current, status: 'closed', updatedAt: new Date().toISOString(), version: current.version + 1 }, current.version)]);
@@ -114,13 +114,13 @@ export async function closeTicketDirectly(accountId: string, ticketId: string): 
 
 /** The stored version of a ticket (one more per committed change). */
 export async function ticketVersion(accountId: string, ticketId: string): Promise<number> {
-  const repo = await import('../../shared/tickets/repository.ts');
+  const repo = await import('#shared/tickets/repository.ts');
   return (await repo.getTicket(accountId, ticketId))!.version;
 }
 
 /** Event details of an account's outbox items (pk A#<account>, sk OUTBOX#...), read from DynamoDB Local. */
 export async function outboxEvents(accountId: string): Promise<{ eventId: string; event: string; timestamp: string; data: Json }[]> {
-  const { ddb, tableName } = await import('../../shared/db/client.ts');
+  const { ddb, tableName } = await import('#shared/db/client.ts');
   const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
   const items: Json[] = [];
   let startKey: Record<string, unknown> | undefined;
@@ -141,6 +141,6 @@ export async function outboxEvents(accountId: string): Promise<{ eventId: string
 
 /** Contact items of an account as stored (to prove what the API renders is what is stored). */
 export async function storedContact(accountId: string, contactId: string): Promise<Json> {
-  const repo = await import('../../shared/contacts/repository.ts');
+  const repo = await import('#shared/contacts/repository.ts');
   return repo.getContact(accountId, contactId);
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { actualValue, explainRule, firstMatch, holds, isTimeRule, planActions, type EngineTicket } from '../../shared/automations/engine.ts';
-import type { ConditionOp, Rule } from '../../shared/automations/model.ts';
-import { validateRule } from '../../shared/automations/validate.ts';
-import type { FieldRecord } from '../../shared/ticket-fields/repository.ts';
+import { actualValue, explainRule, firstMatch, holds, isTimeRule, planActions, type EngineTicket } from '#shared/automations/engine.ts';
+import type { ConditionOp, Rule } from '#shared/automations/model.ts';
+import { validateRule } from '#shared/automations/validate.ts';
+import type { FieldRecord } from '#shared/ticket-fields/repository.ts';
 
 const NOW = new Date('2026-03-10T12:00:00.000Z');
 const ticket: EngineTicket = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAddress } from '../../shared/email/port.ts';
+import { formatAddress } from '#shared/email/port.ts';
 
 /** Decode RFC 2047 B-encoded words back to text, as a mail client does. */
 const decodeWords = (s: string) => s.replace(/=\?UTF-8\?B\?([A-Za-z0-9+/=]*)\?=\s*/g, (_, b64: string) => Buffer.from(b64, 'base64').toString('utf8'));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { boundDetail, entrySize, EVENT_BUDGET_BYTES, MIN_TRUNCATED_CHARS } from '../../shared/events/entry-size.ts';
-import { escapeForTransport, sqsBodyProblem } from '../../shared/events/transport.ts';
+import { boundDetail, entrySize, EVENT_BUDGET_BYTES, MIN_TRUNCATED_CHARS } from '#shared/events/entry-size.ts';
+import { escapeForTransport, sqsBodyProblem } from '#shared/events/transport.ts';
 
 const SOURCE = 'support-desk.tickets';
 const detail = (data: Record<string, unknown>) => ({ eventId: 'evt_1', accountId: 'acc_1', event: 'ticket.created', timestamp: '2026-01-01T00:00:00.000Z', data });

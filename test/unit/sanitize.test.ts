@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { htmlToText, sanitizeContent } from '../../shared/messages/sanitize.ts';
+import { htmlToText, sanitizeContent } from '#shared/messages/sanitize.ts';
 
 /** Well-known XSS vectors (OWASP filter-evasion cheat sheet and friends). */
 const PAYLOADS = [

@@ -9,7 +9,7 @@ const coldStart = async (vars: { SESSION_SECRET: string; SESSION_SECRET_PREVIOUS
   process.env.SESSION_SECRET = vars.SESSION_SECRET;
   if (vars.SESSION_SECRET_PREVIOUS) process.env.SESSION_SECRET_PREVIOUS = vars.SESSION_SECRET_PREVIOUS;
   else delete process.env.SESSION_SECRET_PREVIOUS;
-  return import('../../shared/auth/jwt.ts');
+  return import('#shared/auth/jwt.ts');
 };
 
 describe('local session secret with a previous one', () => {

@@ -1,9 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { SESSION_SECRET_TTL_MS, sessionSecret, setSecretLoader } from '../../shared/auth/secret.ts';
-import { signSessionToken, verifySessionToken } from '../../shared/auth/jwt.ts';
-import { decodeCursor, encodeCursor } from '../../shared/pagination/cursor.ts';
-import { InvalidCursorError } from '../../shared/domain/errors.ts';
+import { SESSION_SECRET_TTL_MS, sessionSecret, setSecretLoader } from '#shared/auth/secret.ts';
+import { signSessionToken, verifySessionToken } from '#shared/auth/jwt.ts';
+import { decodeCursor, encodeCursor } from '#shared/pagination/cursor.ts';
+import { InvalidCursorError } from '#shared/domain/errors.ts';
 
 const SECRET_ID = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:session';
 const newSecret = () => randomBytes(48).toString('base64url');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addClockMinutes, clockMinutesBetween, DEFAULT_SCHEDULE, zonedTimeToUtc, type BusinessSchedule, type Clock } from '../../shared/sla/clock.ts';
+import { addClockMinutes, clockMinutesBetween, DEFAULT_SCHEDULE, zonedTimeToUtc, type BusinessSchedule, type Clock } from '#shared/sla/clock.ts';
 
 const t = (iso: string) => Date.parse(iso);
 const out = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

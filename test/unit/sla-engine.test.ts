@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SCHEDULE, type Clock } from '../../shared/sla/clock.ts';
-import { applyMessage, applyPolicy, applyTicket, computeMetrics, conditionHolds, deadline, newBreaches, nextDue, pickPolicy, type AppliedPolicy, type TicketView } from '../../shared/sla/engine.ts';
-import type { SlaPolicy, SlaSampleTicket } from '../../shared/sla/model.ts';
+import { DEFAULT_SCHEDULE, type Clock } from '#shared/sla/clock.ts';
+import { applyMessage, applyPolicy, applyTicket, computeMetrics, conditionHolds, deadline, newBreaches, nextDue, pickPolicy, type AppliedPolicy, type TicketView } from '#shared/sla/engine.ts';
+import type { SlaPolicy, SlaSampleTicket } from '#shared/sla/model.ts';
 
 const calendar: Clock = { mode: 'calendarHours' };
 const business: Clock = { mode: 'businessHours', schedule: DEFAULT_SCHEDULE };
