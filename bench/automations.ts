@@ -22,12 +22,40 @@ export async function benchAutomations(call: Call, principal: Principal): Promis
 
   // 10 automations, each with 3 conditions; only the last matches tickets tagged `bench`.
   for (let i = 0; i < 9; i++) {
-    await call('POST', '/helpdesk/api/automations', { name: `Never ${i}`, rule: { all: [{ field: 'tags', op: 'containsoneormoreof', value: [`never${i}`] }, { field: 'subject', op: 'contains', value: 'x' }, { field: 'priority', op: 'notequal', value: 'low' }], actions: [{ field: 'priority', value: 'low' }] } });
+    await call('POST', '/helpdesk/api/automations', {
+      name: `Never ${i}`,
+      rule: {
+        all: [
+          { field: 'tags', op: 'containsoneormoreof', value: [`never${i}`] },
+          { field: 'subject', op: 'contains', value: 'x' },
+          { field: 'priority', op: 'notequal', value: 'low' },
+        ],
+        actions: [{ field: 'priority', value: 'low' }],
+      },
+    });
   }
-  await call('POST', '/helpdesk/api/automations', { name: 'Escalate bench', rule: { all: [{ field: 'tags', op: 'containsoneormoreof', value: ['bench'] }, { field: 'status', op: 'notequal', value: 'pending' }], actions: [{ field: 'priority', value: 'urgent' }, { field: 'addTags', value: ['escalated'] }] } });
+  await call('POST', '/helpdesk/api/automations', {
+    name: 'Escalate bench',
+    rule: {
+      all: [
+        { field: 'tags', op: 'containsoneormoreof', value: ['bench'] },
+        { field: 'status', op: 'notequal', value: 'pending' },
+      ],
+      actions: [
+        { field: 'priority', value: 'urgent' },
+        { field: 'addTags', value: ['escalated'] },
+      ],
+    },
+  });
 
   const N = 100;
-  const event = (ticketId: string) => ({ eventId: newId('evt'), accountId, event: 'ticket.updated' as const, timestamp: new Date().toISOString(), data: { ticket: { id: ticketId, updatedFields: {} } } });
+  const event = (ticketId: string) => ({
+    eventId: newId('evt'),
+    accountId,
+    event: 'ticket.updated' as const,
+    timestamp: new Date().toISOString(),
+    data: { ticket: { id: ticketId, updatedFields: {} } },
+  });
   const plain = await tickets.createTicket(principal, { subject: 'No match', status: 'new', priority: 'normal', type: 'question', tags: [] });
   const matching: { id: string; tags: string[] }[] = [];
   for (let i = 0; i < N; i++) matching.push(await tickets.createTicket(principal, { subject: 'Match', status: 'new', priority: 'normal', type: 'question', tags: ['bench'] }));
@@ -38,7 +66,9 @@ export async function benchAutomations(call: Call, principal: Principal): Promis
     for (let i = 0; i < N; i++) await run(i);
     const ms = (performance.now() - t0) / N;
     const st = resetDdbStats();
-    const by = Object.entries(st.byCommand).map(([k, v]) => `${k}×${fmt(v / N)}`).join(' ');
+    const by = Object.entries(st.byCommand)
+      .map(([k, v]) => `${k}×${fmt(v / N)}`)
+      .join(' ');
     console.log(`  ${name.padEnd(42)} ${fmt(st.requests / N)} DDB req/event (${by}), ${fmt(ms, 2)} ms/event`);
   };
   console.log('\nAutomations (10 automations of 3 conditions; in-process, DynamoDB Local):\n');
@@ -50,7 +80,14 @@ export async function benchAutomations(call: Call, principal: Principal): Promis
   const rules = Array.from({ length: 100 }, (_, i) => ({
     id: `a${i}`,
     isActive: true,
-    rule: { all: Array.from({ length: 10 }, (_, j) => ({ field: j % 2 ? 'subject' : 'tags', op: (j % 2 ? 'contains' : 'containsoneormoreof') as never, value: (j % 2 ? `word${j}` : [`tag${i}`, 'other']) as never })), actions: [{ field: 'priority', value: 'low' }] },
+    rule: {
+      all: Array.from({ length: 10 }, (_, j) => ({
+        field: j % 2 ? 'subject' : 'tags',
+        op: (j % 2 ? 'contains' : 'containsoneormoreof') as never,
+        value: (j % 2 ? `word${j}` : [`tag${i}`, 'other']) as never,
+      })),
+      actions: [{ field: 'priority', value: 'low' }],
+    },
   }));
   const t = { ...matching[0], tags: Array.from({ length: 20 }, (_, i) => `t${i}`) };
   const now = new Date();
@@ -69,7 +106,16 @@ export async function benchAutomations(call: Call, principal: Principal): Promis
   for (let i = have; i < OPEN; i += 10) {
     await Promise.all(Array.from({ length: Math.min(10, OPEN - i) }, () => tickets.createTicket(principal, { subject: 'Open', status: 'open', priority: 'normal', type: 'question', tags: [] })));
   }
-  await call('POST', '/helpdesk/api/automations', { name: 'Stale', rule: { all: [{ field: 'hoursSinceUpdated', op: 'greaterthanorequalto', value: 72 }, { field: 'status', op: 'equals', value: 'pending' }], actions: [{ field: 'status', value: 'closed' }] } });
+  await call('POST', '/helpdesk/api/automations', {
+    name: 'Stale',
+    rule: {
+      all: [
+        { field: 'hoursSinceUpdated', op: 'greaterthanorequalto', value: 72 },
+        { field: 'status', op: 'equals', value: 'pending' },
+      ],
+      actions: [{ field: 'status', value: 'closed' }],
+    },
+  });
   resetDdbStats();
   let started = performance.now();
   const accounts = await accountsWithTimeRules();
@@ -89,7 +135,12 @@ export async function benchAutomations(call: Call, principal: Principal): Promis
   const consumerMs = performance.now() - started;
   const consumer = resetDdbStats();
   const per = 1000 / ids.length;
-  const by = (s: typeof job) => Object.entries(s.byCommand).map(([k, v]) => `${k}×${fmt(v * per)}`).join(' ');
-  console.log(`  hourly pass, per 1,000 open tickets (${ids.length} listed): job ${fmt(job.requests * per)} DDB req (${by(job)}) + ${Math.ceil(1000 / TICKETS_PER_MESSAGE)} SQS messages, ${fmt(jobMs * per, 0)} ms;`);
+  const by = (s: typeof job) =>
+    Object.entries(s.byCommand)
+      .map(([k, v]) => `${k}×${fmt(v * per)}`)
+      .join(' ');
+  console.log(
+    `  hourly pass, per 1,000 open tickets (${ids.length} listed): job ${fmt(job.requests * per)} DDB req (${by(job)}) + ${Math.ceil(1000 / TICKETS_PER_MESSAGE)} SQS messages, ${fmt(jobMs * per, 0)} ms;`,
+  );
   console.log(`    consumer ${fmt(consumer.requests * per)} DDB req (${by(consumer)}), ${fmt(consumer.capacityUnits * per)} capacity units, ${fmt(consumerMs * per, 0)} ms`);
 }

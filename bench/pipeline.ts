@@ -25,9 +25,11 @@ const fmt = (n: number, d = 0) => n.toFixed(d);
 /** Run `n` tasks with `concurrency` in flight. */
 async function pool(n: number, concurrency: number, task: (i: number) => Promise<void>) {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < n) await task(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) await task(next++);
+    }),
+  );
 }
 
 export interface PipelineBenchOptions {
@@ -48,11 +50,23 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
   const { ddb, tableName } = await import('#shared/db/client.ts');
   const sqs = await startLocalSqs(await freePort());
   Object.assign(process.env, pipelineEnvVars(sqs.endpoint), { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_ALLOW_INSECURE_TLS: '1' });
-  const pipeline = await startPipeline({ dynamodbEndpoint: opts.dynamodbEndpoint, sqsEndpoint: sqs.endpoint, tableName: opts.tableName, queues: ['webhook-fanout', 'webhook-delivery'], pollIntervalMs: 50, sweepOnStart: false, schedules: false });
+  const pipeline = await startPipeline({
+    dynamodbEndpoint: opts.dynamodbEndpoint,
+    sqsEndpoint: sqs.endpoint,
+    tableName: opts.tableName,
+    queues: ['webhook-fanout', 'webhook-delivery'],
+    pollIntervalMs: 50,
+    sweepOnStart: false,
+    schedules: false,
+  });
   const receiver = await startReceiver();
 
   const call = async (token: string, method: string, path: string, body?: unknown) => {
-    const res = await fetch(opts.gatewayUrl + path, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(opts.gatewayUrl + path, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${text}`);
     return text ? JSON.parse(text) : undefined;
@@ -138,9 +152,13 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
 
   console.log(`\nEvent pipeline (local: stream poll 50 ms -> outbox publisher -> local bus -> fauxqs -> fan-out -> signed HTTPS delivery)\n`);
   console.log(`  raw 2-item TransactWriteItems, concurrency 8:     ${fmt(rawRate, 1)} tx/s`);
-  console.log(`  burst of ${BURST} creates, concurrency 8:            written at ${fmt(writeRate, 1)}/s; ${busy.deliveredAt.size} delivered, ${fmt(deliveredRate, 1)} events/s = ${fmt((deliveredRate / rawRate) * 100)}% of raw (goal >= 50%)`);
+  console.log(
+    `  burst of ${BURST} creates, concurrency 8:            written at ${fmt(writeRate, 1)}/s; ${busy.deliveredAt.size} delivered, ${fmt(deliveredRate, 1)} events/s = ${fmt((deliveredRate / rawRate) * 100)}% of raw (goal >= 50%)`,
+  );
   console.log(`  burst write-to-delivery:                         p50 ${fmt(pct(burstLags, 50))} ms, p99 ${fmt(pct(burstLags, 99))} ms (goal <= 500 / 1500)`);
-  console.log(`  quiet account during a ${NOISY}-ticket burst (c16): ${quietLags.length} events, p50 ${fmt(pct(quietLags, 50))} ms, p99 ${fmt(pct(quietLags, 99))} ms (goal p99 <= 1000); noisy delivered ${noisy.deliveredAt.size}/${NOISY}`);
+  console.log(
+    `  quiet account during a ${NOISY}-ticket burst (c16): ${quietLags.length} events, p50 ${fmt(pct(quietLags, 50))} ms, p99 ${fmt(pct(quietLags, 99))} ms (goal p99 <= 1000); noisy delivered ${noisy.deliveredAt.size}/${NOISY}`,
+  );
 
   await receiver.close();
   await pipeline.stop();

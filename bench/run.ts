@@ -19,7 +19,6 @@ const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
 const ONLY = process.env.BENCH_ONLY;
 const WARMUP = 20;
 
-
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
@@ -62,10 +61,21 @@ let bareSeq = 0;
 const BARE = {
   GetItem: () => ddb.send(new GetCommand({ TableName: tableName(), Key: keys.ticket(acct.accountId, tickets[bareSeq++ % tickets.length]) })),
   query: (size: number) => () =>
-    ddb.send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': keys.accountPk(acct.accountId), ':p': keys.ticketPrefix }, Limit: size + 1 })),
+    ddb.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': keys.accountPk(acct.accountId), ':p': keys.ticketPrefix },
+        Limit: size + 1,
+      }),
+    ),
   TransactWrite2: () => {
     const id = `${Date.now()}-${bareSeq++}`;
-    return ddb.send(new TransactWriteCommand({ TransactItems: ['A', 'B'].map((x) => ({ Put: { TableName: tableName(), Item: { pk: keys.accountPk(acct.accountId), sk: `BENCH#${id}#${x}`, payload: 'x'.repeat(200) } } })) }));
+    return ddb.send(
+      new TransactWriteCommand({
+        TransactItems: ['A', 'B'].map((x) => ({ Put: { TableName: tableName(), Item: { pk: keys.accountPk(acct.accountId), sk: `BENCH#${id}#${x}`, payload: 'x'.repeat(200) } } })),
+      }),
+    );
   },
 };
 
@@ -81,19 +91,41 @@ const scenarios: Scenario[] = [
   { name: 'GET /v1/tickets/{id}', run: (c) => c('GET', `/helpdesk/api/v1/tickets/${tickets[n++ % tickets.length]}`), bare: ['GetItem', BARE.GetItem], goal: 2.5 },
   { name: 'GET /v1/tickets (page of 25)', run: (c) => c('GET', '/helpdesk/api/v1/tickets'), bare: ['Query of 26', BARE.query(25)], goal: 2.5 },
   { name: 'POST /v1/tickets (no requester)', run: (c) => c('POST', '/helpdesk/api/v1/tickets', { ticket: { subject: 'Bench' } }), bare: ['TransactWrite ×2', BARE.TransactWrite2], goal: 3 },
-  { name: 'POST /v1/tickets (known requester)', run: (c) => c('POST', '/helpdesk/api/v1/tickets', { ticket: { subject: 'Bench', requesterEmail: 'customer1@bench-co.example' } }), bare: ['TransactWrite ×2', BARE.TransactWrite2] },
+  {
+    name: 'POST /v1/tickets (known requester)',
+    run: (c) => c('POST', '/helpdesk/api/v1/tickets', { ticket: { subject: 'Bench', requesterEmail: 'customer1@bench-co.example' } }),
+    bare: ['TransactWrite ×2', BARE.TransactWrite2],
+  },
   // Each pass over the tickets flips the value, so every call really changes the ticket.
-  { name: 'PUT /v1/tickets/{id}', run: (c) => c('PUT', `/helpdesk/api/v1/tickets/${tickets[n % tickets.length]}`, { ticket: { priority: Math.floor(n++ / tickets.length) % 2 ? 'high' : 'low' } }), bare: ['TransactWrite ×2', BARE.TransactWrite2] },
+  {
+    name: 'PUT /v1/tickets/{id}',
+    run: (c) => c('PUT', `/helpdesk/api/v1/tickets/${tickets[n % tickets.length]}`, { ticket: { priority: Math.floor(n++ / tickets.length) % 2 ? 'high' : 'low' } }),
+    bare: ['TransactWrite ×2', BARE.TransactWrite2],
+  },
   { name: 'GET /users/me', run: (c) => c('GET', '/playbook/api/v1/users/me'), bare: ['GetItem', BARE.GetItem] },
   { name: 'GET /users/me (session token)', run: (c) => c('GET', '/playbook/api/v1/users/me', undefined, session), bare: ['GetItem', BARE.GetItem] },
   { name: 'GET /users/{id}', run: (c) => c('GET', `/playbook/api/v1/users/${seeded[n++ % seeded.length]}`), bare: ['GetItem', BARE.GetItem] },
   { name: 'GET /users (page 1, limit 20, counts total)', run: (c) => c('GET', '/playbook/api/v1/users?limit=20'), bare: ['Query of 21', BARE.query(20)] },
-  { name: 'GET /users (next page via cursor)', run: (c) => c('GET', `/playbook/api/v1/users?limit=20&cursor=${encodeURIComponent(firstPage.pagination.next_cursor)}`), bare: ['Query of 21', BARE.query(20)] },
+  {
+    name: 'GET /users (next page via cursor)',
+    run: (c) => c('GET', `/playbook/api/v1/users?limit=20&cursor=${encodeURIComponent(firstPage.pagination.next_cursor)}`),
+    bare: ['Query of 21', BARE.query(20)],
+  },
   { name: 'POST /users', run: (c) => c('POST', '/playbook/api/v1/users', { email: `new${n++}@bench.example`, name: 'New User' }), bare: ['TransactWrite ×2', BARE.TransactWrite2] },
   { name: 'PATCH /users/{id}', run: (c) => c('PATCH', `/playbook/api/v1/users/${seeded[n++ % seeded.length]}`, { name: `Renamed ${n}` }), bare: ['TransactWrite ×2', BARE.TransactWrite2] },
   { name: 'GET /contacts (page of 15)', run: (c) => c('GET', '/helpdesk/api/contacts'), bare: ['Query of 16', BARE.query(15)] },
   { name: 'GET /contacts?search=', run: (c) => c('GET', '/helpdesk/api/contacts?search=person1'), bare: ['Query of 16', BARE.query(15)] },
-  { name: 'POST /messages (with ticket_update)', run: (c) => c('POST', '/helpdesk/api/messages', { ticket_id: tickets[n % tickets.length], type: 'note', content: '<p>Note</p>', ticket_update: { priority: Math.floor(n++ / tickets.length) % 2 ? 'urgent' : 'normal' } }, session), bare: ['TransactWrite ×2', BARE.TransactWrite2] },
+  {
+    name: 'POST /messages (with ticket_update)',
+    run: (c) =>
+      c(
+        'POST',
+        '/helpdesk/api/messages',
+        { ticket_id: tickets[n % tickets.length], type: 'note', content: '<p>Note</p>', ticket_update: { priority: Math.floor(n++ / tickets.length) % 2 ? 'urgent' : 'normal' } },
+        session,
+      ),
+    bare: ['TransactWrite ×2', BARE.TransactWrite2],
+  },
 ];
 
 /**
@@ -128,7 +160,9 @@ async function endpointTable(title: string, c: typeof call, only?: string[]) {
       s.name,
       fmt(pct(critical, 50), 0),
       fmt(totals.requests / ITERATIONS, 1),
-      Object.entries(totals.byCommand).map(([k, v]) => `${k}×${fmt(v / ITERATIONS, 1)}`).join(' '),
+      Object.entries(totals.byCommand)
+        .map(([k, v]) => `${k}×${fmt(v / ITERATIONS, 1)}`)
+        .join(' '),
       fmt(pct(lat, 50)),
       fmt(pct(lat, 99)),
       s.bare[0],
@@ -145,9 +179,11 @@ async function endpointTable(title: string, c: typeof call, only?: string[]) {
 async function throughput(total: number, workers: number, f: () => Promise<unknown>) {
   let left = total;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: workers }, async () => {
-    while (left-- > 0) await f();
-  }));
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (left-- > 0) await f();
+    }),
+  );
   return total / ((performance.now() - t0) / 1000);
 }
 
@@ -158,17 +194,26 @@ if (!ONLY || ONLY === 'pipeline') await (await import('./pipeline.ts')).runPipel
 if (!ONLY) {
   console.log(`\nEndpoints: ${ITERATIONS} warm calls each through the local gateway (DynamoDB Local, in memory), each followed by the bare call of its access pattern.`);
   console.log('"RT critical path": DynamoDB round trips in sequence (calls that overlap count once). Authorizer: 1 GetItem (API key) or 1 BatchGetItem (session);');
-  console.log('the rate-limit UpdateItem runs beside the route\'s reads and before its writes.');
+  console.log("the rate-limit UpdateItem runs beside the route's reads and before its writes.");
   await endpointTable('Authorizer cache off (the default):', call);
 
   const cachedGw = await startGateway(0, { authorizerCacheTtlSeconds: 300 });
   const cachedCall: typeof call = async (method, path, body, token = acct.apiKey) => {
-    const res = await fetch(cachedGw.url + path, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(cachedGw.url + path, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${text}`);
     return text ? JSON.parse(text) : undefined;
   };
-  await endpointTable('Authorizer cache on (authorizerCacheTtlSeconds > 0; revocation waits for the TTL):', cachedCall, ['GET /v1/tickets/{id}', 'GET /v1/tickets (page of 25)', 'POST /v1/tickets (no requester)', 'GET /users/me']);
+  await endpointTable('Authorizer cache on (authorizerCacheTtlSeconds > 0; revocation waits for the TTL):', cachedCall, [
+    'GET /v1/tickets/{id}',
+    'GET /v1/tickets (page of 25)',
+    'POST /v1/tickets (no requester)',
+    'GET /users/me',
+  ]);
 
   const CONC = 16;
   const TOTAL = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 1600);
@@ -177,10 +222,11 @@ if (!ONLY) {
   const apiTp = await throughput(TOTAL, CONC, () => call('GET', `/helpdesk/api/v1/tickets/${tickets[n++ % tickets.length]}`));
   const cachedTp = await throughput(TOTAL, CONC, () => cachedCall('GET', `/helpdesk/api/v1/tickets/${tickets[n++ % tickets.length]}`));
   resetDdbStats();
-  console.log(`\nConcurrency ${CONC} (${TOTAL} calls each): bare GetItem ${fmt(bareTp, 0)}/s; GET /v1/tickets/{id} ${fmt(apiTp, 0)}/s = ${fmt((apiTp / bareTp) * 100, 0)}% (goal ≥ 40%); with authorizer cache ${fmt(cachedTp, 0)}/s = ${fmt((cachedTp / bareTp) * 100, 0)}%`);
+  console.log(
+    `\nConcurrency ${CONC} (${TOTAL} calls each): bare GetItem ${fmt(bareTp, 0)}/s; GET /v1/tickets/{id} ${fmt(apiTp, 0)}/s = ${fmt((apiTp / bareTp) * 100, 0)}% (goal ≥ 40%); with authorizer cache ${fmt(cachedTp, 0)}/s = ${fmt((cachedTp / bareTp) * 100, 0)}%`,
+  );
   await cachedGw.close();
 }
-
 
 if (!ONLY || ONLY === 'automations') {
   const { benchAutomations } = await import('./automations.ts');
@@ -195,7 +241,6 @@ if (!ONLY || ONLY === 'groups') {
   const gw2 = groupRows[0].map((_, i) => Math.max(...groupRows.map((r) => r[i].length)));
   for (const r of groupRows) console.log(r.map((c, i) => c.padEnd(gw2[i])).join('  '));
 }
-
 
 await gw.close();
 await dynamo.stop();
@@ -231,4 +276,3 @@ for (const e of ONLY ? [] : entries) {
 }
 const bw = bundleRows[0].map((_, i) => Math.max(...bundleRows.map((r) => r[i].length)));
 if (!ONLY) for (const r of bundleRows) console.log(r.map((c, i) => c.padEnd(bw[i])).join('  '));
-

@@ -49,7 +49,23 @@ await Promise.all(
       const id = newId('tkt');
       ids.push(id);
       await ticketsRepo.createTicket(
-        { id, accountId: acct.accountId, subject: `Seed ${i}`, status: statuses[i % 3], priority: priorities[i % 4], type: 'question', assigneeId: null, requesterEmail: null, requesterName: null, groupId: null, tags: i % 5 ? [] : ['vip'], customFields: [], createdAt: at, updatedAt: at, version: 1 },
+        {
+          id,
+          accountId: acct.accountId,
+          subject: `Seed ${i}`,
+          status: statuses[i % 3],
+          priority: priorities[i % 4],
+          type: 'question',
+          assigneeId: null,
+          requesterEmail: null,
+          requesterName: null,
+          groupId: null,
+          tags: i % 5 ? [] : ['vip'],
+          customFields: [],
+          createdAt: at,
+          updatedAt: at,
+          version: 1,
+        },
         [],
       );
     }
@@ -76,7 +92,7 @@ async function recompute(label: string) {
   const wall = (performance.now() - started) / 1000;
   const stats = resetDdbStats();
   console.log(
-    `${label}: ${accepted.ticketCount} tickets in ${batches} batches, ${wall.toFixed(1)} s wall (${((accepted.ticketCount / wall) | 0)} tickets/s); ` +
+    `${label}: ${accepted.ticketCount} tickets in ${batches} batches, ${wall.toFixed(1)} s wall (${(accepted.ticketCount / wall) | 0} tickets/s); ` +
       `DynamoDB ${(stats.requests / accepted.ticketCount).toFixed(2)} req/ticket ${JSON.stringify(stats.byCommand)}, ${(stats.capacityUnits / accepted.ticketCount).toFixed(2)} capacity units/ticket`,
   );
 }
@@ -90,7 +106,9 @@ async function perEvent(label: string, run: (i: number) => Promise<void>) {
   for (let i = 0; i < EVENTS; i++) await run(i);
   const ms = (performance.now() - started) / EVENTS;
   const stats = resetDdbStats();
-  console.log(`${label}: ${(stats.requests / EVENTS).toFixed(2)} DynamoDB req/event ${JSON.stringify(stats.byCommand)}, ${(stats.capacityUnits / EVENTS).toFixed(2)} capacity units/event, ${ms.toFixed(1)} ms/event`);
+  console.log(
+    `${label}: ${(stats.requests / EVENTS).toFixed(2)} DynamoDB req/event ${JSON.stringify(stats.byCommand)}, ${(stats.capacityUnits / EVENTS).toFixed(2)} capacity units/event, ${ms.toFixed(1)} ms/event`,
+  );
 }
 
 // Consumer cost: a ticket event that moves the ticket (pending -> open or the reverse), a message, and a redelivery.

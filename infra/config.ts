@@ -13,9 +13,13 @@ export const StageConfigSchema = z.object({
   /** SES identity (address or domain) response and invitation emails are sent from; verify it in SES first. */
   emailFrom: z.string().regex(/^([^@\s]+@)?[a-z0-9.-]+\.[a-z]{2,}$/i, 'an email address or domain'),
   /** Who is paged: an existing SNS topic (e.g. wired to PagerDuty/Opsgenie), and/or an email subscribed to the stage's own topic. */
-  alarms: z.object({ topicArn: z.string().startsWith('arn:aws').optional(), email: z.email().optional() }).refine((a) => a.topicArn || a.email, 'name a topicArn or an email: alarms must reach someone'),
+  alarms: z
+    .object({ topicArn: z.string().startsWith('arn:aws').optional(), email: z.email().optional() })
+    .refine((a) => a.topicArn || a.email, 'name a topicArn or an email: alarms must reach someone'),
   /** Company-data provider (decisions §11); its API key lives in Secrets Manager, never in the template. */
-  enrichment: z.discriminatedUnion('provider', [z.object({ provider: z.literal('none') }), z.object({ provider: z.literal('http'), url: z.url({ protocol: /^https$/ }), apiKeySecretName: z.string().min(1) })]).default({ provider: 'none' }),
+  enrichment: z
+    .discriminatedUnion('provider', [z.object({ provider: z.literal('none') }), z.object({ provider: z.literal('http'), url: z.url({ protocol: /^https$/ }), apiKeySecretName: z.string().min(1) })])
+    .default({ provider: 'none' }),
   /**
    * Seconds API Gateway caches an authorizer answer per Authorization header.
    * 0 (default): a revoked key or suspended user is refused on the very next

@@ -1,4 +1,4 @@
-import { CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -89,10 +89,13 @@ export class ServiceFunction extends Construct {
 
     const ack = (rule: string, reason: string) => Validations.of(role).acknowledge({ id: `AwsSolutions::${rule}`, reason });
     ack('AwsSolutions-IAM5[Resource::*]', 'X-Ray PutTraceSegments/PutTelemetryRecords have no resource-level permissions.');
-    ack(`AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(logGroup.node.defaultChild as CfnElement)}.Arn>:log-stream:*]`, 'Log streams are created per container at run time; the grant is limited to the function\'s own log group.');
+    ack(
+      `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(logGroup.node.defaultChild as CfnElement)}.Arn>:log-stream:*]`,
+      "Log streams are created per container at run time; the grant is limited to the function's own log group.",
+    );
     if (props.tableAccess !== 'none') {
       const tableId = Stack.of(this).getLogicalId(props.table.node.defaultChild as CfnElement);
-      ack(`AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`, 'Queries use the table\'s own GSIs (gsi1..gsi4); the grant covers exactly this table\'s indexes.');
+      ack(`AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`, "Queries use the table's own GSIs (gsi1..gsi4); the grant covers exactly this table's indexes.");
     }
   }
 }

@@ -4,7 +4,7 @@ import {
   ApiKey,
   ApiKeySourceType,
   AuthorizationType,
-  CfnAuthorizer,
+  type CfnAuthorizer,
   EndpointType,
   IdentitySource,
   LambdaIntegration,
@@ -35,7 +35,7 @@ import { PLAN_LIMITS, PLANS } from '#shared/auth/principal.ts';
 import { gsiKeys, GSI_NAMES, OUTBOX_INDEX, STREAM_VIEW, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/db/table-definition.ts';
 import { METRICS } from '#shared/events/metrics.ts';
 import { metricDimensions } from '#shared/service.ts';
-import { DEFAULT_MAX_CONCURRENCY, dlqName, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueName } from '#shared/events/topology.ts';
+import { DEFAULT_MAX_CONCURRENCY, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueName } from '#shared/events/topology.ts';
 import type { StageConfig } from './config.ts';
 import { bundles } from './imports.ts';
 import { ServiceFunction } from './service-function.ts';
@@ -98,14 +98,20 @@ export class SupportDeskStack extends Stack {
       description: 'HS256 key for session tokens and cursor signatures',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
     });
-    nagAck(sessionSecret, 'SMG4', 'A schedule needs a rotation Lambda and Secrets Manager hosts none for a generic key; an operator rotates with put-secret-value, functions still accept the previous version (docs/infrastructure.md, Rotating the session secret).');
+    nagAck(
+      sessionSecret,
+      'SMG4',
+      'A schedule needs a rotation Lambda and Secrets Manager hosts none for a generic key; an operator rotates with put-secret-value, functions still accept the previous version (docs/infrastructure.md, Rotating the session secret).',
+    );
 
     this.bus = new EventBus(this, 'Bus', { eventBusName: `${this.stackName}-events` });
 
     // The provider's key stays in Secrets Manager; functions read it through the extension, like the session secret.
     const enrichmentSecret = config.enrichment.provider === 'http' ? Secret.fromSecretNameV2(this, 'EnrichmentApiKey', config.enrichment.apiKeySecretName) : undefined;
     const enrichmentEnv: Record<string, string> =
-      config.enrichment.provider === 'http' ? { ENRICHMENT_PROVIDER: 'http', ENRICHMENT_URL: config.enrichment.url, ENRICHMENT_API_KEY_SECRET_ID: config.enrichment.apiKeySecretName } : { ENRICHMENT_PROVIDER: 'none' };
+      config.enrichment.provider === 'http'
+        ? { ENRICHMENT_PROVIDER: 'http', ENRICHMENT_URL: config.enrichment.url, ENRICHMENT_API_KEY_SECRET_ID: config.enrichment.apiKeySecretName }
+        : { ENRICHMENT_PROVIDER: 'none' };
     /**
      * A function of the stack. Table access (none / read / read-write as asked) and the session secret follow from
      * what its bundle imports, so each function holds exactly the grants its code can use.
@@ -145,10 +151,12 @@ export class SupportDeskStack extends Stack {
     }
     /** Environment naming the queues a function sends to (each row's `sendsTo`). */
     const sendEnv = (sendsTo: readonly QueueName[] = []) => Object.fromEntries(sendsTo.map((name) => [QUEUES.find((q) => q.name === name)!.urlEnv!, queues[name].queueUrl]));
-    const grantSends = (fnc: IGrantable, sendsTo: readonly QueueName[] = []) => sendsTo.forEach((name) => queues[name].grantSendMessages(fnc));
+    const grantSends = (fnc: IGrantable, sendsTo: readonly QueueName[] = []) => {
+      for (const name of sendsTo) queues[name].grantSendMessages(fnc);
+    };
     // An event EventBridge cannot hand to its target queue (after retrying for a day) is parked here, not dropped.
     const ruleTargetDlq = new Queue(this, 'rule-target-failures', { retentionPeriod: Duration.seconds(MESSAGE_RETENTION_SECONDS), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
-    nagAck(ruleTargetDlq, 'SQS3', 'Dead-letter queue of the EventBridge rule targets itself; its depth and the rules\' FailedInvocations are alarmed.');
+    nagAck(ruleTargetDlq, 'SQS3', "Dead-letter queue of the EventBridge rule targets itself; its depth and the rules' FailedInvocations are alarmed.");
     dlqs.push(ruleTargetDlq);
     const rules: Rule[] = [];
     for (const r of RULES) {
@@ -200,7 +208,14 @@ export class SupportDeskStack extends Stack {
       }),
     );
     this.bus.grantPutEventsTo(publisher);
-    const sweeper = fn('OutboxSweeper', OUTBOX_PUBLISHER.sweeper, 'Republishes outbox items the stream did not', 'readWrite', { OUTBOX_SWEEP_AGE_SECONDS: String(OUTBOX_PUBLISHER.sweepAgeSeconds) }, Duration.seconds(60));
+    const sweeper = fn(
+      'OutboxSweeper',
+      OUTBOX_PUBLISHER.sweeper,
+      'Republishes outbox items the stream did not',
+      'readWrite',
+      { OUTBOX_SWEEP_AGE_SECONDS: String(OUTBOX_PUBLISHER.sweepAgeSeconds) },
+      Duration.seconds(60),
+    );
     this.bus.grantPutEventsTo(sweeper);
     new Rule(this, 'OutboxSweepSchedule', { schedule: Schedule.rate(Duration.minutes(OUTBOX_PUBLISHER.sweepScheduleMinutes)), targets: [new LambdaFunction(sweeper)] });
 
@@ -232,7 +247,15 @@ export class SupportDeskStack extends Stack {
       },
     });
 
-    const authorizerFn = fn('AuthorizerFunction', AUTHORIZER.entry, 'REQUEST authorizer: API key or session token -> principal', 'read', { ANONYMOUS_USAGE_KEY: this.anonymousKeyValue(), AUTHORIZER_CACHE_TTL_SECONDS: String(config.authorizerCacheTtlSeconds) }, undefined, config.reservedConcurrency?.authorizer);
+    const authorizerFn = fn(
+      'AuthorizerFunction',
+      AUTHORIZER.entry,
+      'REQUEST authorizer: API key or session token -> principal',
+      'read',
+      { ANONYMOUS_USAGE_KEY: this.anonymousKeyValue(), AUTHORIZER_CACHE_TTL_SECONDS: String(config.authorizerCacheTtlSeconds) },
+      undefined,
+      config.reservedConcurrency?.authorizer,
+    );
     const authorizer = new RequestAuthorizer(this, 'Authorizer', {
       handler: authorizerFn,
       identitySources: [IdentitySource.header('Authorization')],
@@ -245,7 +268,11 @@ export class SupportDeskStack extends Stack {
     // the header is the cache key, and API Gateway itself answers 401 to a request without it.)
     if (config.authorizerCacheTtlSeconds === 0) (authorizer.node.defaultChild as CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
     nagAck(this.api, 'COG4', 'Callers authenticate with our own API keys and session tokens through the REQUEST authorizer (decisions §1), not Cognito user pools.');
-    nagAck(this.api, 'APIG2', 'Every request is validated in the function by the zod contract, answering 400/422 in the interface\'s own envelope; API Gateway models would duplicate it with a different error shape.');
+    nagAck(
+      this.api,
+      'APIG2',
+      "Every request is validated in the function by the zod contract, answering 400/422 in the interface's own envelope; API Gateway models would duplicate it with a different error shape.",
+    );
     nagAck(this.api, 'APIG3', 'WAF web ACLs are attached by the platform team per environment (shared ACL in front of all APIs); usage plans and the per-account limit throttle here.');
     Validations.of(this.api).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
@@ -258,7 +285,9 @@ export class SupportDeskStack extends Stack {
       // No test-invoke permission: the console's "Test" button is not a way in for production traffic.
       const integration = new LambdaIntegration(handler, { allowTestInvoke: false });
       for (const route of group.routes) {
-        this.api.root.resourceForPath(route.path).addMethod(route.method, integration, { authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true, operationName: route.operationId });
+        this.api.root
+          .resourceForPath(route.path)
+          .addMethod(route.method, integration, { authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true, operationName: route.operationId });
       }
     }
 
@@ -270,7 +299,11 @@ export class SupportDeskStack extends Stack {
     }
     const json = { 'application/json': '{"error":{"code":"resource_not_found","message":"No such route"}}' };
     this.api.addGatewayResponse('MissingToken', { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, statusCode: '404', templates: json });
-    this.api.addGatewayResponse('Throttled', { type: ResponseType.THROTTLED, statusCode: '429', templates: { 'application/json': '{"error":{"code":"rate_limit_exceeded","message":"Too many requests"}}' } });
+    this.api.addGatewayResponse('Throttled', {
+      type: ResponseType.THROTTLED,
+      statusCode: '429',
+      templates: { 'application/json': '{"error":{"code":"rate_limit_exceeded","message":"Too many requests"}}' },
+    });
     this.api.addGatewayResponse('Default4xx', { type: ResponseType.DEFAULT_4XX, templates: { 'application/json': '{"error":{"code":"bad_request","message":$context.error.messageString}}' } });
     // With the cache on, the authorizer fails (nothing cached) when the store is throttled: answer that as a retryable 503.
     this.api.addGatewayResponse('AuthorizerUnavailable', {
@@ -331,7 +364,13 @@ export class SupportDeskStack extends Stack {
     for (const rule of rules) {
       new Alarm(this, `${rule.node.id}-failed-invocations`, {
         alarmDescription: `EventBridge could not deliver events of ${rule.node.id} to its queue; they go to rule-target-failures`,
-        metric: new Metric({ namespace: 'AWS/Events', metricName: 'FailedInvocations', dimensionsMap: { RuleName: rule.ruleName, EventBusName: this.bus.eventBusName }, statistic: 'Sum', period: Duration.minutes(5) }),
+        metric: new Metric({
+          namespace: 'AWS/Events',
+          metricName: 'FailedInvocations',
+          dimensionsMap: { RuleName: rule.ruleName, EventBusName: this.bus.eventBusName },
+          statistic: 'Sum',
+          period: Duration.minutes(5),
+        }),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
@@ -364,15 +403,30 @@ export class SupportDeskStack extends Stack {
    * throttles; and one dashboard with the same signals.
    */
   private operations(config: StageConfig, queues: Record<QueueName, Queue>, dlqs: Queue[]) {
-    const topic: ITopic = config.alarms.topicArn ? Topic.fromTopicArn(this, 'AlarmTopic', config.alarms.topicArn) : new Topic(this, 'AlarmTopic', { topicName: `${this.stackName}-alarms`, enforceSSL: true });
+    const topic: ITopic = config.alarms.topicArn
+      ? Topic.fromTopicArn(this, 'AlarmTopic', config.alarms.topicArn)
+      : new Topic(this, 'AlarmTopic', { topicName: `${this.stackName}-alarms`, enforceSSL: true });
     if (config.alarms.email) topic.addSubscription(new EmailSubscription(config.alarms.email));
     const alarm = (id: string, description: string, metric: IMetric, threshold: number, evaluationPeriods = 1, treatMissingData = TreatMissingData.NOT_BREACHING) =>
-      new Alarm(this, id, { alarmName: `${this.stackName}-${id}`, alarmDescription: description, metric, threshold, evaluationPeriods, comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD, treatMissingData });
+      new Alarm(this, id, {
+        alarmName: `${this.stackName}-${id}`,
+        alarmDescription: description,
+        metric,
+        threshold,
+        evaluationPeriods,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData,
+      });
 
     for (const { name, fn } of this.functions) {
       const authorizer = name === 'AuthorizerFunction';
       // Any authorizer error is an outage of the whole API; other functions page on a burst of errors.
-      alarm(`${name}-errors`, `${name}: invocation errors${authorizer ? ' (every API call goes through the authorizer)' : ''}`, fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }), authorizer ? 0 : 4);
+      alarm(
+        `${name}-errors`,
+        `${name}: invocation errors${authorizer ? ' (every API call goes through the authorizer)' : ''}`,
+        fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+        authorizer ? 0 : 4,
+      );
       alarm(`${name}-throttles`, `${name}: Lambda throttled invocations`, fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }), 0);
     }
     alarm('Api5xx', 'The API answered 5XX', this.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }), 4);
@@ -380,7 +434,12 @@ export class SupportDeskStack extends Stack {
     for (const q of QUEUES) {
       // Deliveries wait on purpose between retries (up to 10 h, ~28 h in all): only a message older than the whole schedule is stuck.
       const maxAgeSeconds = q.name === 'webhook-delivery' ? 30 * 60 * 60 : 15 * 60;
-      alarm(`${q.name}-oldest-message`, `${q.name}: the oldest message waits longer than ${maxAgeSeconds / 60} minutes`, queues[q.name].metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }), maxAgeSeconds);
+      alarm(
+        `${q.name}-oldest-message`,
+        `${q.name}: the oldest message waits longer than ${maxAgeSeconds / 60} minutes`,
+        queues[q.name].metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }),
+        maxAgeSeconds,
+      );
     }
     const throttles = new MathExpression({
       expression: 'r + w',
@@ -397,7 +456,11 @@ export class SupportDeskStack extends Stack {
       dashboardName: `${this.stackName}-overview`,
       widgets: [
         [
-          new GraphWidget({ title: 'API requests and 5XX', left: [this.api.metricCount({ period: Duration.minutes(1) })], right: [this.api.metricServerError({ period: Duration.minutes(1) }), this.api.metricClientError({ period: Duration.minutes(1) })] }),
+          new GraphWidget({
+            title: 'API requests and 5XX',
+            left: [this.api.metricCount({ period: Duration.minutes(1) })],
+            right: [this.api.metricServerError({ period: Duration.minutes(1) }), this.api.metricClientError({ period: Duration.minutes(1) })],
+          }),
           new GraphWidget({ title: 'API latency p50 / p99 (ms)', left: [this.api.metricLatency({ statistic: 'p50' }), this.api.metricLatency({ statistic: 'p99' })] }),
         ],
         [
@@ -409,7 +472,10 @@ export class SupportDeskStack extends Stack {
           new GraphWidget({ title: 'Dead-letter queues: messages', left: dlqs.map((d) => d.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) })), width: 12 }),
         ],
         [
-          new GraphWidget({ title: 'Outbox: oldest pending event (s)', left: [new Metric({ namespace: 'SupportDesk', metricName: METRICS.outboxAge, dimensionsMap: metricDimensions(this.stackName), statistic: 'Maximum' })] }),
+          new GraphWidget({
+            title: 'Outbox: oldest pending event (s)',
+            left: [new Metric({ namespace: 'SupportDesk', metricName: METRICS.outboxAge, dimensionsMap: metricDimensions(this.stackName), statistic: 'Maximum' })],
+          }),
           new GraphWidget({ title: 'DynamoDB throttles', left: [throttles] }),
         ],
       ],

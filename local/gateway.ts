@@ -204,6 +204,10 @@ export async function startGateway(port: number, extras: GatewayExtras = {}): Pr
   return {
     server,
     url: `http://127.0.0.1:${actual}`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

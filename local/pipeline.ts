@@ -57,7 +57,7 @@ export function pipelineEnvVars(sqsEndpoint: string): Record<string, string> {
   return vars;
 }
 
-type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | void>;
+type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
 
 /** Lambda's shape of a stream record (numbers where the SDK gives Dates). */
 function toLambdaRecord(r: StreamRecord, streamArn: string, region: string): DynamoDBRecord {
@@ -226,7 +226,7 @@ class StreamPoller {
   }
 }
 
-type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 
 function toSqsRecord(m: Message, arn: string, region: string): SQSRecord {
   const a = m.Attributes ?? {};
@@ -284,7 +284,13 @@ class QueuePoller {
     while (this.running) {
       try {
         const out = await this.sqs.send(
-          new ReceiveMessageCommand({ QueueUrl: this.url, MaxNumberOfMessages: Math.min(10, this.def.batchSize), WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }),
+          new ReceiveMessageCommand({
+            QueueUrl: this.url,
+            MaxNumberOfMessages: Math.min(10, this.def.batchSize),
+            WaitTimeSeconds: 1,
+            MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
         );
         const messages = out.Messages ?? [];
         if (!messages.length) continue;
@@ -363,7 +369,17 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
 
   const accounts = opts.accounts;
   const streamFilter = accounts ? (r: DynamoDBRecord) => accounts(String(r.dynamodb?.NewImage?.accountId?.S ?? '')) : undefined;
-  const stream = new StreamPoller(ddb, streams, opts.tableName, region, publisher.handler, opts.pollIntervalMs ?? 100, OUTBOX_PUBLISHER.batchSize, streamFilter, OUTBOX_PUBLISHER.parallelizationFactor);
+  const stream = new StreamPoller(
+    ddb,
+    streams,
+    opts.tableName,
+    region,
+    publisher.handler,
+    opts.pollIntervalMs ?? 100,
+    OUTBOX_PUBLISHER.batchSize,
+    streamFilter,
+    OUTBOX_PUBLISHER.parallelizationFactor,
+  );
   await stream.start();
 
   const pollers: QueuePoller[] = [];
@@ -393,13 +409,14 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     if (!def) throw new Error(`No scheduled job ${name}`);
     return (await def.load()).handler(event, {});
   };
-  const timers = (opts.schedules ?? true)
-    ? SCHEDULES.map((s) => {
-        const t = setInterval(() => void runSchedule(s.name).catch((err) => log(`scheduled job ${s.name} failed`, { err: (err as Error).message })), s.rateMinutes * 60_000);
-        t.unref();
-        return t;
-      })
-    : [];
+  const timers =
+    (opts.schedules ?? true)
+      ? SCHEDULES.map((s) => {
+          const t = setInterval(() => void runSchedule(s.name).catch((err) => log(`scheduled job ${s.name} failed`, { err: (err as Error).message })), s.rateMinutes * 60_000);
+          t.unref();
+          return t;
+        })
+      : [];
 
   return {
     runSchedule,

@@ -128,7 +128,7 @@ async function main(): Promise<unknown> {
       const { listParkedEvents } = await import('#shared/events/publisher.ts');
       const events = await listParkedEvents(limit);
       // Dead-letter queues are found by name: the local stack's (SQS_PORT), or set SQS queue names in AWS via the console.
-      if (!process.env.SQS_ENDPOINT && !deployed) return { events, deadLetters: null, note: 'set SQS_PORT to the running stack\'s SQS port to list dead-lettered messages' };
+      if (!process.env.SQS_ENDPOINT && !deployed) return { events, deadLetters: null, note: "set SQS_PORT to the running stack's SQS port to list dead-lettered messages" };
       const { listDeadLetters } = await import('#shared/events/dead-letters.ts');
       return { events, deadLetters: await listDeadLetters(undefined, limit) };
     }
@@ -161,7 +161,8 @@ try {
 } catch (err) {
   const e = err as Error;
   if (err instanceof UsageError) console.error(`error: ${e.message}\n${USAGE}`);
-  else if (/ECONNREFUSED|connect/i.test(`${e.message} ${(e as { code?: string }).code ?? ''}`)) console.error(`error: the local stack is not reachable (DYNAMODB_PORT=${process.env.DYNAMODB_PORT ?? 8000}); start it with npm start`);
+  else if (/ECONNREFUSED|connect/i.test(`${e.message} ${(e as { code?: string }).code ?? ''}`))
+    console.error(`error: the local stack is not reachable (DYNAMODB_PORT=${process.env.DYNAMODB_PORT ?? 8000}); start it with npm start`);
   else console.error(`error: ${e.message}`);
   process.exit(1);
 }

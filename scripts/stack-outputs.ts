@@ -34,7 +34,7 @@ export async function resolveDeployedTarget(vars: Record<string, string | undefi
   for (const name of Object.keys(FROM_OUTPUTS) as (keyof typeof FROM_OUTPUTS)[]) if (vars[name]) env[name] = vars[name];
   let outputs: Promise<Record<string, string>> | undefined;
   const read = () => {
-    if (!stackName) throw new Error('set STACK_NAME (e.g. SupportDesk-prod) to find the stack\'s usage plans');
+    if (!stackName) throw new Error("set STACK_NAME (e.g. SupportDesk-prod) to find the stack's usage plans");
     outputs ??= stacks.outputs(stackName);
     return outputs;
   };
@@ -44,7 +44,11 @@ export async function resolveDeployedTarget(vars: Record<string, string | undefi
   }
   for (const name of ['TABLE_NAME', 'SESSION_SECRET_ARN'] as const) {
     if (env[name]) continue;
-    throw new Error(stackName ? `stack ${stackName} has no output ${FROM_OUTPUTS[name]}; is it deployed from this version?` : 'with ADMIN_TARGET=aws, set STACK_NAME (e.g. SupportDesk-prod), or TABLE_NAME and SESSION_SECRET_ARN');
+    throw new Error(
+      stackName
+        ? `stack ${stackName} has no output ${FROM_OUTPUTS[name]}; is it deployed from this version?`
+        : 'with ADMIN_TARGET=aws, set STACK_NAME (e.g. SupportDesk-prod), or TABLE_NAME and SESSION_SECRET_ARN',
+    );
   }
   return {
     env,

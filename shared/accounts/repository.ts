@@ -152,7 +152,10 @@ export async function putApiKey(k: ApiKeyRecord, user: UserRecord, account: Acco
           ExpressionAttributeValues: { ':hash': new Set([k.hash]), ':version': user.version, ':next': user.version + 1, ':max': MAX_KEYS_PER_USER },
         },
       },
-      onConditionFailed: () => ((user.apiKeyHashes?.size ?? 0) >= MAX_KEYS_PER_USER ? new ValidationError(`A user can hold at most ${MAX_KEYS_PER_USER} API keys; revoke one first`, [{ field: 'user', message: 'too many API keys' }]) : new ConflictError('The user changed concurrently; retry')),
+      onConditionFailed: () =>
+        (user.apiKeyHashes?.size ?? 0) >= MAX_KEYS_PER_USER
+          ? new ValidationError(`A user can hold at most ${MAX_KEYS_PER_USER} API keys; revoke one first`, [{ field: 'user', message: 'too many API keys' }])
+          : new ConflictError('The user changed concurrently; retry'),
     },
     {
       item: {
@@ -191,7 +194,12 @@ export async function revokeApiKey(k: ApiKeyRecord, user: UserRecord | null): Pr
     { item: { Delete: { TableName: tableName(), Key: keys.apiKeyHash(k.hash) } } },
     {
       item: {
-        Update: { TableName: tableName(), Key: keys.apiKey(k.accountId, k.keyId), UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)', ExpressionAttributeValues: { ':now': new Date().toISOString() } },
+        Update: {
+          TableName: tableName(),
+          Key: keys.apiKey(k.accountId, k.keyId),
+          UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+          ExpressionAttributeValues: { ':now': new Date().toISOString() },
+        },
       },
     },
     ...(user

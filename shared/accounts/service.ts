@@ -27,7 +27,11 @@ export async function createAccount(input: { name: string; plan: Plan; ownerEmai
   const accountId = input.accountId ?? newId('acct');
   const owner = newUserRecord(accountId, { email: input.ownerEmail, name: input.ownerName ?? input.ownerEmail.split('@')[0], role: 'owner', status: 'active' });
   const { apiKey, record } = newApiKey(accountId, owner.id, 'Owner key');
-  await repo.createAccount({ accountId, name: input.name, plan: input.plan, createdAt: owner.createdAt, ...(input.usage ? { usageKeyId: input.usage.keyId, usageKeyValue: input.usage.keyValue } : {}) }, owner, record);
+  await repo.createAccount(
+    { accountId, name: input.name, plan: input.plan, createdAt: owner.createdAt, ...(input.usage ? { usageKeyId: input.usage.keyId, usageKeyValue: input.usage.keyValue } : {}) },
+    owner,
+    record,
+  );
   const dto = toUserDto(owner);
   return { accountId, plan: input.plan, owner: { id: dto.id, email: dto.email, name: dto.name, role: dto.role, status: dto.status }, apiKey };
 }

@@ -46,7 +46,7 @@ const planOf = (plan: unknown): Plan => (PLANS.includes(plan as Plan) ? (plan as
 /** One BatchGetItem of the user and its account. */
 async function fromUser(accountId: string, userId: string, kind: Principal['credential']): Promise<Authenticated> {
   const { user, account } = await getUserAndAccount(accountId, userId);
-  if (!user || !account) throw new UnauthorizedError('The credential\'s user no longer exists');
+  if (!user || !account) throw new UnauthorizedError("The credential's user no longer exists");
   if (user.status === 'suspended') throw new UnauthorizedError('The user is suspended');
   return {
     principal: { accountId, userId, role: user.role, plan: planOf(account.plan), credential: kind },

@@ -16,7 +16,9 @@ export async function signSessionToken(accountId: string, userId: string, ttlSec
   const iat = Math.floor(now / 1000);
   const claims: SessionClaims = { sub: userId, acct: accountId, iat, exp: iat + ttlSeconds };
   const body = `${HEADER}.${b64url(JSON.stringify(claims))}`;
-  const sig = createHmac('sha256', await derivedKey('session')).update(body).digest();
+  const sig = createHmac('sha256', await derivedKey('session'))
+    .update(body)
+    .digest();
   return { token: `${body}.${b64url(sig)}`, expiresAt: new Date(claims.exp * 1000).toISOString() };
 }
 

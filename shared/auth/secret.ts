@@ -74,9 +74,7 @@ export function sessionSecret(): Promise<string> {
  */
 function previousSecret(): Promise<string | undefined> {
   const { secretId, now } = activeSource();
-  previous = cached(previous, now(), () =>
-    secretId ? readSecret(secretId, 'AWSPREVIOUS').catch(() => undefined) : Promise.resolve(env().SESSION_SECRET_PREVIOUS),
-  );
+  previous = cached(previous, now(), () => (secretId ? readSecret(secretId, 'AWSPREVIOUS').catch(() => undefined) : Promise.resolve(env().SESSION_SECRET_PREVIOUS)));
   return previous.value;
 }
 

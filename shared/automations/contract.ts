@@ -54,7 +54,7 @@ export const automationRoutes = defineRoutes([
     group: 'automations',
     summary: 'Dry run: explain what the automations would do to a ticket',
     description:
-      'Give a stored ticket ({ticketId}) or one described inline ({ticket}), and optionally the clock ({now}) for time conditions. Answers, without writing anything, which automation would apply, every automation with each condition, the ticket\'s actual value and whether it held, and the changes the actions would make.',
+      "Give a stored ticket ({ticketId}) or one described inline ({ticket}), and optionally the clock ({now}) for time conditions. Answers, without writing anything, which automation would apply, every automation with each condition, the ticket's actual value and whether it held, and the changes the actions would make.",
     access: 'viewer',
     body: DryRunBodySchema,
     success: { status: 200, description: 'The explanation', schema: dataEnvelope(DryRunResultSchema, 'AutomationDryRunResponse') },

@@ -153,10 +153,12 @@ export interface ConditionResult {
 
 /** Every condition of a rule with the ticket's value and whether it held, and whether the rule as a whole holds. */
 export function explainRule(rule: Rule, t: EngineTicket, now: Date): { matched: boolean; conditions: ConditionResult[] } {
-  const check = (group: 'all' | 'any') => (c: Condition, index: number): ConditionResult => {
-    const actual = actualValue(c.field, t, now);
-    return { group, index, field: c.field, op: c.op, value: c.value, actual, held: holds(c.op, actual, c.value) };
-  };
+  const check =
+    (group: 'all' | 'any') =>
+    (c: Condition, index: number): ConditionResult => {
+      const actual = actualValue(c.field, t, now);
+      return { group, index, field: c.field, op: c.op, value: c.value, actual, held: holds(c.op, actual, c.value) };
+    };
   const all = (rule.all ?? []).map(check('all'));
   const any = (rule.any ?? []).map(check('any'));
   const matched = all.every((c) => c.held) && (any.length === 0 || any.some((c) => c.held));

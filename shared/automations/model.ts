@@ -35,11 +35,21 @@ export const MAX_ACTIONS = 20;
 export { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES };
 
 const scalar = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
-const conditionValue = z.union([scalar, z.array(z.union([z.string().max(1000), z.number()])).min(1).max(100)]);
+const conditionValue = z.union([
+  scalar,
+  z
+    .array(z.union([z.string().max(1000), z.number()]))
+    .min(1)
+    .max(100),
+]);
 
 export const ConditionSchema = z
   .object({
-    field: z.string().min(1).max(100).describe(`One of ${CONDITION_FIELDS.join(', ')}, or customField:<ticket field id>`),
+    field: z
+      .string()
+      .min(1)
+      .max(100)
+      .describe(`One of ${CONDITION_FIELDS.join(', ')}, or customField:<ticket field id>`),
     op: z.enum(CONDITION_OPS),
     value: conditionValue.describe('A scalar, or an array for containsoneormoreof / containsnoneof; null means "not set" with equals / notequal'),
   })
@@ -48,7 +58,11 @@ export type Condition = z.infer<typeof ConditionSchema>;
 
 export const ActionSchema = z
   .object({
-    field: z.string().min(1).max(100).describe(`One of ${ACTION_FIELDS.join(', ')}, or customField:<ticket field id>`),
+    field: z
+      .string()
+      .min(1)
+      .max(100)
+      .describe(`One of ${ACTION_FIELDS.join(', ')}, or customField:<ticket field id>`),
     value: conditionValue.describe('The value to set (status may be closed); an array of tags for addTags / removeTags; null clears assigneeId, groupId or a custom field'),
   })
   .meta({ id: 'AutomationAction' });
@@ -89,7 +103,10 @@ export const CreateAutomationBodySchema = z
   .meta({ id: 'CreateAutomationRequest' });
 export type CreateAutomationInput = z.infer<typeof CreateAutomationBodySchema>;
 
-export const UpdateAutomationBodySchema = z.object(automationInput).partial().meta({ id: 'UpdateAutomationRequest', description: 'The create shape; only the given fields change (rule is replaced as a whole).' });
+export const UpdateAutomationBodySchema = z
+  .object(automationInput)
+  .partial()
+  .meta({ id: 'UpdateAutomationRequest', description: 'The create shape; only the given fields change (rule is replaced as a whole).' });
 export type UpdateAutomationInput = z.infer<typeof UpdateAutomationBodySchema>;
 
 export const ReorderAutomationsBodySchema = z
@@ -109,7 +126,10 @@ export const DryRunTicketSchema = z
     assigneeId: z.string().max(64).nullable().optional(),
     requesterEmail: z.string().max(254).nullable().optional(),
     groupId: z.string().max(64).nullable().optional(),
-    customFields: z.array(z.object({ id: z.string().min(1).max(64), value: z.unknown() })).max(200).optional(),
+    customFields: z
+      .array(z.object({ id: z.string().min(1).max(64), value: z.unknown() }))
+      .max(200)
+      .optional(),
     createdAt: z.iso.datetime().optional(),
     updatedAt: z.iso.datetime().optional(),
   })

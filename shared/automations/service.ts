@@ -36,7 +36,11 @@ async function checkRule(accountId: string, rule: Rule): Promise<void> {
 const activeTimeRules = (list: AutomationRecord[]) => list.filter((a) => a.isActive && isTimeRule(a.rule)).length;
 
 /** The set after a change: same order unless given, next version, recounted time rules. */
-const nextSet = (set: AutomationSet, automations: AutomationRecord[], order = automations.map((a) => a.id)): AutomationSet => ({ order, version: set.version + 1, timeRules: activeTimeRules(automations) });
+const nextSet = (set: AutomationSet, automations: AutomationRecord[], order = automations.map((a) => a.id)): AutomationSet => ({
+  order,
+  version: set.version + 1,
+  timeRules: activeTimeRules(automations),
+});
 
 /** Every automation of the account, in evaluation order. */
 export async function listAutomations(p: Principal): Promise<Automation[]> {
@@ -51,7 +55,16 @@ export async function createAutomation(p: Principal, input: CreateAutomationInpu
     const { set, automations } = await repo.loadAutomations(p.accountId);
     if (automations.length >= MAX_AUTOMATIONS) throw invalid([{ field: 'body', message: `an account has at most ${MAX_AUTOMATIONS} automations` }]);
     const now = new Date().toISOString();
-    const record: AutomationRecord = { id: newId('aut'), accountId: p.accountId, name: input.name, description: input.description ?? null, isActive: input.isActive, rule: input.rule, createdAt: now, updatedAt: now };
+    const record: AutomationRecord = {
+      id: newId('aut'),
+      accountId: p.accountId,
+      name: input.name,
+      description: input.description ?? null,
+      isActive: input.isActive,
+      rule: input.rule,
+      createdAt: now,
+      updatedAt: now,
+    };
     const all = [...automations, record];
     await repo.commitAutomations(p.accountId, nextSet(set, all), [repo.putAutomationWrite(record)]);
     return toDto(record, all.length);

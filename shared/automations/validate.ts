@@ -188,7 +188,8 @@ function checkAction(a: { field: string; value: unknown }, at: string, ctx: Rule
       return;
     case 'addTags':
     case 'removeTags':
-      if (!Array.isArray(a.value) || !a.value.length || !a.value.every(isTag)) issues.push({ field: `${at}.value`, message: 'must be a non-empty array of tags (1-64 characters, no spaces or commas)' });
+      if (!Array.isArray(a.value) || !a.value.length || !a.value.every(isTag))
+        issues.push({ field: `${at}.value`, message: 'must be a non-empty array of tags (1-64 characters, no spaces or commas)' });
       return;
     default:
       issues.push({ field: `${at}.field`, message: `unknown action field; use one of ${describeList(ACTION_FIELDS)} or customField:<id>` });
@@ -199,7 +200,11 @@ function checkAction(a: { field: string; value: unknown }, at: string, ctx: Rule
 export function validateRule(rule: Rule, ctx: RuleContext): FieldIssue[] {
   const issues: FieldIssue[] = [];
   if (!(rule.all?.length || rule.any?.length)) issues.push({ field: 'rule', message: 'needs at least one condition in all or any' });
-  for (const group of ['all', 'any'] as const) (rule[group] ?? []).forEach((c, i) => checkCondition(c, `rule.${group}.${i}`, ctx, issues));
+  for (const group of ['all', 'any'] as const) {
+    (rule[group] ?? []).forEach((c, i) => {
+      checkCondition(c, `rule.${group}.${i}`, ctx, issues);
+    });
+  }
   const seen = new Set<string>();
   rule.actions.forEach((a, i) => {
     if (seen.has(a.field)) issues.push({ field: `rule.actions.${i}.field`, message: `${a.field} appears in more than one action` });

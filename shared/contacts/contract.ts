@@ -1,4 +1,3 @@
-
 import { defineRoutes } from '../http/contract.ts';
 import { dataEnvelope, listEnvelope } from '../pagination/numbered.ts';
 import { ContactEmailParamsSchema, ContactParamsSchema, ContactSchema, CreateContactBodySchema, ListContactsQuerySchema, UpdateContactBodySchema } from './model.ts';
@@ -14,7 +13,8 @@ export const contactRoutes = defineRoutes([
     path: BASE,
     group: 'contacts',
     summary: 'List contacts',
-    description: 'search matches name or email (case-insensitive); organization_id filters; page/limit with meta.total. Unfiltered, total comes from a counter kept with every create and delete; with search it counts matches among the first 10,000 contacts in the requested order (a lower bound beyond). A page reads the list only as far as its own last item.',
+    description:
+      'search matches name or email (case-insensitive); organization_id filters; page/limit with meta.total. Unfiltered, total comes from a counter kept with every create and delete; with search it counts matches among the first 10,000 contacts in the requested order (a lower bound beyond). A page reads the list only as far as its own last item.',
     access: 'viewer',
     query: ListContactsQuerySchema,
     success: { status: 200, description: 'A page of contacts', schema: listEnvelope(ContactSchema, 'ContactList') },
@@ -80,4 +80,3 @@ export const contactRoutes = defineRoutes([
     errors: [403, 404],
   },
 ]);
-

@@ -10,7 +10,7 @@ export const ContactSchema = z
     organizationId: z.string().nullable(),
     organizationName: z.string().nullable(),
     notes: z.string().nullable(),
-    ticketCount: z.number().int().describe('Tickets whose requesterEmail is this contact\'s email'),
+    ticketCount: z.number().int().describe("Tickets whose requesterEmail is this contact's email"),
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'Contact' });
@@ -25,7 +25,7 @@ const organizationId = z.string().min(1).max(64).nullable();
 
 export const CreateContactBodySchema = z
   .object({ name, email, organizationId: organizationId.optional(), notes: notes.optional() })
-  .meta({ id: 'CreateContactRequest', description: 'Without organizationId, a contact whose email domain is an organization\'s domain is linked to it (free-mail domains excepted).' });
+  .meta({ id: 'CreateContactRequest', description: "Without organizationId, a contact whose email domain is an organization's domain is linked to it (free-mail domains excepted)." });
 export type CreateContactInput = z.infer<typeof CreateContactBodySchema>;
 
 export const UpdateContactBodySchema = z
@@ -47,9 +47,36 @@ export const ContactEmailParamsSchema = z.object({ email: z.string().min(1).max(
 
 /** Domains of free-mail providers: a contact there is a person, not a company's employee. */
 export const FREE_MAIL_DOMAINS = new Set([
-  'gmail.com', 'googlemail.com', 'yahoo.com', 'yahoo.co.uk', 'ymail.com', 'hotmail.com', 'hotmail.co.uk', 'outlook.com', 'live.com', 'msn.com',
-  'icloud.com', 'me.com', 'mac.com', 'aol.com', 'proton.me', 'protonmail.com', 'gmx.com', 'gmx.de', 'gmx.net', 'web.de', 'mail.com',
-  'yandex.com', 'yandex.ru', 'zoho.com', 'fastmail.com', 'hey.com', 'tutanota.com', 'qq.com', '163.com', 'mail.ru',
+  'gmail.com',
+  'googlemail.com',
+  'yahoo.com',
+  'yahoo.co.uk',
+  'ymail.com',
+  'hotmail.com',
+  'hotmail.co.uk',
+  'outlook.com',
+  'live.com',
+  'msn.com',
+  'icloud.com',
+  'me.com',
+  'mac.com',
+  'aol.com',
+  'proton.me',
+  'protonmail.com',
+  'gmx.com',
+  'gmx.de',
+  'gmx.net',
+  'web.de',
+  'mail.com',
+  'yandex.com',
+  'yandex.ru',
+  'zoho.com',
+  'fastmail.com',
+  'hey.com',
+  'tutanota.com',
+  'qq.com',
+  '163.com',
+  'mail.ru',
 ]);
 
 export const emailDomain = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();

@@ -123,8 +123,10 @@ export function contactGuardCheck(accountId: string, email: string, known: { con
       : { expr: 'contactId = :c AND (attribute_not_exists(organizationId) OR attribute_type(organizationId, :null))', values: { ':c': known.contactId, ':null': 'NULL' } }
     : { expr: 'attribute_not_exists(pk)', values: undefined };
   return {
-    item: { ConditionCheck: { TableName: tableName(), Key: keys.contactEmail(accountId, email), ConditionExpression: check.expr, ...(check.values ? { ExpressionAttributeValues: check.values } : {}) } },
-    onConditionFailed: () => new StaleCountError('The requester\'s contact changed meanwhile'),
+    item: {
+      ConditionCheck: { TableName: tableName(), Key: keys.contactEmail(accountId, email), ConditionExpression: check.expr, ...(check.values ? { ExpressionAttributeValues: check.values } : {}) },
+    },
+    onConditionFailed: () => new StaleCountError("The requester's contact changed meanwhile"),
   };
 }
 
@@ -212,7 +214,15 @@ export async function listContacts(accountId: string, f: ContactFilter, page: nu
     : { names: {}, values: {} };
   const forward = f.order === 'asc';
   if (f.organizationId) {
-    const all = (await queryAll<Record<string, unknown>>({ index: 'gsi3', keyCondition: 'gsi3pk = :pk', ...filter, values: { ...filter.values, ':pk': keys.orgContactsIndex(accountId, f.organizationId) }, forward: true })).map(toRecord);
+    const all = (
+      await queryAll<Record<string, unknown>>({
+        index: 'gsi3',
+        keyCondition: 'gsi3pk = :pk',
+        ...filter,
+        values: { ...filter.values, ':pk': keys.orgContactsIndex(accountId, f.organizationId) },
+        forward: true,
+      })
+    ).map(toRecord);
     // Same order as the indexes: text, then id (time order), compared by code unit like DynamoDB.
     const key = (c: ContactRecord) => textSortKey(f.sortBy === 'name' ? c.name : f.sortBy === 'email' ? c.email : '', c.id);
     all.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0) * (forward ? 1 : -1));
@@ -221,7 +231,13 @@ export async function listContacts(accountId: string, f: ContactFilter, page: nu
   const q: Omit<PageQuery, 'limit' | 'startKey'> =
     f.sortBy === 'created_at'
       ? { keyCondition: 'pk = :pk AND begins_with(sk, :p)', ...filter, values: { ...filter.values, ':pk': keys.accountPk(accountId), ':p': keys.contactPrefix }, forward }
-      : { index: f.sortBy === 'name' ? 'gsi1' : 'gsi2', keyCondition: `${f.sortBy === 'name' ? 'gsi1' : 'gsi2'}pk = :pk`, ...filter, values: { ...filter.values, ':pk': keys.contactsIndex(accountId) }, forward };
+      : {
+          index: f.sortBy === 'name' ? 'gsi1' : 'gsi2',
+          keyCondition: `${f.sortBy === 'name' ? 'gsi1' : 'gsi2'}pk = :pk`,
+          ...filter,
+          values: { ...filter.values, ':pk': keys.contactsIndex(accountId) },
+          forward,
+        };
   // Unfiltered, the total is the account's contact counter (read beside the page), not a walk of the whole list.
   const result = await numberedPage<Record<string, unknown>>(q, page, limit, f.search ? undefined : readCounter(keys.listCounter(accountId, 'CONTACTS')));
   return { items: result.items.map(toRecord), total: result.total };
@@ -245,10 +261,7 @@ export async function unlinkContacts(contacts: ContactRecord[], now: string): Pr
     const batch = contacts.slice(i, i + 40);
     const writes = batch.flatMap((c) => {
       const next = { ...c, organizationId: null, updatedAt: now, version: c.version + 1 };
-      return [
-        { item: { Put: { TableName: tableName(), Item: item(next), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': c.version } } } },
-        guardPut(next, false),
-      ];
+      return [{ item: { Put: { TableName: tableName(), Item: item(next), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': c.version } } } }, guardPut(next, false)];
     });
     try {
       await transactWrite(writes);

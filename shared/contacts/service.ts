@@ -11,8 +11,14 @@ import type { ContactRecord } from './repository.ts';
 /** Render contacts: organizationName follows the linked organization, ticketCount the requester counter. */
 export async function toContactDtos(accountId: string, contacts: ContactRecord[]): Promise<Contact[]> {
   const [orgs, counts] = await Promise.all([
-    getOrganizations(accountId, contacts.map((c) => c.organizationId).filter((id): id is string => Boolean(id))),
-    repo.requesterCounts(accountId, contacts.map((c) => c.email)),
+    getOrganizations(
+      accountId,
+      contacts.map((c) => c.organizationId).filter((id): id is string => Boolean(id)),
+    ),
+    repo.requesterCounts(
+      accountId,
+      contacts.map((c) => c.email),
+    ),
   ]);
   return contacts.map((c) => {
     // A contact can briefly point at an organization being deleted; it reads as unlinked.
@@ -93,7 +99,10 @@ export async function updateContact(p: Principal, id: string, input: UpdateConta
     }
     // A link to a deleted organization is dropped by the next write, whatever it changes.
     const next: ContactRecord = { ...current, organizationId: countedOrg, ...defined, updatedAt: new Date().toISOString(), version: current.version + 1 };
-    const [before, after] = await Promise.all([repo.requesterCount(p.accountId, current.email), next.email.toLowerCase() === current.email.toLowerCase() ? null : repo.requesterCount(p.accountId, next.email)]);
+    const [before, after] = await Promise.all([
+      repo.requesterCount(p.accountId, current.email),
+      next.email.toLowerCase() === current.email.toLowerCase() ? null : repo.requesterCount(p.accountId, next.email),
+    ]);
     await repo.updateContact(current, next, before, after ?? before, countedOrg);
     return next;
   });

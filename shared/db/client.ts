@@ -76,26 +76,26 @@ export function injectStoreFailures(fn: Injector | undefined): void {
 }
 
 const attemptDeadline: FinalizeRequestMiddleware<object, object> = (next, context) => async (args) => {
-    const injected = injector?.(String(context.commandName), args.input as Record<string, unknown>);
-    if (injected instanceof Error) throw injected;
-    if (injected) {
-      // DynamoDB's answer when it throttles a batch: nothing read, every key handed back.
-      // At this step the input is in wire form and the document client no longer converts what we return: hand the keys back native.
-      const { RequestItems } = args.input as { RequestItems: Record<string, { Keys: Record<string, AttributeValue>[] }> };
-      const UnprocessedKeys = Object.fromEntries(Object.entries(RequestItems).map(([table, r]) => [table, { Keys: r.Keys.map((k) => unmarshall(k)) }]));
-      return { response: {}, output: { $metadata: {}, Responses: {}, UnprocessedKeys } } as never;
-    }
-    const deadline = scope.getStore()?.deadline;
-    if (deadline === undefined) return next(args);
-    const left = deadline - Date.now();
-    if (left <= 0) throw deadlineError();
-    // Stop waiting at the deadline: the caller gets its 503 before the function (and API Gateway) time out.
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([next(args), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(deadlineError()), left)))]);
-    } finally {
-      clearTimeout(timer);
-    }
+  const injected = injector?.(String(context.commandName), args.input as Record<string, unknown>);
+  if (injected instanceof Error) throw injected;
+  if (injected) {
+    // DynamoDB's answer when it throttles a batch: nothing read, every key handed back.
+    // At this step the input is in wire form and the document client no longer converts what we return: hand the keys back native.
+    const { RequestItems } = args.input as { RequestItems: Record<string, { Keys: Record<string, AttributeValue>[] }> };
+    const UnprocessedKeys = Object.fromEntries(Object.entries(RequestItems).map(([table, r]) => [table, { Keys: r.Keys.map((k) => unmarshall(k)) }]));
+    return { response: {}, output: { $metadata: {}, Responses: {}, UnprocessedKeys } } as never;
+  }
+  const deadline = scope.getStore()?.deadline;
+  if (deadline === undefined) return next(args);
+  const left = deadline - Date.now();
+  if (left <= 0) throw deadlineError();
+  // Stop waiting at the deadline: the caller gets its 503 before the function (and API Gateway) time out.
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([next(args), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(deadlineError()), left)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 };
 ddb.middlewareStack.addRelativeTo(attemptDeadline as never, { relation: 'after', toMiddleware: 'retryMiddleware', name: 'attemptDeadline' });
 

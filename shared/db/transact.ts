@@ -5,7 +5,6 @@ import { ConflictError, ValidationError } from '../domain/errors.ts';
 import { ddb } from './client.ts';
 import { storeLimitError } from './store-errors.ts';
 
-
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** One write of a transaction, and the domain error its failed condition means. */

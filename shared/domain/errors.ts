@@ -62,7 +62,11 @@ export class RateLimitedError extends DomainError {
  * (503 with Retry-After). Nothing about it is the caller's fault.
  */
 export class ServiceUnavailableError extends DomainError {
-  constructor(message = 'The service is temporarily overloaded; retry shortly', readonly retryAfterSeconds = 1, options?: ErrorOptions) {
+  constructor(
+    message = 'The service is temporarily overloaded; retry shortly',
+    readonly retryAfterSeconds = 1,
+    options?: ErrorOptions,
+  ) {
     super(message, options);
   }
 }
@@ -77,15 +81,7 @@ export class PayloadTooLargeError extends DomainError {
  * A named support-desk rule (TICKET_CLOSED, SYSTEM_FIELD, ...). The rule name
  * is the public error code; its status lives in the HTTP error map.
  */
-export type RuleCode =
-  | 'IMMUTABLE_FIELD'
-  | 'SYSTEM_FIELD'
-  | 'INVALID_FIELD_TYPE'
-  | 'DUPLICATE_OPTION_VALUE'
-  | 'TOO_MANY_OPTIONS'
-  | 'OPTION_IN_USE'
-  | 'TICKET_CLOSED'
-  | 'CLOSED_STATUS_SYSTEM_ONLY';
+export type RuleCode = 'IMMUTABLE_FIELD' | 'SYSTEM_FIELD' | 'INVALID_FIELD_TYPE' | 'DUPLICATE_OPTION_VALUE' | 'TOO_MANY_OPTIONS' | 'OPTION_IN_USE' | 'TICKET_CLOSED' | 'CLOSED_STATUS_SYSTEM_ONLY';
 
 export class RuleViolationError extends DomainError {
   constructor(

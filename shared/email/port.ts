@@ -64,7 +64,9 @@ export function sesEmail(from: string, configurationSet?: string): EmailPort {
           FromEmailAddress: from,
           ConfigurationSetName: configurationSet,
           Destination: { ToAddresses: email.to, CcAddresses: email.cc.map((c) => formatAddress(c.email, c.name)) },
-          Content: { Simple: { Subject: { Data: email.subject }, Body: { Text: { Data: email.text }, Html: { Data: email.html } }, Headers: [{ Name: 'X-Support-Desk-Message-Id', Value: email.id }] } },
+          Content: {
+            Simple: { Subject: { Data: email.subject }, Body: { Text: { Data: email.text }, Html: { Data: email.html } }, Headers: [{ Name: 'X-Support-Desk-Message-Id', Value: email.id }] },
+          },
         }),
       );
     },

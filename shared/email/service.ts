@@ -51,7 +51,15 @@ async function sendOnce(marker: { pk: string; sk: string }, send: () => Promise<
     await ddb.send(new DeleteCommand({ TableName: tableName(), Key: marker, ConditionExpression: 'claimedAt = :mine', ExpressionAttributeValues: { ':mine': now } })).catch(() => undefined);
     throw err;
   }
-  await ddb.send(new UpdateCommand({ TableName: tableName(), Key: marker, UpdateExpression: 'SET #state = :sent, sentAt = :at', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':sent': outcome, ':at': new Date().toISOString() } }));
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: marker,
+      UpdateExpression: 'SET #state = :sent, sentAt = :at',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':sent': outcome, ':at': new Date().toISOString() },
+    }),
+  );
   return outcome;
 }
 
@@ -72,8 +80,8 @@ export function sendResponseEmail(port: EmailPort, accountId: string, message: M
       subject: `${message.isForward ? 'Fwd' : 'Re'}: ${ticket?.subject ?? 'Your request'} [${message.ticketId}]`,
       text: message.textContent,
       html: message.content,
-  });
-  return 'sent';
+    });
+    return 'sent';
   });
 }
 
@@ -81,7 +89,14 @@ export function sendResponseEmail(port: EmailPort, accountId: string, message: M
 export function sendInvitationEmail(port: EmailPort, accountId: string, invited: { id: string; email: string; name: string; role: string }): Promise<'sent' | 'skipped'> {
   return sendOnce(keys.emailSent(accountId, `invite-${invited.id}`), async () => {
     const text = `Hello ${invited.name},\n\nYou have been invited to the support desk as ${invited.role}. Your administrator will send you your sign-in credentials.`;
-    await port.send({ id: `invite-${invited.id}`, to: [invited.email], cc: [], subject: 'You are invited to the support desk', text, html: `<p>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/\n\n/g, '</p><p>')}</p>` });
+    await port.send({
+      id: `invite-${invited.id}`,
+      to: [invited.email],
+      cc: [],
+      subject: 'You are invited to the support desk',
+      text,
+      html: `<p>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/\n\n/g, '</p><p>')}</p>`,
+    });
     return 'sent';
   });
 }

@@ -29,9 +29,7 @@ export interface EventBusPort {
 export function eventBridgeBus(busName: string, client = new EventBridgeClient({ region: env().AWS_REGION })): EventBusPort {
   return {
     async putEvents(entries) {
-      const out = await client.send(
-        new PutEventsCommand({ Entries: entries.map((e) => ({ EventBusName: busName, Source: e.source, DetailType: e.detailType, Detail: e.detail, Time: e.time })) }),
-      );
+      const out = await client.send(new PutEventsCommand({ Entries: entries.map((e) => ({ EventBusName: busName, Source: e.source, DetailType: e.detailType, Detail: e.detail, Time: e.time })) }));
       return {
         failedEntryCount: out.FailedEntryCount ?? 0,
         entries: (out.Entries ?? []).map((r) => ({ eventId: r.EventId, errorCode: r.ErrorCode, errorMessage: r.ErrorMessage })),

@@ -45,8 +45,11 @@ function collect(value: unknown, key: string | number, holder: Record<string | n
     }
     return;
   }
-  if (Array.isArray(value)) value.forEach((v, i) => collect(v, i, value as unknown as Record<number, unknown>, out, typeof key === 'number' ? parentKey : key));
-  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) collect(v, k, value as Record<string, unknown>, out, k);
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => {
+      collect(v, i, value as unknown as Record<number, unknown>, out, typeof key === 'number' ? parentKey : key);
+    });
+  } else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) collect(v, k, value as Record<string, unknown>, out, k);
 }
 
 const cut = (s: string, max: number) => [...s].slice(0, max).join('');

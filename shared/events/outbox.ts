@@ -40,7 +40,10 @@ export function outboxShard(eventId: string): number {
 }
 
 /** The outbox-index attributes that put an item on the sweeper's work list. */
-export const pendingIndexAttributes = (r: Pick<OutboxRecord, 'eventId' | 'createdAt'>) => ({ obpk: keys.outboxPendingShard(outboxShard(r.eventId)), obsk: keys.outboxIndexSort(r.createdAt, r.eventId) });
+export const pendingIndexAttributes = (r: Pick<OutboxRecord, 'eventId' | 'createdAt'>) => ({
+  obpk: keys.outboxPendingShard(outboxShard(r.eventId)),
+  obsk: keys.outboxIndexSort(r.createdAt, r.eventId),
+});
 
 /** Build the event detail for a payload (the id is minted here, once). */
 export function newEventDetail(accountId: string, payload: TicketEventPayload): TicketEventDetail {

@@ -130,7 +130,14 @@ async function park(r: OutboxRecord, reason: string, now = new Date()): Promise<
         UpdateExpression: 'SET #state = :parked, parkedAt = :at, parkReason = :reason, obpk = :pk, obsk = :sk',
         ConditionExpression: '#type = :outbox',
         ExpressionAttributeNames: { '#type': 'type', '#state': 'state' },
-        ExpressionAttributeValues: { ':outbox': 'outbox', ':parked': 'parked', ':at': parkedAt, ':reason': reason.slice(0, 1000), ':pk': keys.outboxParked, ':sk': keys.outboxIndexSort(parkedAt, r.eventId) },
+        ExpressionAttributeValues: {
+          ':outbox': 'outbox',
+          ':parked': 'parked',
+          ':at': parkedAt,
+          ':reason': reason.slice(0, 1000),
+          ':pk': keys.outboxParked,
+          ':sk': keys.outboxIndexSort(parkedAt, r.eventId),
+        },
       }),
     );
   } catch (err) {
@@ -145,9 +152,11 @@ async function park(r: OutboxRecord, reason: string, now = new Date()): Promise<
 /** Run `work` over items with at most `limit` in flight. */
 async function withConcurrency<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]);
+    }),
+  );
 }
 
 export interface PublishResult {
@@ -243,7 +252,10 @@ export async function sweepOutbox(bus: EventBusPort, opts: SweepOptions): Promis
           }),
         );
         const items = await loadItems(out.Items ?? []);
-        const records = items.filter((i) => i.type === 'outbox' && i.state !== 'parked').map(outboxRecordOf).filter((r) => !opts.filter || opts.filter(r));
+        const records = items
+          .filter((i) => i.type === 'outbox' && i.state !== 'parked')
+          .map(outboxRecordOf)
+          .filter((r) => !opts.filter || opts.filter(r));
         const result = await publishRecords(bus, records);
         totals.published += result.published.length;
         totals.parked += result.parked.length;
@@ -280,11 +292,15 @@ export interface ParkedEvent extends OutboxRecord {
 /** Parked outbox items, oldest first (the admin CLI lists them; decisions §7). */
 export async function listParkedEvents(limit = 100): Promise<ParkedEvent[]> {
   const out = await ddb.send(
-    new QueryCommand({ TableName: tableName(), IndexName: OUTBOX_INDEX.name, KeyConditionExpression: 'obpk = :p', ExpressionAttributeValues: { ':p': keys.outboxParked }, Limit: Math.min(1000, Math.max(1, limit)) }),
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: OUTBOX_INDEX.name,
+      KeyConditionExpression: 'obpk = :p',
+      ExpressionAttributeValues: { ':p': keys.outboxParked },
+      Limit: Math.min(1000, Math.max(1, limit)),
+    }),
   );
-  return (await loadItems(out.Items ?? []))
-    .filter((i) => i.state === 'parked')
-    .map((i) => ({ ...outboxRecordOf(i), parkedAt: i.parkedAt as string, parkReason: i.parkReason as string }));
+  return (await loadItems(out.Items ?? [])).filter((i) => i.state === 'parked').map((i) => ({ ...outboxRecordOf(i), parkedAt: i.parkedAt as string, parkReason: i.parkReason as string }));
 }
 
 /**
@@ -294,7 +310,7 @@ export async function listParkedEvents(limit = 100): Promise<ParkedEvent[]> {
  */
 export async function republishParkedEvent(bus: EventBusPort, accountId: string, eventId: string): Promise<'published' | 'parked' | 'pending' | 'not-found'> {
   const got = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.outbox(accountId, eventId), ConsistentRead: true }));
-  if (!got.Item || got.Item.type !== 'outbox') return 'not-found';
+  if (got.Item?.type !== 'outbox') return 'not-found';
   const stored = outboxRecordOf(got.Item);
   const record: OutboxRecord = { ...stored, detail: boundDetail(stored.detail, stored.source) };
   const pending = pendingIndexAttributes(record);
@@ -342,6 +358,10 @@ export function outboxStreamRecords(event: DynamoDBStreamEvent): OutboxStreamRec
  */
 export async function publishStreamBatch(bus: EventBusPort, event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const items = outboxStreamRecords(event);
-  if (items.length) await publishRecords(bus, items.map((i) => i.record));
+  if (items.length)
+    await publishRecords(
+      bus,
+      items.map((i) => i.record),
+    );
   return { batchItemFailures: [] };
 }

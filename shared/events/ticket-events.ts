@@ -47,7 +47,16 @@ export const EventActorSchema = z
   .describe('Who made the change: a user (API key or session) or an automation. Automations skip events an automation caused, so they never loop.');
 
 export const TicketEventDetailSchema = z
-  .object({ eventId: z.string(), accountId: z.string(), correlationId: z.string().optional(), event: z.enum(TICKET_EVENT_TYPES), truncated, timestamp, data: z.record(z.string(), z.unknown()), actor: EventActorSchema.optional() })
+  .object({
+    eventId: z.string(),
+    accountId: z.string(),
+    correlationId: z.string().optional(),
+    event: z.enum(TICKET_EVENT_TYPES),
+    truncated,
+    timestamp,
+    data: z.record(z.string(), z.unknown()),
+    actor: EventActorSchema.optional(),
+  })
   .meta({ id: 'TicketEventDetail' });
 export type TicketEventDetail = z.infer<typeof TicketEventDetailSchema>;
 

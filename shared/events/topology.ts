@@ -162,7 +162,7 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
-    description: 'Ticket events and message.created -> each ticket\'s SLA state (facts, applied policy, due index, breaches)',
+    description: "Ticket events and message.created -> each ticket's SLA state (facts, applied policy, due index, breaches)",
   },
   {
     name: 'sla-recompute',
@@ -186,7 +186,7 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 60,
     visibilityTimeoutSeconds: 360,
     maxReceiveCount: 5,
-    description: 'group.capacity.changed -> assign the groups\' oldest waiting tickets (backfill); group.deleted -> detach its tickets, drop its counters',
+    description: "group.capacity.changed -> assign the groups' oldest waiting tickets (backfill); group.deleted -> detach its tickets, drop its counters",
   },
 ];
 
@@ -241,7 +241,7 @@ export const RULES: readonly RuleDef[] = [
   },
   {
     name: 'organization-deleted-to-unlink',
-    description: 'A deleted organization\'s contacts not unlinked by the request are unlinked in the background',
+    description: "A deleted organization's contacts not unlinked by the request are unlinked in the background",
     pattern: { source: [ORGANIZATION_EVENT_SOURCE], 'detail-type': [ORGANIZATION_DELETED] },
     queue: 'enrichment',
   },

@@ -7,14 +7,14 @@
  */
 const REFUSED = /[\uFFFE\uFFFF]|[\u{10000}-\u{10FFFF}]|[\uD800-\uDFFF]/gu;
 
-const escape = (ch: string) => {
+const escapeChar = (ch: string) => {
   let out = '';
   for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;
   return out;
 };
 
 /** A JSON text with every character some transport refuses written as `\uXXXX` escapes (same value once parsed). */
-export const escapeForTransport = (json: string): string => json.replace(REFUSED, escape);
+export const escapeForTransport = (json: string): string => json.replace(REFUSED, escapeChar);
 
 /** Characters SQS (and fauxqs) accept in a body, as the emulator checks them. */
 const SQS_REFUSED = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD]/u;

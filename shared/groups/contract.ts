@@ -47,7 +47,7 @@ export const groupRoutes = defineRoutes([
     path: BASE,
     group: 'groups',
     summary: 'Create a group',
-    description: 'Defaults: distributionMode manual, isPrivate false, no caps. The account\'s first group becomes the default group.',
+    description: "Defaults: distributionMode manual, isPrivate false, no caps. The account's first group becomes the default group.",
     access: 'admin',
     body: CreateGroupBodySchema,
     success: { status: 201, description: 'The created group', schema: GroupResponse },
@@ -83,7 +83,8 @@ export const groupRoutes = defineRoutes([
     path: ONE,
     group: 'groups',
     summary: 'Delete a group',
-    description: 'The default group cannot be deleted (409 CONFLICT). Members go with the group; its tickets keep their assignee and lose their groupId (ticket.updated), in the background past the first 25.',
+    description:
+      'The default group cannot be deleted (409 CONFLICT). Members go with the group; its tickets keep their assignee and lose their groupId (ticket.updated), in the background past the first 25.',
     access: 'admin',
     params: GroupParamsSchema,
     success: { status: 204, description: 'Deleted' },
@@ -227,7 +228,8 @@ export const groupRoutes = defineRoutes([
     path: `${ONE}/distribution/test`,
     group: 'groups',
     summary: 'Explain who would get a ticket',
-    description: 'Writes nothing. Answers which member would get a ticket with these attributes now, and for every other member why not: atMemberCap, atGroupCap, atGlobalCap, missingSkill, inactiveUser, notNextInTurn.',
+    description:
+      'Writes nothing. Answers which member would get a ticket with these attributes now, and for every other member why not: atMemberCap, atGroupCap, atGlobalCap, missingSkill, inactiveUser, notNextInTurn.',
     access: 'viewer',
     params: GroupParamsSchema,
     body: DistributionTestBodySchema,

@@ -12,7 +12,12 @@ export const MAX_SKILLS = 20;
 
 const id = z.string().min(1).max(64);
 const cap = z.number().int().positive().max(100_000).nullable();
-const skill = z.string().trim().min(1).max(64).regex(/^[^\s,]+$/, 'skills are single tokens, like tags');
+const skill = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[^\s,]+$/, 'skills are single tokens, like tags');
 const skills = z
   .array(skill)
   .max(MAX_SKILLS)
@@ -27,7 +32,7 @@ export const GroupSchema = z
     isPrivate: z.boolean(),
     distributionMode: z.enum(DISTRIBUTION_MODES),
     leadUserId: z.string().nullable(),
-    maxOpenTickets: z.number().int().nullable().describe('Per-agent cap of open tickets in this group (a member\'s own maxOpenTickets overrides it)'),
+    maxOpenTickets: z.number().int().nullable().describe("Per-agent cap of open tickets in this group (a member's own maxOpenTickets overrides it)"),
     maxOpenTicketsGlobal: z.number().int().nullable().describe('Distribution skips an agent with this many open tickets across all groups'),
     isActive: z.boolean(),
     isDefault: z.boolean(),
@@ -84,10 +89,22 @@ export const UpdateMemberBodySchema = z.object({ maxOpenTickets: cap.optional(),
 export type UpdateMemberInput = z.infer<typeof UpdateMemberBodySchema>;
 
 export const BulkAddMembersBodySchema = z
-  .object({ userIds: z.array(id).min(1).max(100).transform((u) => [...new Set(u)]) })
+  .object({
+    userIds: z
+      .array(id)
+      .min(1)
+      .max(100)
+      .transform((u) => [...new Set(u)]),
+  })
   .meta({ id: 'BulkAddGroupMembersRequest', description: '1..100 users, all or nothing: one unfit user refuses the whole request. Users already members are left as they are.' });
 export const BulkRemoveMembersBodySchema = z
-  .object({ userIds: z.array(id).min(1).max(100).transform((u) => [...new Set(u)]) })
+  .object({
+    userIds: z
+      .array(id)
+      .min(1)
+      .max(100)
+      .transform((u) => [...new Set(u)]),
+  })
   .meta({ id: 'BulkRemoveGroupMembersRequest', description: 'Users that are not members are ignored.' });
 export const SetLeadBodySchema = z.object({ userId: id.nullable() }).meta({ id: 'SetGroupLeadRequest', description: 'A member of the group, or null to clear the lead.' });
 
@@ -136,7 +153,10 @@ export const ListGroupsQuerySchema = z.object({
     .string()
     .max(512)
     .transform((s, ctx) => {
-      const names = s.split(',').map((f) => f.trim()).filter(Boolean);
+      const names = s
+        .split(',')
+        .map((f) => f.trim())
+        .filter(Boolean);
       const unknown = names.filter((n) => !(GROUP_FIELDS as string[]).includes(n));
       if (unknown.length) ctx.addIssue({ code: 'custom', message: `unknown field(s): ${unknown.join(', ')}; known: ${GROUP_FIELDS.join(', ')}` });
       return names as (keyof Group)[];

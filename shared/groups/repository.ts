@@ -39,9 +39,29 @@ export class StaleGroupError extends ConflictError {}
 /** A counter or user a distribution relied on changed; the distribution is planned again. */
 export class DistributionRaceError extends ConflictError {}
 
-const SUMMARY = ['id', 'accountId', 'name', 'description', 'isPrivate', 'distributionMode', 'leadUserId', 'maxOpenTickets', 'maxOpenTicketsGlobal', 'isActive', 'createdAt', 'updatedAt', 'version', 'deletingAt', 'memberCount'] as const;
+const SUMMARY = [
+  'id',
+  'accountId',
+  'name',
+  'description',
+  'isPrivate',
+  'distributionMode',
+  'leadUserId',
+  'maxOpenTickets',
+  'maxOpenTicketsGlobal',
+  'isActive',
+  'createdAt',
+  'updatedAt',
+  'version',
+  'deletingAt',
+  'memberCount',
+] as const;
 
-const toRecord = (i: Record<string, unknown>): GroupRecord => ({ ...(Object.fromEntries(SUMMARY.map((a) => [a, i[a] ?? null])) as unknown as GroupRecord), deletingAt: (i.deletingAt as string) ?? undefined, members: (i.members as GroupRecord['members']) ?? {} });
+const toRecord = (i: Record<string, unknown>): GroupRecord => ({
+  ...(Object.fromEntries(SUMMARY.map((a) => [a, i[a] ?? null])) as unknown as GroupRecord),
+  deletingAt: (i.deletingAt as string) ?? undefined,
+  members: (i.members as GroupRecord['members']) ?? {},
+});
 
 const item = (g: GroupRecord) => ({ ...keys.group(g.accountId, g.id), type: 'group', ...g, memberCount: Object.keys(g.members).length });
 
@@ -173,7 +193,14 @@ export async function markGroupDeleting(g: GroupRecord, at: string, related: TxW
       onConditionFailed: () => new StaleGroupError('The group was changed concurrently'),
     },
     {
-      item: { ConditionCheck: { TableName: tableName(), Key: keys.defaultGroup(g.accountId), ConditionExpression: 'attribute_not_exists(groupId) OR groupId <> :g', ExpressionAttributeValues: { ':g': g.id } } },
+      item: {
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: keys.defaultGroup(g.accountId),
+          ConditionExpression: 'attribute_not_exists(groupId) OR groupId <> :g',
+          ExpressionAttributeValues: { ':g': g.id },
+        },
+      },
       onConditionFailed: () => new StaleGroupError('The group became the default concurrently'),
     },
     ...related,
@@ -324,7 +351,11 @@ export const groupTicketIds = (accountId: string, groupId: string, limit: number
 
 /** Drop a ticket's index items in a group (repairs strays during a group's deletion). */
 export async function dropTicketIndex(accountId: string, groupId: string, ticketId: string): Promise<void> {
-  await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: [{ DeleteRequest: { Key: keys.groupTicket(accountId, groupId, ticketId) } }, { DeleteRequest: { Key: keys.groupWaiting(accountId, groupId, ticketId) } }] } }));
+  await ddb.send(
+    new BatchWriteCommand({
+      RequestItems: { [tableName()]: [{ DeleteRequest: { Key: keys.groupTicket(accountId, groupId, ticketId) } }, { DeleteRequest: { Key: keys.groupWaiting(accountId, groupId, ticketId) } }] },
+    }),
+  );
 }
 
 /** Delete the per-agent counters of a deleted group (no ticket points at it any more). */

@@ -76,7 +76,8 @@ export async function listGroups(p: Principal, q: ListGroupsQuery): Promise<{ it
 }
 
 /** The write that asks the distribution consumer to backfill groups (capacity freed, a group distributing again). */
-const backfillEvent = (accountId: string, groupIds: string[], userId?: string) => outboxWrites([newDomainEvent(accountId, GROUP_CAPACITY_CHANGED, { groupIds, ...(userId ? { userId } : {}) })], GROUP_EVENT_SOURCE);
+const backfillEvent = (accountId: string, groupIds: string[], userId?: string) =>
+  outboxWrites([newDomainEvent(accountId, GROUP_CAPACITY_CHANGED, { groupIds, ...(userId ? { userId } : {}) })], GROUP_EVENT_SOURCE);
 
 const distributes = (g: GroupRecord) => g.isActive && g.distributionMode !== 'manual' && !g.deletingAt;
 
@@ -112,7 +113,10 @@ export async function updateGroup(p: Principal, groupId: string, input: UpdateGr
   return changeGroup(p, groupId, (g) => {
     const defined = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as UpdateGroupInput;
     if (!Object.keys(defined).length) return { next: null };
-    const backfill = capGrew(g.maxOpenTickets, defined.maxOpenTickets) || capGrew(g.maxOpenTicketsGlobal, defined.maxOpenTicketsGlobal) || (defined.distributionMode !== undefined && defined.distributionMode !== g.distributionMode);
+    const backfill =
+      capGrew(g.maxOpenTickets, defined.maxOpenTickets) ||
+      capGrew(g.maxOpenTicketsGlobal, defined.maxOpenTicketsGlobal) ||
+      (defined.distributionMode !== undefined && defined.distributionMode !== g.distributionMode);
     return { next: { ...g, ...defined }, backfill };
   });
 }
@@ -136,10 +140,15 @@ export async function makeDefault(p: Principal, groupId: string): Promise<GroupR
 }
 
 const fitIssue = (field: string, user: { status: string; role: UserRole } | undefined): FieldIssue | null =>
-  !user ? { field, message: 'no such user in this account' } : user.status !== 'active' || !hasDeskRole(user.role, 'agent') ? { field, message: 'must be an active user with agent role or above' } : null;
+  !user
+    ? { field, message: 'no such user in this account' }
+    : user.status !== 'active' || !hasDeskRole(user.role, 'agent')
+      ? { field, message: 'must be an active user with agent role or above' }
+      : null;
 
 function checkRoom(g: GroupRecord, adding: number) {
-  if (Object.keys(g.members).length + adding > MAX_MEMBERS) throw new ValidationError(`A group has at most ${MAX_MEMBERS} members`, [{ field: 'userIds', message: `at most ${MAX_MEMBERS} members per group` }]);
+  if (Object.keys(g.members).length + adding > MAX_MEMBERS)
+    throw new ValidationError(`A group has at most ${MAX_MEMBERS} members`, [{ field: 'userIds', message: `at most ${MAX_MEMBERS} members per group` }]);
 }
 
 export async function addMember(p: Principal, groupId: string, input: AddMemberInput): Promise<Member> {
@@ -295,7 +304,7 @@ function choose(g: GroupRecord, loads: Loads, tags: string[]): { chosen: Verdict
     const inGroup = loads.inGroup.get(userId) ?? { openTickets: 0, lastAssignedAt: null };
     const openTickets = loads.agent.get(userId) ?? 0;
     let reason: SkipReason | null = null;
-    if (!user || user.status !== 'active' || !hasDeskRole(user.role, 'agent')) reason = 'inactiveUser';
+    if (user?.status !== 'active' || !hasDeskRole(user.role, 'agent')) reason = 'inactiveUser';
     else if (!needed.every((s) => m.skills.includes(s))) reason = 'missingSkill';
     else if (cap !== null && inGroup.openTickets >= cap) reason = kind;
     else if (g.maxOpenTicketsGlobal !== null && openTickets >= g.maxOpenTicketsGlobal) reason = 'atGlobalCap';
@@ -314,7 +323,13 @@ export async function testDistribution(p: Principal, groupId: string, input: Dis
   const g = await requireGroup(p.accountId, groupId);
   const loads = await repo.loadsOf(p.accountId, g.id, Object.keys(g.members));
   const { chosen, verdicts } = choose(g, loads, input.ticket.tags);
-  const groupReason = !g.isActive ? 'the group is inactive' : g.distributionMode === 'manual' ? 'the group distributes manually' : !OPEN_STATUSES.includes(input.ticket.status) ? `a ${input.ticket.status} ticket is not distributed` : null;
+  const groupReason = !g.isActive
+    ? 'the group is inactive'
+    : g.distributionMode === 'manual'
+      ? 'the group distributes manually'
+      : !OPEN_STATUSES.includes(input.ticket.status)
+        ? `a ${input.ticket.status} ticket is not distributed`
+        : null;
   const assigneeId = groupReason ? null : (chosen?.userId ?? null);
   return {
     groupId: g.id,
@@ -333,8 +348,8 @@ export async function checkGroup(accountId: string, groupId: string | null | und
   if (!live(await repo.getGroup(accountId, groupId))) issues.push({ field: 'groupId', message: 'no such group in this account' });
 }
 
-const isOpen = (t: TicketGroupView | null) => Boolean(t && t.assigneeId && OPEN_STATUSES.includes(t.status));
-const isWaiting = (t: TicketGroupView | null) => Boolean(t && t.groupId && !t.assigneeId && OPEN_STATUSES.includes(t.status));
+const isOpen = (t: TicketGroupView | null) => Boolean(t?.assigneeId && OPEN_STATUSES.includes(t.status));
+const isWaiting = (t: TicketGroupView | null) => Boolean(t?.groupId && !t.assigneeId && OPEN_STATUSES.includes(t.status));
 
 /**
  * The group side of a ticket change, for the ticket's own transaction:
@@ -345,7 +360,12 @@ const isWaiting = (t: TicketGroupView | null) => Boolean(t && t.groupId && !t.as
  * `assigneeId` is set when distribution picked an agent: the caller applies it
  * to the ticket before computing its events.
  */
-export async function ticketGroupChange(accountId: string, before: TicketGroupView | null, after: TicketGroupView | null, opts: { backfill?: boolean } = {}): Promise<{ assigneeId?: string; writes: TxWrite[] }> {
+export async function ticketGroupChange(
+  accountId: string,
+  before: TicketGroupView | null,
+  after: TicketGroupView | null,
+  opts: { backfill?: boolean } = {},
+): Promise<{ assigneeId?: string; writes: TxWrite[] }> {
   const writes: TxWrite[] = [];
   const joins = Boolean(after?.groupId && after.groupId !== before?.groupId);
   let group: GroupRecord | null = null;

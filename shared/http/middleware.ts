@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import * as z from 'zod';
+import type * as z from 'zod';
 import { hasDeskRole, PrincipalSchema, type Principal } from '../auth/principal.ts';
 import { withRequestScope } from '../db/client.ts';
 import { BadRequestError, DomainError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError, UnauthorizedError, ForbiddenError, ValidationError, type FieldIssue } from '../domain/errors.ts';
@@ -143,8 +143,7 @@ const jsonBodyParser = (): Middleware => ({
   },
 });
 
-const headerValue = (headers: Record<string, string | undefined> | null, name: string) =>
-  Object.entries(headers ?? {}).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
+const headerValue = (headers: Record<string, string | undefined> | null, name: string) => Object.entries(headers ?? {}).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
 
 /**
  * Idempotent creates: the first request with a key holds it while it runs and

@@ -45,7 +45,12 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
  * first answer again, or refuse a different request under the same key (422)
  * or a repeat while the first is still running (409).
  */
-export async function beginIdempotent(accountId: string, key: string, request: { method: string; resource: string; pathParameters: unknown; body: unknown }, now = Date.now()): Promise<IdempotencyStart> {
+export async function beginIdempotent(
+  accountId: string,
+  key: string,
+  request: { method: string; resource: string; pathParameters: unknown; body: unknown },
+  now = Date.now(),
+): Promise<IdempotencyStart> {
   if (!KEY_FORMAT.test(key)) {
     throw new BadRequestError(`${IDEMPOTENCY_HEADER} must be 1 to 255 printable ASCII characters`, [{ field: IDEMPOTENCY_HEADER, message: '1-255 printable ASCII characters' }]);
   }
@@ -60,7 +65,9 @@ export async function beginIdempotent(accountId: string, key: string, request: {
     const existing = await repo.getKey(accountId, claim.keyHash, now);
     if (!existing) continue;
     if (existing.fingerprint !== claim.fingerprint) {
-      throw new ValidationError(`This ${IDEMPOTENCY_HEADER} was already used with a different request`, [{ field: IDEMPOTENCY_HEADER, message: 'already used with a different request body or endpoint' }]);
+      throw new ValidationError(`This ${IDEMPOTENCY_HEADER} was already used with a different request`, [
+        { field: IDEMPOTENCY_HEADER, message: 'already used with a different request body or endpoint' },
+      ]);
     }
     if (existing.state === 'running') throw new ConflictError(`A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry shortly`);
     if (!existing.body) throw new ConflictError(`A request with this ${IDEMPOTENCY_HEADER} already succeeded; its answer is too large to replay`);

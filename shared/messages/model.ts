@@ -4,7 +4,17 @@ import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../tickets/mod
 
 export const MESSAGE_TYPES = ['request', 'response', 'note'] as const;
 
-const AttachmentSchema = z.object({ token: z.string().min(1).max(512), name: z.string().min(1).max(255), size: z.number().int().min(0).max(50 * 1024 * 1024) }).meta({ id: 'MessageAttachment' });
+const AttachmentSchema = z
+  .object({
+    token: z.string().min(1).max(512),
+    name: z.string().min(1).max(255),
+    size: z
+      .number()
+      .int()
+      .min(0)
+      .max(50 * 1024 * 1024),
+  })
+  .meta({ id: 'MessageAttachment' });
 const CcSchema = z.object({ email: z.email().max(254), name: z.string().max(128).nullable().optional() }).meta({ id: 'MessageCc' });
 
 export const MessageSchema = z

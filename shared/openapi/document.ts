@@ -63,7 +63,13 @@ function parameters(shape: z.ZodObject | undefined, where: 'path' | 'query', com
   if (!shape) return [];
   return Object.entries(shape.shape).map(([name, s]) => {
     const schema = s as z.ZodType;
-    return { name, in: where, required: where === 'path' || !schema.safeParse(undefined).success, schema: convert(schema, 'input', components), ...(schema.description ? { description: schema.description } : {}) };
+    return {
+      name,
+      in: where,
+      required: where === 'path' || !schema.safeParse(undefined).success,
+      schema: convert(schema, 'input', components),
+      ...(schema.description ? { description: schema.description } : {}),
+    };
   });
 }
 
@@ -155,7 +161,8 @@ function eventOperation(type: string, schema: JsonSchema) {
     post: {
       operationId: `event_${type.replace(/\./g, '_')}`,
       summary: `${type} delivered to a webhook`,
-      description: 'Any 2xx within 10 s acknowledges. Otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (up to 20% jitter; a longer Retry-After is honoured); 410 disables the webhook. See docs/events.md.',
+      description:
+        'Any 2xx within 10 s acknowledges. Otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (up to 20% jitter; a longer Retry-After is honoured); 410 disables the webhook. See docs/events.md.',
       tags: ['events'],
       parameters: SIGNATURE_HEADERS,
       requestBody: { required: true, content: { 'application/json': { schema } } },

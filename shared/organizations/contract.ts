@@ -13,7 +13,8 @@ export const organizationRoutes = defineRoutes([
     path: BASE,
     group: 'organizations',
     summary: 'List organizations',
-    description: 'search matches name or domain; sort_by name|organizational_domain|created_at|contact_count; page/limit with meta.total. Unfiltered, total comes from a counter kept with every create and delete; with search it counts matches among the first 10,000 organizations in the requested order (a lower bound beyond). A page reads the list only as far as its own last item.',
+    description:
+      'search matches name or domain; sort_by name|organizational_domain|created_at|contact_count; page/limit with meta.total. Unfiltered, total comes from a counter kept with every create and delete; with search it counts matches among the first 10,000 organizations in the requested order (a lower bound beyond). A page reads the list only as far as its own last item.',
     access: 'viewer',
     query: ListOrganizationsQuerySchema,
     success: { status: 200, description: 'A page of organizations', schema: listEnvelope(OrganizationSchema, 'OrganizationList') },

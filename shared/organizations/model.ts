@@ -33,7 +33,11 @@ const enrichmentFields = {
   industry: text(128).optional(),
   employeeCount: text(64).optional(),
   yearlyRevenue: text(64).optional(),
-  logoUrl: z.url({ protocol: /^https?$/ }).max(2048).nullable().optional(),
+  logoUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .nullable()
+    .optional(),
 };
 
 export const CreateOrganizationBodySchema = z.object({ name: text(128).optional(), organizationalDomain: domainSchema }).meta({ id: 'CreateOrganizationRequest' });

@@ -16,7 +16,22 @@ export interface OrganizationRecord extends Organization {
 /** The organization changed or went away between our read and our write; the caller re-reads and tries again. */
 export class StaleOrganizationError extends ConflictError {}
 
-const FIELDS: (keyof OrganizationRecord)[] = ['id', 'accountId', 'name', 'organizationalDomain', 'country', 'industry', 'employeeCount', 'yearlyRevenue', 'logoUrl', 'contactCount', 'ticketCount', 'createdAt', 'updatedAt', 'version'];
+const FIELDS: (keyof OrganizationRecord)[] = [
+  'id',
+  'accountId',
+  'name',
+  'organizationalDomain',
+  'country',
+  'industry',
+  'employeeCount',
+  'yearlyRevenue',
+  'logoUrl',
+  'contactCount',
+  'ticketCount',
+  'createdAt',
+  'updatedAt',
+  'version',
+];
 const toRecord = (i: Record<string, unknown>) => {
   const r = Object.fromEntries(FIELDS.map((f) => [f, i[f] ?? null])) as unknown as OrganizationRecord;
   r.contactCount = Number(r.contactCount ?? 0);
@@ -35,7 +50,13 @@ const indexAttributes = (o: Pick<OrganizationRecord, 'accountId' | 'id' | 'name'
 });
 
 const domainGuard = (o: Pick<OrganizationRecord, 'accountId' | 'id' | 'organizationalDomain'>): TxWrite => ({
-  item: { Put: { TableName: tableName(), Item: { ...keys.organizationDomain(o.accountId, o.organizationalDomain), type: 'orgDomain', organizationId: o.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+  item: {
+    Put: {
+      TableName: tableName(),
+      Item: { ...keys.organizationDomain(o.accountId, o.organizationalDomain), type: 'orgDomain', organizationId: o.id },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  },
   onConditionFailed: () => new AlreadyExistsError(`An organization with domain ${o.organizationalDomain} already exists`),
 });
 
@@ -46,7 +67,9 @@ const versionCondition = (o: OrganizationRecord) =>
 /** Create an organization and claim its domain; `related` (e.g. its outbox event) commits with it. */
 export async function createOrganization(o: OrganizationRecord, related: TxWrite[] = []): Promise<void> {
   await transactWrite([
-    { item: { Put: { TableName: tableName(), Item: { ...keys.organization(o.accountId, o.id), type: 'organization', ...o, ...indexAttributes(o) }, ConditionExpression: 'attribute_not_exists(pk)' } } },
+    {
+      item: { Put: { TableName: tableName(), Item: { ...keys.organization(o.accountId, o.id), type: 'organization', ...o, ...indexAttributes(o) }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    },
     domainGuard(o),
     counterWrite(keys.listCounter(o.accountId, 'ORGS'), 1),
     ...related,
@@ -96,7 +119,9 @@ export async function updateOrganization(current: OrganizationRecord, changes: O
         Update: {
           TableName: tableName(),
           Key: keys.organization(current.accountId, current.id),
-          UpdateExpression: `SET ${Object.keys(set).map((k) => `#${k} = :${k}`).join(', ')}`,
+          UpdateExpression: `SET ${Object.keys(set)
+            .map((k) => `#${k} = :${k}`)
+            .join(', ')}`,
           ConditionExpression: cond.expr,
           ExpressionAttributeNames: Object.fromEntries(Object.keys(set).map((k) => [`#${k}`, k])),
           ExpressionAttributeValues: { ...Object.fromEntries(Object.entries(set).map(([k, v]) => [`:${k}`, v])), ...cond.values },
@@ -119,7 +144,10 @@ export async function updateOrganization(current: OrganizationRecord, changes: O
  */
 export async function deleteOrganization(o: OrganizationRecord, related: TxWrite[] = []): Promise<void> {
   await transactWrite([
-    { item: { Delete: { TableName: tableName(), Key: keys.organization(o.accountId, o.id), ConditionExpression: 'attribute_exists(pk)' } }, onConditionFailed: () => new NotFoundError('Organization') },
+    {
+      item: { Delete: { TableName: tableName(), Key: keys.organization(o.accountId, o.id), ConditionExpression: 'attribute_exists(pk)' } },
+      onConditionFailed: () => new NotFoundError('Organization'),
+    },
     { item: { Delete: { TableName: tableName(), Key: keys.organizationDomain(o.accountId, o.organizationalDomain) } } },
     ...related,
     counterWrite(keys.listCounter(o.accountId, 'ORGS'), -1),
@@ -165,7 +193,9 @@ export async function applyFacts(o: OrganizationRecord, facts: CompanyFacts, now
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.organization(o.accountId, o.id),
-      UpdateExpression: `SET ${Object.keys(set).map((k) => `#${k} = :${k}`).join(', ')}`,
+      UpdateExpression: `SET ${Object.keys(set)
+        .map((k) => `#${k} = :${k}`)
+        .join(', ')}`,
       ConditionExpression: cond.expr,
       ExpressionAttributeNames: Object.fromEntries(Object.keys(set).map((k) => [`#${k}`, k])),
       ExpressionAttributeValues: { ...Object.fromEntries(Object.entries(set).map(([k, v]) => [`:${k}`, v])), ...cond.values },
@@ -187,7 +217,15 @@ export async function listOrganizations(accountId: string, f: OrganizationFilter
     : { names: {}, values: {} };
   const forward = f.order === 'asc';
   if (f.sortBy === 'contact_count') {
-    const all = (await queryAll<Record<string, unknown>>({ keyCondition: 'pk = :pk AND begins_with(sk, :p)', filter: filter.filter, names: filter.names, values: { ...filter.values, ':pk': keys.accountPk(accountId), ':p': keys.organizationPrefix }, forward: true })).map(toRecord);
+    const all = (
+      await queryAll<Record<string, unknown>>({
+        keyCondition: 'pk = :pk AND begins_with(sk, :p)',
+        filter: filter.filter,
+        names: filter.names,
+        values: { ...filter.values, ':pk': keys.accountPk(accountId), ':p': keys.organizationPrefix },
+        forward: true,
+      })
+    ).map(toRecord);
     all.sort((a, b) => (a.contactCount - b.contactCount || a.id.localeCompare(b.id)) * (forward ? 1 : -1));
     return { items: all.slice((page - 1) * limit, page * limit), total: all.length };
   }

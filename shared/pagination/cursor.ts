@@ -18,7 +18,9 @@ export interface CursorState<Q> {
 /** Opaque, signed cursor: base64url(JSON).base64url(HMAC-SHA256). */
 export async function encodeCursor<Q>(state: Omit<CursorState<Q>, 'issuedAt'>, now = Date.now()): Promise<string> {
   const body = Buffer.from(JSON.stringify({ ...state, issuedAt: now })).toString('base64url');
-  const sig = createHmac('sha256', await derivedKey('cursor')).update(body).digest('base64url');
+  const sig = createHmac('sha256', await derivedKey('cursor'))
+    .update(body)
+    .digest('base64url');
   return `${body}.${sig}`;
 }
 

@@ -13,7 +13,10 @@ export interface RateLimitState {
 }
 
 export class RateLimitExceededError extends RateLimitedError {
-  constructor(readonly state: RateLimitState, now: number) {
+  constructor(
+    readonly state: RateLimitState,
+    now: number,
+  ) {
     super(Math.max(1, state.reset - Math.floor(now / 1000)));
   }
 }

@@ -38,7 +38,8 @@ export const slaPolicyRoutes = defineRoutes([
     path: BASE,
     group: 'slaPolicies',
     summary: 'Create an SLA policy',
-    description: 'Placed last in the order. Condition field/operator pairs of api-spec only; customField:<id> must name a ticket field; targets are integer minutes >= 1 (422 otherwise). Existing tickets are not changed until recompute or their next change.',
+    description:
+      'Placed last in the order. Condition field/operator pairs of api-spec only; customField:<id> must name a ticket field; targets are integer minutes >= 1 (422 otherwise). Existing tickets are not changed until recompute or their next change.',
     access: 'admin',
     body: SlaPolicyBodySchema,
     success: { status: 201, description: 'The created policy', schema: PolicyResponse },
@@ -62,7 +63,7 @@ export const slaPolicyRoutes = defineRoutes([
     path: `${BASE}/test`,
     group: 'slaPolicies',
     summary: 'Which policy would a sample ticket get',
-    description: 'The first active policy by position whose conditions all hold, and its targets for the sample ticket\'s priority. Writes nothing.',
+    description: "The first active policy by position whose conditions all hold, and its targets for the sample ticket's priority. Writes nothing.",
     access: 'viewer',
     body: SlaTestBodySchema,
     wrapper: 'ticket',

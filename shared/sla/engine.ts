@@ -89,7 +89,18 @@ export function applyTicket(facts: SlaFacts | null, t: TicketView): { facts: Sla
   if (facts && t.version <= facts.ticketVersion) return { facts, changed: false };
   const f: SlaFacts = facts
     ? { ...facts, pauses: [...facts.pauses] }
-    : { ticketCreatedAt: t.createdAt, status: 'new', priority: t.priority, ticketVersion: 0, firstReplyAt: null, replies: [], replyBase: { responded: false, done: false }, resolutionStartAt: t.createdAt, resolvedAt: null, pauses: [] };
+    : {
+        ticketCreatedAt: t.createdAt,
+        status: 'new',
+        priority: t.priority,
+        ticketVersion: 0,
+        firstReplyAt: null,
+        replies: [],
+        replyBase: { responded: false, done: false },
+        resolutionStartAt: t.createdAt,
+        resolvedAt: null,
+        pauses: [],
+      };
   const at = t.updatedAt;
   const was = f.status;
   const now = t.status;
@@ -218,7 +229,7 @@ export function computeMetrics(f: SlaFacts, policy: AppliedPolicy | null, clock:
 export function newBreaches(metrics: Metrics, breaches: Breaches): SlaMetric[] {
   return SLA_METRICS.filter((m) => {
     const s = metrics[m];
-    return s && s.breached && breaches[m] !== s.startedAt;
+    return s?.breached && breaches[m] !== s.startedAt;
   });
 }
 
@@ -234,10 +245,10 @@ export function nextDue(metrics: Metrics, breaches: Breaches): string | null {
 const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v);
 const same = (a: unknown, b: unknown) => lower(a) === lower(b);
 const isSet = (v: unknown) => v !== null && v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0);
-const domainOf = (email: string | null) => (email && email.includes('@') ? email.slice(email.lastIndexOf('@') + 1).toLowerCase() : null);
+const domainOf = (email: string | null) => (email?.includes('@') ? email.slice(email.lastIndexOf('@') + 1).toLowerCase() : null);
 
 /** The ticket value a condition looks at. */
-function valueOf(t: SlaSampleTicket, field: string): unknown {
+function fieldValue(t: SlaSampleTicket, field: string): unknown {
   if (field.startsWith(CUSTOM_FIELD_PREFIX)) return t.customFields.find((c) => c.id === field.slice(CUSTOM_FIELD_PREFIX.length))?.value ?? null;
   switch (field) {
     case 'assignee_id':
@@ -251,7 +262,7 @@ function valueOf(t: SlaSampleTicket, field: string): unknown {
 
 /** Does one condition hold for the ticket? Strings compare case-insensitively; a list value matches if any element does. */
 export function conditionHolds(t: SlaSampleTicket, c: SlaCondition): boolean {
-  const v = valueOf(t, c.field);
+  const v = fieldValue(t, c.field);
   const values = Array.isArray(v) ? v : [v];
   switch (c.operator) {
     case 'is':
@@ -275,4 +286,6 @@ export function pickPolicy(policies: SlaPolicy[], t: SlaSampleTicket): SlaPolicy
 
 /** The policy's targets for one priority, as the state keeps them. */
 export const applyPolicy = (p: SlaPolicy | null, priority: TicketPriority): AppliedPolicy | null =>
-  p === null ? null : { id: p.id, name: p.name, timeMode: p.timeMode, targets: { firstReply: p.targets.firstReply[priority], nextReply: p.targets.nextReply[priority], resolution: p.targets.resolution[priority] } };
+  p === null
+    ? null
+    : { id: p.id, name: p.name, timeMode: p.timeMode, targets: { firstReply: p.targets.firstReply[priority], nextReply: p.targets.nextReply[priority], resolution: p.targets.resolution[priority] } };

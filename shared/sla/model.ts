@@ -31,7 +31,10 @@ export const ConditionSchema = z
   .object({
     field: z.string().min(1).max(100).describe('priority, type, status, tags, assignee_id, requester_domain, or customField:<ticket field id>'),
     operator: z.enum(OPERATORS),
-    value: z.union([scalar, z.array(scalar).min(1).max(100), z.null()]).optional().describe('A scalar for is/is_not, a non-empty array for contains_any, nothing for is_set/is_not_set'),
+    value: z
+      .union([scalar, z.array(scalar).min(1).max(100), z.null()])
+      .optional()
+      .describe('A scalar for is/is_not, a non-empty array for contains_any, nothing for is_set/is_not_set'),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -39,7 +42,8 @@ export const ConditionSchema = z
     const allowed = (CONDITION_OPERATORS as Record<string, readonly string[]>)[base];
     if (!allowed) return void ctx.addIssue({ code: 'custom', path: ['field'], message: `unknown field; use one of ${Object.keys(CONDITION_OPERATORS).join(', ')} (customField:<id>)` });
     if (!allowed.includes(c.operator)) return void ctx.addIssue({ code: 'custom', path: ['operator'], message: `${c.operator} does not apply to ${base}; use ${allowed.join(', ')}` });
-    if ((c.operator === 'is' || c.operator === 'is_not') && (c.value === undefined || c.value === null || Array.isArray(c.value))) ctx.addIssue({ code: 'custom', path: ['value'], message: `${c.operator} needs a single value` });
+    if ((c.operator === 'is' || c.operator === 'is_not') && (c.value === undefined || c.value === null || Array.isArray(c.value)))
+      ctx.addIssue({ code: 'custom', path: ['value'], message: `${c.operator} needs a single value` });
     if (c.operator === 'contains_any' && !Array.isArray(c.value)) ctx.addIssue({ code: 'custom', path: ['value'], message: 'contains_any needs a non-empty array of values' });
     const allowedValues = ENUM_VALUES[base];
     if (allowedValues && c.value !== undefined && !allowedValues.includes(c.value as string)) ctx.addIssue({ code: 'custom', path: ['value'], message: `must be one of ${allowedValues.join(', ')}` });
@@ -95,7 +99,10 @@ export const SlaTestBodySchema = z
         tags: z.array(z.string().max(64)).max(100).default([]),
         assigneeId: z.string().max(64).nullable().default(null),
         requesterEmail: z.string().max(254).nullable().default(null),
-        customFields: z.array(z.object({ id: z.string().min(1).max(64), value: z.unknown() })).max(200).default([]),
+        customFields: z
+          .array(z.object({ id: z.string().min(1).max(64), value: z.unknown() }))
+          .max(200)
+          .default([]),
       })
       .describe('Other ticket attributes (a whole ticket may be pasted) are ignored'),
   })
@@ -133,7 +140,9 @@ export const SlaStateSchema = z
   .meta({ id: 'SlaState' });
 export type SlaState = z.infer<typeof SlaStateSchema>;
 
-export const RecomputeResultSchema = z.object({ accepted: z.literal(true), ticketCount: z.number().int().describe('Open tickets (new, open, pending) queued for recompute') }).meta({ id: 'SlaRecomputeResult' });
+export const RecomputeResultSchema = z
+  .object({ accepted: z.literal(true), ticketCount: z.number().int().describe('Open tickets (new, open, pending) queued for recompute') })
+  .meta({ id: 'SlaRecomputeResult' });
 
 const hhmm = z.string().regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, 'must be HH:MM (00:00..24:00)');
 const dayIntervals = z
@@ -145,13 +154,24 @@ const dayIntervals = z
       if (i > 0 && list[i].start < list[i - 1].end) ctx.addIssue({ code: 'custom', path: [i], message: 'intervals must be in order and not overlap' });
     }
   });
-const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD').refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'not a calendar date');
+const isoDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD')
+  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'not a calendar date');
 
 export const BusinessScheduleSchema = z
   .object({
     timeZone: z.string().min(1).max(64).refine(isTimeZone, 'unknown IANA time zone'),
     days: z
-      .object({ sun: dayIntervals.default([]), mon: dayIntervals.default([]), tue: dayIntervals.default([]), wed: dayIntervals.default([]), thu: dayIntervals.default([]), fri: dayIntervals.default([]), sat: dayIntervals.default([]) })
+      .object({
+        sun: dayIntervals.default([]),
+        mon: dayIntervals.default([]),
+        tue: dayIntervals.default([]),
+        wed: dayIntervals.default([]),
+        thu: dayIntervals.default([]),
+        fri: dayIntervals.default([]),
+        sat: dayIntervals.default([]),
+      })
       .strict(),
     holidays: z.array(isoDay).max(366).default([]),
   })
@@ -160,9 +180,7 @@ export const BusinessScheduleSchema = z
   .meta({ id: 'SlaBusinessSchedule', description: 'Local working intervals per weekday (sun..sat) in an IANA time zone, and holidays (local dates)' });
 
 export const ScheduleBodySchema = z.object({ schedule: BusinessScheduleSchema.nullable() }).meta({ id: 'SlaScheduleRequest', description: 'null restores the default (Mon-Fri 09:00-17:00 UTC)' });
-export const ScheduleResponseSchema = z
-  .object({ schedule: BusinessScheduleSchema, isDefault: z.boolean() })
-  .meta({ id: 'SlaSchedule' });
+export const ScheduleResponseSchema = z.object({ schedule: BusinessScheduleSchema, isDefault: z.boolean() }).meta({ id: 'SlaSchedule' });
 
 export const PolicyParamsSchema = z.object({ policyId: z.string().min(1).max(64) });
 export const TicketParamsSchema = z.object({ ticketId: z.string().min(1).max(64) });

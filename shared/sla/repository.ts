@@ -46,7 +46,12 @@ export class StalePolicySetError extends ConflictError {}
 
 /** Every policy of an account (at most MAX_POLICIES), in key order. */
 export async function listPolicies(accountId: string): Promise<PolicyRecord[]> {
-  const items = await queryAll<Record<string, unknown>>({ keyCondition: 'pk = :pk AND begins_with(sk, :p)', names: {}, values: { ':pk': keys.accountPk(accountId), ':p': keys.slaPolicyPrefix }, forward: true });
+  const items = await queryAll<Record<string, unknown>>({
+    keyCondition: 'pk = :pk AND begins_with(sk, :p)',
+    names: {},
+    values: { ':pk': keys.accountPk(accountId), ':p': keys.slaPolicyPrefix },
+    forward: true,
+  });
   return items.map(toPolicy);
 }
 
@@ -86,7 +91,11 @@ export async function createPolicy(p: PolicyRecord, set: PolicySet): Promise<voi
  * Replace a policy's definition if it still exists. Position and creation are
  * left as stored, so a reorder racing the update is never undone.
  */
-export async function replacePolicy(accountId: string, id: string, def: Pick<PolicyRecord, 'name' | 'description' | 'isActive' | 'timeMode' | 'conditions' | 'targets' | 'updatedAt'>): Promise<PolicyRecord> {
+export async function replacePolicy(
+  accountId: string,
+  id: string,
+  def: Pick<PolicyRecord, 'name' | 'description' | 'isActive' | 'timeMode' | 'conditions' | 'targets' | 'updatedAt'>,
+): Promise<PolicyRecord> {
   const fields = Object.keys(def) as (keyof typeof def)[];
   try {
     const out = await ddb.send(

@@ -136,7 +136,8 @@ export async function getTicketState(p: Principal, ticketId: string): Promise<Sl
 }
 
 /** JSON with object keys sorted: DynamoDB does not keep a map's key order. */
-const canonical = (v: unknown): string => JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x));
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x));
 
 /**
  * Write a ticket's state: metrics worked out at `now`; metrics late and not
@@ -151,7 +152,16 @@ async function save(accountId: string, ticketId: string, current: StateRecord | 
   const events = fresh.map((m) => {
     const s = metrics[m]!;
     breaches[m] = s.startedAt;
-    const data: SlaBreachedData = { ticket: { id: ticketId }, metric: m, policy: { id: policy!.id, name: policy!.name }, timeMode: policy!.timeMode, targetMinutes: s.targetMinutes, startedAt: s.startedAt, dueAt: s.dueAt!, achievedAt: s.achievedAt };
+    const data: SlaBreachedData = {
+      ticket: { id: ticketId },
+      metric: m,
+      policy: { id: policy!.id, name: policy!.name },
+      timeMode: policy!.timeMode,
+      targetMinutes: s.targetMinutes,
+      startedAt: s.startedAt,
+      dueAt: s.dueAt!,
+      achievedAt: s.achievedAt,
+    };
     return newDomainEvent(accountId, SLA_BREACHED, data, at);
   });
   const next: StateRecord = { accountId, ticketId, facts, policy, breaches, nextDueAt: nextDue(metrics, breaches), version: (current?.version ?? 0) + 1, updatedAt: at };
@@ -259,7 +269,10 @@ export async function recomputeBatch(msg: RecomputeMessage, queueUrl: string, no
   const page = await ticketsRepo.listOpenTickets(msg.accountId, RECOMPUTE_BATCH, msg.startKey);
   const policies = await repo.listPolicies(msg.accountId);
   const schedules = new Map<string, Promise<BusinessSchedule | null>>();
-  const prefetched = await repo.getStates(msg.accountId, page.tickets.map((t) => t.id));
+  const prefetched = await repo.getStates(
+    msg.accountId,
+    page.tickets.map((t) => t.id),
+  );
   const queue = [...page.tickets];
   await Promise.all(
     Array.from({ length: RECOMPUTE_PARALLEL }, async () => {

@@ -27,10 +27,15 @@ export const ticketFieldRoutes = defineRoutes([
     path: BASE,
     group: 'ticketFields',
     summary: 'List ticket fields',
-    description: 'System fields first (on the first page), then custom fields sorted by position|title|created_at. page_size max 100. Bounded work: a request reads at most 1,000 fields; a filtered page that reaches that budget answers what it found with hasMore true and links.next continuing from there.',
+    description:
+      'System fields first (on the first page), then custom fields sorted by position|title|created_at. page_size max 100. Bounded work: a request reads at most 1,000 fields; a filtered page that reaches that budget answers what it found with hasMore true and links.next continuing from there.',
     access: 'viewer',
     query: ListTicketFieldsQuerySchema,
-    success: { status: 200, description: 'A page of ticket fields', schema: z.object({ ticketFields: z.array(TicketFieldSchema), meta: PageMetaSchema, links: LinksSchema }).meta({ id: 'TicketFieldList' }) },
+    success: {
+      status: 200,
+      description: 'A page of ticket fields',
+      schema: z.object({ ticketFields: z.array(TicketFieldSchema), meta: PageMetaSchema, links: LinksSchema }).meta({ id: 'TicketFieldList' }),
+    },
     errors: [400, 403],
   },
   {
@@ -50,7 +55,8 @@ export const ticketFieldRoutes = defineRoutes([
     path: BASE,
     group: 'ticketFields',
     summary: 'Create a custom ticket field',
-    description: 'options only for dropdown and multiselect (422 INVALID_FIELD_TYPE), at most 2000 (422 TOO_MANY_OPTIONS), values unique (409 DUPLICATE_OPTION_VALUE). fieldKey defaults to a slug of the title and is unique per account.',
+    description:
+      'options only for dropdown and multiselect (422 INVALID_FIELD_TYPE), at most 2000 (422 TOO_MANY_OPTIONS), values unique (409 DUPLICATE_OPTION_VALUE). fieldKey defaults to a slug of the title and is unique per account.',
     access: 'admin',
     body: CreateTicketFieldBodySchema,
     wrapper: 'ticketField',
@@ -111,7 +117,8 @@ export const ticketFieldRoutes = defineRoutes([
     path: `${BASE}/{id}/options`,
     group: 'ticketFields',
     summary: 'Add an option',
-    description: 'Value unique per field (409 DUPLICATE_OPTION_VALUE); at most 2000 per field (422 TOO_MANY_OPTIONS); only dropdown and multiselect fields (422 INVALID_FIELD_TYPE). `default: true` makes it the single default.',
+    description:
+      'Value unique per field (409 DUPLICATE_OPTION_VALUE); at most 2000 per field (422 TOO_MANY_OPTIONS); only dropdown and multiselect fields (422 INVALID_FIELD_TYPE). `default: true` makes it the single default.',
     access: 'admin',
     params: FieldOptionsParamsSchema,
     body: CreateOptionBodySchema,

@@ -9,9 +9,7 @@ export const OPTION_TYPES: readonly FieldType[] = ['dropdown', 'multiselect'];
 /** api-spec Limits: options per ticket field. */
 export const MAX_OPTIONS_PER_FIELD = 2000;
 
-export const OptionSchema = z
-  .object({ id: z.string().describe('Prefixed opt_'), name: z.string(), value: z.string(), default: z.boolean() })
-  .meta({ id: 'CustomFieldOption' });
+export const OptionSchema = z.object({ id: z.string().describe('Prefixed opt_'), name: z.string(), value: z.string(), default: z.boolean() }).meta({ id: 'CustomFieldOption' });
 export type OptionDto = z.infer<typeof OptionSchema>;
 
 export const TicketFieldSchema = z
@@ -39,7 +37,12 @@ export type TicketFieldDto = z.infer<typeof TicketFieldSchema>;
 const optionName = z.string().trim().min(1).max(128);
 /** Option values become part of a key (the value guard), so they are bounded; a longer value cannot name an option. */
 export const OPTION_VALUE_MAX = 128;
-const optionValue = z.string().trim().min(1).max(OPTION_VALUE_MAX).regex(/^[^\s]+$/, 'must not contain spaces');
+const optionValue = z
+  .string()
+  .trim()
+  .min(1)
+  .max(OPTION_VALUE_MAX)
+  .regex(/^[^\s]+$/, 'must not contain spaces');
 export const OptionInputSchema = z.object({ name: optionName, value: optionValue, default: z.boolean().default(false) });
 
 /** A regex pattern must compile as RE2 (decisions §6: linear-time matching) and stay modest in size. */

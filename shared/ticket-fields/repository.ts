@@ -39,7 +39,27 @@ export interface OptionRecord {
   createdAt: string;
 }
 
-const FIELD_ATTRS: (keyof FieldRecord)[] = ['id', 'accountId', 'title', 'fieldKey', 'fieldType', 'description', 'position', 'active', 'requiredForAgents', 'requiredForEndUsers', 'visibleToEndUsers', 'editableByEndUsers', 'regexPattern', 'defaultValue', 'defaultOptionId', 'optionCount', 'createdAt', 'updatedAt', 'version'];
+const FIELD_ATTRS: (keyof FieldRecord)[] = [
+  'id',
+  'accountId',
+  'title',
+  'fieldKey',
+  'fieldType',
+  'description',
+  'position',
+  'active',
+  'requiredForAgents',
+  'requiredForEndUsers',
+  'visibleToEndUsers',
+  'editableByEndUsers',
+  'regexPattern',
+  'defaultValue',
+  'defaultOptionId',
+  'optionCount',
+  'createdAt',
+  'updatedAt',
+  'version',
+];
 const toField = (i: Record<string, unknown>) => Object.fromEntries(FIELD_ATTRS.map((a) => [a, i[a] ?? null])) as unknown as FieldRecord;
 const toOption = (i: Record<string, unknown>): OptionRecord => ({
   id: i.id as string,
@@ -62,7 +82,9 @@ const fieldIndexAttributes = (f: Pick<FieldRecord, 'accountId' | 'id' | 'positio
 const optionWrites = (o: OptionRecord): TxWrite[] => [
   { item: { Put: { TableName: tableName(), Item: { ...keys.option(o.accountId, o.fieldId, o.id), type: 'fieldOption', ...o }, ConditionExpression: 'attribute_not_exists(pk)' } } },
   {
-    item: { Put: { TableName: tableName(), Item: { ...keys.optionValue(o.accountId, o.fieldId, o.value), type: 'fieldOptionValue', optionId: o.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    item: {
+      Put: { TableName: tableName(), Item: { ...keys.optionValue(o.accountId, o.fieldId, o.value), type: 'fieldOptionValue', optionId: o.id }, ConditionExpression: 'attribute_not_exists(pk)' },
+    },
     onConditionFailed: () => new RuleViolationError('DUPLICATE_OPTION_VALUE', `An option with value "${o.value}" already exists on this field`),
   },
 ];
@@ -89,7 +111,11 @@ const OPTIONS_PER_TX = 45;
 export async function createField(f: FieldRecord, options: OptionRecord[]): Promise<void> {
   const first = options.slice(0, OPTIONS_PER_TX);
   await transactWrite([
-    { item: { Put: { TableName: tableName(), Item: { ...keys.ticketField(f.accountId, f.id), type: 'ticketField', ...f, ...fieldIndexAttributes(f) }, ConditionExpression: 'attribute_not_exists(pk)' } } },
+    {
+      item: {
+        Put: { TableName: tableName(), Item: { ...keys.ticketField(f.accountId, f.id), type: 'ticketField', ...f, ...fieldIndexAttributes(f) }, ConditionExpression: 'attribute_not_exists(pk)' },
+      },
+    },
     {
       item: { Put: { TableName: tableName(), Item: { ...keys.ticketFieldKey(f.accountId, f.fieldKey), type: 'ticketFieldKey', fieldId: f.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
       onConditionFailed: () => new FieldKeyTakenError(`fieldKey "${f.fieldKey}" is already used by another field`),
@@ -115,7 +141,12 @@ export async function listAllFields(accountId: string): Promise<FieldRecord[]> {
   let startKey: Key | undefined;
   do {
     const out = await ddb.send(
-      new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': keys.accountPk(accountId), ':p': keys.ticketFieldPrefix }, ExclusiveStartKey: startKey }),
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': keys.accountPk(accountId), ':p': keys.ticketFieldPrefix },
+        ExclusiveStartKey: startKey,
+      }),
     );
     fields.push(...(out.Items ?? []).map(toField));
     startKey = out.LastEvaluatedKey as Key | undefined;
@@ -148,7 +179,9 @@ export async function updateField(current: FieldRecord, changes: FieldChanges): 
         Update: {
           TableName: tableName(),
           Key: keys.ticketField(current.accountId, current.id),
-          UpdateExpression: `SET ${Object.keys(set).map((k) => `#${k} = :${k}`).join(', ')}`,
+          UpdateExpression: `SET ${Object.keys(set)
+            .map((k) => `#${k} = :${k}`)
+            .join(', ')}`,
           ConditionExpression: '#version = :expected',
           ExpressionAttributeNames: Object.fromEntries(Object.keys(set).map((k) => [`#${k}`, k])),
           ExpressionAttributeValues: { ...Object.fromEntries(Object.entries(set).map(([k, v]) => [`:${k}`, v])), ':expected': current.version },
@@ -182,7 +215,12 @@ export async function listOptions(accountId: string, fieldId: string): Promise<O
   let startKey: Key | undefined;
   do {
     const out = await ddb.send(
-      new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': keys.accountPk(accountId), ':p': keys.optionPrefix(fieldId) }, ExclusiveStartKey: startKey }),
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': keys.accountPk(accountId), ':p': keys.optionPrefix(fieldId) },
+        ExclusiveStartKey: startKey,
+      }),
     );
     options.push(...(out.Items ?? []).map(toOption));
     startKey = out.LastEvaluatedKey as Key | undefined;
@@ -260,7 +298,15 @@ export async function updateOption(f: FieldRecord, current: OptionRecord, change
   }
   if (defaultOptionId !== undefined) {
     writes.push({
-      item: { Update: { TableName: tableName(), Key: keys.ticketField(f.accountId, f.id), UpdateExpression: 'SET defaultOptionId = :d, updatedAt = :now', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':d': defaultOptionId, ':now': now } } },
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.ticketField(f.accountId, f.id),
+          UpdateExpression: 'SET defaultOptionId = :d, updatedAt = :now',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':d': defaultOptionId, ':now': now },
+        },
+      },
     });
   }
   await transactWrite(writes);

@@ -2,7 +2,16 @@ import type { Principal } from '../auth/principal.ts';
 import { NotFoundError, RuleViolationError, ValidationError } from '../domain/errors.ts';
 import { newId } from '../ids.ts';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
-import { MAX_OPTIONS_PER_FIELD, OPTION_TYPES, type CreateTicketFieldInput, type ListTicketFieldsQuery, type OptionDto, type TicketFieldDto, type UpdateOptionInput, type UpdateTicketFieldInput } from './model.ts';
+import {
+  MAX_OPTIONS_PER_FIELD,
+  OPTION_TYPES,
+  type CreateTicketFieldInput,
+  type ListTicketFieldsQuery,
+  type OptionDto,
+  type TicketFieldDto,
+  type UpdateOptionInput,
+  type UpdateTicketFieldInput,
+} from './model.ts';
 import * as repo from './repository.ts';
 import type { FieldRecord, OptionRecord } from './repository.ts';
 import { FIRST_CUSTOM_POSITION, isSystemFieldId, SYSTEM_FIELDS, systemField } from './system-fields.ts';
@@ -97,7 +106,10 @@ export async function listFields(p: Principal, q: ListTicketFieldsQuery) {
 }
 
 function slugKey(title: string): string {
-  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const slug = title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return (/^[a-z]/.test(slug) ? slug : `field_${slug}`).slice(0, 64) || 'field';
 }
 

@@ -60,7 +60,12 @@ export function optionValuesOf(field: FieldRecord | undefined, value: unknown): 
  * and validate what is new: unknown or inactive fields, wrong types, and
  * required-for-agents fields left empty.
  */
-export function mergeCustomFields(current: CustomFieldValue[], given: CustomFieldValue[] | undefined, fields: Map<string, FieldRecord>, requireAgents: boolean): { merged: CustomFieldValue[]; issues: FieldIssue[] } {
+export function mergeCustomFields(
+  current: CustomFieldValue[],
+  given: CustomFieldValue[] | undefined,
+  fields: Map<string, FieldRecord>,
+  requireAgents: boolean,
+): { merged: CustomFieldValue[]; issues: FieldIssue[] } {
   const issues: FieldIssue[] = [];
   const merged = new Map(current.map((c) => [c.id, c.value]));
   const seen = new Set<string>();

@@ -14,7 +14,8 @@ export const ticketRoutes = defineRoutes([
     path: BASE,
     group: 'tickets',
     summary: 'List tickets',
-    description: 'Filters status, priority, assignee_id; sort_by created_at|updated_at|status|priority (status in workflow order new..closed, priority low..urgent); cursor pages via links.next. Bounded work: one request reads at most 1,000 tickets from the store; a filtered page that reaches that budget answers the matches found so far (possibly fewer than page_size, or none) with hasMore true and links.next continuing from where it stopped, so following links.next yields every match exactly once.',
+    description:
+      'Filters status, priority, assignee_id; sort_by created_at|updated_at|status|priority (status in workflow order new..closed, priority low..urgent); cursor pages via links.next. Bounded work: one request reads at most 1,000 tickets from the store; a filtered page that reaches that budget answers the matches found so far (possibly fewer than page_size, or none) with hasMore true and links.next continuing from where it stopped, so following links.next yields every match exactly once.',
     access: 'viewer',
     query: ListTicketsQuerySchema,
     success: { status: 200, description: 'A page of tickets', schema: z.object({ tickets: z.array(TicketSchema), meta: PageMetaSchema, links: LinksSchema }).meta({ id: 'TicketList' }) },
@@ -50,7 +51,8 @@ export const ticketRoutes = defineRoutes([
     path: `${BASE}/{id}`,
     group: 'tickets',
     summary: 'Update a ticket',
-    description: 'Only the given fields change. A closed ticket cannot change (403 TICKET_CLOSED); status closed is for automations only (403 CLOSED_STATUS_SYSTEM_ONLY). Publishes ticket.updated, and ticket.assignment.changed / ticket.resolved when they apply.',
+    description:
+      'Only the given fields change. A closed ticket cannot change (403 TICKET_CLOSED); status closed is for automations only (403 CLOSED_STATUS_SYSTEM_ONLY). Publishes ticket.updated, and ticket.assignment.changed / ticket.resolved when they apply.',
     access: 'agent',
     params: TicketIdParamsSchema,
     body: UpdateTicketBodySchema,

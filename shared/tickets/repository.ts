@@ -12,7 +12,23 @@ export interface TicketRecord extends Ticket {
   version: number;
 }
 
-const FIELDS: (keyof TicketRecord)[] = ['id', 'accountId', 'subject', 'status', 'priority', 'type', 'assigneeId', 'requesterEmail', 'requesterName', 'groupId', 'tags', 'customFields', 'createdAt', 'updatedAt', 'version'];
+const FIELDS: (keyof TicketRecord)[] = [
+  'id',
+  'accountId',
+  'subject',
+  'status',
+  'priority',
+  'type',
+  'assigneeId',
+  'requesterEmail',
+  'requesterName',
+  'groupId',
+  'tags',
+  'customFields',
+  'createdAt',
+  'updatedAt',
+  'version',
+];
 // The ticket's own `type` is stored as `ticketType`: `type` names the item kind throughout the table.
 const toRecord = (i: Record<string, unknown>) => {
   const r = Object.fromEntries(FIELDS.map((f) => [f, (f === 'type' ? i.ticketType : i[f]) ?? null])) as unknown as TicketRecord;
@@ -135,7 +151,15 @@ const openCondition = () => ({ keyCondition: 'gsi2pk = :pk AND gsi2sk < :resolve
 /** A page of the account's open tickets (new, open, pending), by status then age: a Query on gsi2, never a Scan. */
 export async function listOpenTickets(accountId: string, limit: number, startKey?: Key) {
   const c = openCondition();
-  const page = await queryPage<Record<string, unknown>>({ index: 'gsi2', keyCondition: c.keyCondition, names: {}, values: { ...c.values, ':pk': keys.ticketsIndex(accountId) }, forward: true, limit, startKey });
+  const page = await queryPage<Record<string, unknown>>({
+    index: 'gsi2',
+    keyCondition: c.keyCondition,
+    names: {},
+    values: { ...c.values, ':pk': keys.ticketsIndex(accountId) },
+    forward: true,
+    limit,
+    startKey,
+  });
   return { tickets: page.items.map(toRecord), nextKey: page.nextKey };
 }
 

@@ -24,7 +24,7 @@ const invalid = (issues: FieldIssue[]) => new ValidationError(`Invalid ticket: $
 async function checkAssignee(accountId: string, assigneeId: string | null | undefined, issues: FieldIssue[]) {
   if (!assigneeId) return;
   const user = await getUser(accountId, assigneeId);
-  if (!user || user.status !== 'active' || !hasDeskRole(user.role, 'agent')) issues.push({ field: 'assigneeId', message: 'must be an active user of the account with agent role or above' });
+  if (user?.status !== 'active' || !hasDeskRole(user.role, 'agent')) issues.push({ field: 'assigneeId', message: 'must be an active user of the account with agent role or above' });
 }
 
 /**
@@ -123,7 +123,13 @@ function changeEvents(accountId: string, before: TicketRecord, after: TicketReco
   if (!Object.keys(updatedFields).length) return [];
   const events = [newEventDetail(accountId, { event: 'ticket.updated', timestamp: at, data: { ticket: { id: after.id, updatedFields } } })];
   if (updatedFields.assigneeId) {
-    events.push(newEventDetail(accountId, { event: 'ticket.assignment.changed', timestamp: at, data: { ticket: { id: after.id, updatedFields: { assigneeId: { from: before.assigneeId, to: after.assigneeId } } } } }));
+    events.push(
+      newEventDetail(accountId, {
+        event: 'ticket.assignment.changed',
+        timestamp: at,
+        data: { ticket: { id: after.id, updatedFields: { assigneeId: { from: before.assigneeId, to: after.assigneeId } } } },
+      }),
+    );
   }
   if (updatedFields.status && after.status === 'resolved') events.push(newEventDetail(accountId, { event: 'ticket.resolved', timestamp: at, data: { ticket: toTicketDto(after) } }));
   return actor ? events.map((e) => ({ ...e, actor })) : events;
@@ -225,7 +231,7 @@ async function applySystemChange(current: TicketRecord, next: TicketRecord, grou
 export function distributeWaiting(accountId: string, ticketId: string): Promise<'assigned' | 'none' | 'gone'> {
   return retryOnConflict(async () => {
     const current = await repo.getTicket(accountId, ticketId);
-    if (!current || !current.groupId || current.assigneeId || !OPEN_STATUSES.includes(current.status)) return 'gone';
+    if (!current?.groupId || current.assigneeId || !OPEN_STATUSES.includes(current.status)) return 'gone';
     let group: Awaited<ReturnType<typeof ticketGroupChange>>;
     try {
       group = await ticketGroupChange(accountId, current, current, { backfill: true });

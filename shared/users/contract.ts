@@ -11,7 +11,8 @@ export const userRoutes = defineRoutes([
     path: BASE,
     group: 'users',
     summary: 'List users',
-    description: 'Cursor-paginated. Filters role, status, search (name or email, case-insensitive); sort created_at|name|email, order desc|asc. The cursor carries the filters and sort of the first query and expires after 24 hours. Bounded work: a request reads at most 1,000 users; a filtered page that reaches that budget answers the matches found so far (possibly fewer than limit) with has_more true and a cursor that continues from there. total_count is counted once, up to 10,000.',
+    description:
+      'Cursor-paginated. Filters role, status, search (name or email, case-insensitive); sort created_at|name|email, order desc|asc. The cursor carries the filters and sort of the first query and expires after 24 hours. Bounded work: a request reads at most 1,000 users; a filtered page that reaches that budget answers the matches found so far (possibly fewer than limit) with has_more true and a cursor that continues from there. total_count is counted once, up to 10,000.',
     query: ListUsersQuerySchema,
     success: { status: 200, description: 'A page of users', schema: UserListSchema },
     errors: [400],

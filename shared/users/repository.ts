@@ -96,13 +96,15 @@ function keyLookupWrites(current: UserRecord, changes: UserChanges): TxWrite[] {
       Update: {
         TableName: tableName(),
         Key: keys.apiKeyHash(hash),
-        UpdateExpression: `SET ${Object.keys(set).map((k) => `#${k} = :${k}`).join(', ')}`,
+        UpdateExpression: `SET ${Object.keys(set)
+          .map((k) => `#${k} = :${k}`)
+          .join(', ')}`,
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: Object.fromEntries(Object.keys(set).map((k) => [`#${k}`, k])),
         ExpressionAttributeValues: Object.fromEntries(Object.entries(set).map(([k, v]) => [`:${k}`, v])),
       },
     },
-    onConditionFailed: () => new ConflictError('The user\'s API keys changed concurrently; retry the request'),
+    onConditionFailed: () => new ConflictError("The user's API keys changed concurrently; retry the request"),
   }));
 }
 
@@ -116,7 +118,9 @@ function updateItem(current: UserRecord, changes: UserChanges): TxWrite {
       Update: {
         TableName: tableName(),
         Key: keys.user(current.accountId, current.id),
-        UpdateExpression: `SET ${Object.keys(set).map((k) => `#${k} = :${k}`).join(', ')}`,
+        UpdateExpression: `SET ${Object.keys(set)
+          .map((k) => `#${k} = :${k}`)
+          .join(', ')}`,
         ConditionExpression: '#version = :expectedVersion',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: { ...values, ':expectedVersion': current.version },

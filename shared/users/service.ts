@@ -59,7 +59,9 @@ export async function createUser(p: Principal, body: CreateUserBody): Promise<Us
   }
   const user = newUserRecord(p.accountId, { email: body.email, name: body.name, role: body.role, status: 'invited' });
   // The invitation is an event recorded with the user (outbox), so it is sent even if we crash right after.
-  const invitation = body.send_invitation ? outboxWrites([newDomainEvent(p.accountId, USER_INVITED, { user: { id: user.id, email: user.email, name: user.name, role: user.role }, invitedBy: p.userId }, user.createdAt)], USER_EVENT_SOURCE) : [];
+  const invitation = body.send_invitation
+    ? outboxWrites([newDomainEvent(p.accountId, USER_INVITED, { user: { id: user.id, email: user.email, name: user.name, role: user.role }, invitedBy: p.userId }, user.createdAt)], USER_EVENT_SOURCE)
+    : [];
   await repo.createUser(user, invitation);
   return user;
 }
@@ -97,11 +99,14 @@ export async function updateUser(p: Principal, userId: string, body: UpdateUserB
 export async function deleteUser(p: Principal, userId: string): Promise<void> {
   if (!isManager(p)) throw new ForbiddenError('Only owners and admins can delete users');
   // The delete is version-checked (so a key created meanwhile goes with the user): a concurrent change means re-read and retry.
-  await retryOnConflict(async () => {
-    const target = await requireUser(p.accountId, userId);
-    if (target.role === 'owner') throw new ConflictError('The owner cannot be deleted; transfer ownership first');
-    await repo.deleteUser(target);
-  }, (err) => err instanceof repo.UserChangedError);
+  await retryOnConflict(
+    async () => {
+      const target = await requireUser(p.accountId, userId);
+      if (target.role === 'owner') throw new ConflictError('The owner cannot be deleted; transfer ownership first');
+      await repo.deleteUser(target);
+    },
+    (err) => err instanceof repo.UserChangedError,
+  );
 }
 
 const LIST = 'users';

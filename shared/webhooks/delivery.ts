@@ -112,7 +112,7 @@ export type Outcome = { action: 'done' } | { action: 'retry'; delaySeconds: numb
  */
 export async function attemptDelivery(msg: DeliveryMessage, config: Omit<DeliveryConfig, 'queueUrl'>, now = new Date()): Promise<Outcome> {
   const webhook = await repo.getWebhook(msg.accountId, msg.webhookId, true);
-  if (!webhook || !webhook.active) {
+  if (!webhook?.active) {
     // Switched off or deleted since the event: nothing to send; the log shows why.
     await repo.cancelDelivery(msg, now);
     return { action: 'done' };
@@ -141,8 +141,7 @@ export async function attemptDelivery(msg: DeliveryMessage, config: Omit<Deliver
   if (ok) {
     outcome = { action: 'done' };
     emitMetric(METRICS.webhookSucceeded, 1);
-  }
-  else if (gone) outcome = { action: 'done' };
+  } else if (gone) outcome = { action: 'done' };
   else if (last) outcome = { action: 'dead-letter', reason: `gave up after ${d.tries} attempts (last: ${statusCode ?? error})` };
   else {
     const delaySeconds = retryDelaySeconds(d.tries, retryAfter, config.retryScale);
@@ -156,11 +155,28 @@ export async function attemptDelivery(msg: DeliveryMessage, config: Omit<Deliver
     logger.warn('webhook disabled by 410', { accountId: msg.accountId, webhookId: msg.webhookId });
   }
   const state = ok ? 'succeeded' : outcome.action === 'retry' ? 'retrying' : 'failed';
-  const attempt = { deliveryId: d.deliveryId, eventId: d.eventId, eventType: d.eventType, attempt: d.attempts, statusCode, error, durationMs, at: now.toISOString(), state, nextAttemptAt, correlationId: msg.correlationId ?? null } as const;
+  const attempt = {
+    deliveryId: d.deliveryId,
+    eventId: d.eventId,
+    eventType: d.eventType,
+    attempt: d.attempts,
+    statusCode,
+    error,
+    durationMs,
+    at: now.toISOString(),
+    state,
+    nextAttemptAt,
+    correlationId: msg.correlationId ?? null,
+  } as const;
   if (outcome.action === 'dead-letter') {
     // Dead-letter before the log says failed: a crash between the two repeats the last attempt and
     // dead-letters again (a duplicate in the DLQ), where the other order could drop it.
-    await sqs.send(new SendMessageCommand({ QueueUrl: config.dlqUrl, MessageBody: JSON.stringify({ ...msg, eventId: d.eventId, eventType: d.eventType, attempts: d.attempts, reason: outcome.reason, failedAt: now.toISOString() }) }));
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: config.dlqUrl,
+        MessageBody: JSON.stringify({ ...msg, eventId: d.eventId, eventType: d.eventType, attempts: d.attempts, reason: outcome.reason, failedAt: now.toISOString() }),
+      }),
+    );
     emitMetric(METRICS.webhookDeadLettered, 1);
     logger.error('webhook delivery failed for good; dead-lettered', { accountId: msg.accountId, webhookId: msg.webhookId, deliveryId: d.deliveryId, eventId: d.eventId });
   }

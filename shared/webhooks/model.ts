@@ -36,9 +36,7 @@ const events = z
 
 const name = z.string().trim().min(1).max(128);
 
-export const CreateWebhookBodySchema = z
-  .object({ webhook: z.object({ name, targetUrl, events, active: z.boolean().default(true) }) })
-  .meta({ id: 'CreateWebhookRequest' });
+export const CreateWebhookBodySchema = z.object({ webhook: z.object({ name, targetUrl, events, active: z.boolean().default(true) }) }).meta({ id: 'CreateWebhookRequest' });
 export type CreateWebhookInput = z.infer<typeof CreateWebhookBodySchema>['webhook'];
 
 export const UpdateWebhookBodySchema = z
@@ -67,7 +65,9 @@ export const DeliveryAttemptSchema = z
     correlationId: z
       .string()
       .nullable()
-      .describe("The correlation id the attempt ran under: the x-request-id of the API call that caused the event (or of the redeliver call), so one request can be followed from the API to the receiver; null for attempts logged before it was kept"),
+      .describe(
+        'The correlation id the attempt ran under: the x-request-id of the API call that caused the event (or of the redeliver call), so one request can be followed from the API to the receiver; null for attempts logged before it was kept',
+      ),
   })
   .meta({ id: 'WebhookDeliveryAttempt' });
 export type DeliveryAttempt = z.infer<typeof DeliveryAttemptSchema>;

@@ -83,7 +83,10 @@ export async function putWebhook(w: WebhookRecord): Promise<void> {
           ExpressionAttributeValues: { ':one': 1, ':max': MAX_WEBHOOKS_PER_ACCOUNT, ':counter': 'counter' },
         },
       },
-      onConditionFailed: () => new ValidationError(`An account has at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks`, [{ field: 'webhook', message: `at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks per account; delete one first` }]),
+      onConditionFailed: () =>
+        new ValidationError(`An account has at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks`, [
+          { field: 'webhook', message: `at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks per account; delete one first` },
+        ]),
     },
   ]);
 }
@@ -224,7 +227,11 @@ export async function beginAttempt(d: Pick<DeliveryRecord, 'accountId' | 'webhoo
 /** Write an attempt to the log and move the delivery to the attempt's outcome, together. */
 export async function recordAttempt(d: DeliveryRecord, a: AttemptRecord, attemptId: string, now: Date): Promise<void> {
   const writes: TxWrite[] = [
-    { item: { Put: { TableName: tableName(), Item: { ...keys.webhookAttempt(d.accountId, d.webhookId, attemptId), type: 'webhookAttempt', webhookId: d.webhookId, ...a, [TTL_ATTRIBUTE]: expiresAt(now) } } } },
+    {
+      item: {
+        Put: { TableName: tableName(), Item: { ...keys.webhookAttempt(d.accountId, d.webhookId, attemptId), type: 'webhookAttempt', webhookId: d.webhookId, ...a, [TTL_ATTRIBUTE]: expiresAt(now) } },
+      },
+    },
     {
       item: {
         Update: {

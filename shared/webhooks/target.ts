@@ -123,11 +123,18 @@ const DEFAULT_DNS_TIMEOUT_MS = 2_000;
  */
 export const dnsResolve: Resolve = async (hostname, signal) => {
   const name = hostname.toLowerCase().replace(/\.$/, '');
-  if (name === 'localhost' || name.endsWith('.localhost')) return [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }];
+  if (name === 'localhost' || name.endsWith('.localhost'))
+    return [
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ];
   const resolver = new Resolver({ timeout: DEFAULT_DNS_TIMEOUT_MS, tries: 2 });
   signal.addEventListener('abort', () => resolver.cancel(), { once: true });
   const [a, aaaa] = await Promise.allSettled([resolver.resolve4(name), resolver.resolve6(name)]);
-  const found = [...(a.status === 'fulfilled' ? a.value.map((address) => ({ address, family: 4 })) : []), ...(aaaa.status === 'fulfilled' ? aaaa.value.map((address) => ({ address, family: 6 })) : [])];
+  const found = [
+    ...(a.status === 'fulfilled' ? a.value.map((address) => ({ address, family: 4 })) : []),
+    ...(aaaa.status === 'fulfilled' ? aaaa.value.map((address) => ({ address, family: 6 })) : []),
+  ];
   if (found.length) return found;
   throw a.status === 'rejected' ? a.reason : new Error(`no address for ${hostname}`);
 };

@@ -15,7 +15,11 @@ type Step = 'planId' | 'createKey' | 'deleteKey' | 'addKeyToPlan' | 'keyInPlan' 
  */
 class FakeGateway implements GatewayPort {
   keys = new Map<string, { name: string; value: string }>();
-  plans = new Map<string, Set<string>>([['plan-free', new Set()], ['plan-paid', new Set()], ['plan-enterprise', new Set()]]);
+  plans = new Map<string, Set<string>>([
+    ['plan-free', new Set()],
+    ['plan-paid', new Set()],
+    ['plan-enterprise', new Set()],
+  ]);
   private failing = new Set<Step>();
   failOnce(step: Step) {
     this.failing.add(step);

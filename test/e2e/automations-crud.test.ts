@@ -29,7 +29,16 @@ describe('automations CRUD', () => {
     expect(first.status).toBe(201);
     expect(first.body).toEqual({
       success: true,
-      data: { id: expect.stringMatching(/^aut_/), name: 'Close x', description: 'tidy up', isActive: true, rule: closeTagged(), position: 1, createdAt: expect.any(String), updatedAt: expect.any(String) },
+      data: {
+        id: expect.stringMatching(/^aut_/),
+        name: 'Close x',
+        description: 'tidy up',
+        isActive: true,
+        rule: closeTagged(),
+        position: 1,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      },
     });
     expect(second.body.data).toMatchObject({ position: 2, isActive: false, description: null });
     const listed = await viewer.get(BASE);
@@ -74,7 +83,10 @@ describe('automations CRUD', () => {
       const res = await admin.post(BASE, b);
       expect(res.status, JSON.stringify(b)).toBe(422);
       expect(res.body.error.code).toBe('VALIDATION_ERROR');
-      expect(res.body.error.details.map((d: { field: string }) => d.field), JSON.stringify(res.body)).toContain(path);
+      expect(
+        res.body.error.details.map((d: { field: string }) => d.field),
+        JSON.stringify(res.body),
+      ).toContain(path);
     }
     expect((await admin.raw('POST', BASE, '{not json')).status).toBe(400);
     expect((await admin.raw('POST', BASE, '[1]')).status).toBe(400);
@@ -86,7 +98,16 @@ describe('automations CRUD', () => {
     const { admin } = await setup();
     const tier = await newField(admin, { type: 'dropdown', options: [{ name: 'Gold', value: 'gold' }] });
     const count = await newField(admin, { type: 'number' });
-    const ok = await admin.post(BASE, body('gold', { all: [{ field: `customField:${tier.id}`, op: 'equals', value: 'gold' }, { field: `customField:${count.id}`, op: 'greaterthan', value: 3 }], actions: [{ field: `customField:${tier.id}`, value: 'gold' }] }));
+    const ok = await admin.post(
+      BASE,
+      body('gold', {
+        all: [
+          { field: `customField:${tier.id}`, op: 'equals', value: 'gold' },
+          { field: `customField:${count.id}`, op: 'greaterthan', value: 3 },
+        ],
+        actions: [{ field: `customField:${tier.id}`, value: 'gold' }],
+      }),
+    );
     expect(ok.status).toBe(201);
     const cases: [unknown, string][] = [
       [{ all: [{ field: `customField:${tier.id}`, op: 'equals', value: 'platinum' }], actions: [{ field: 'priority', value: 'high' }] }, 'rule.all.0.value'],
@@ -174,7 +195,22 @@ describe('automation dry run (POST /automations/test)', () => {
     const { admin, viewer } = await setup();
     const ticket = await newTicket(admin, { tags: ['x', 'vip'], priority: 'high' });
     const skip = (await admin.post(BASE, body('urgent only', { all: [{ field: 'priority', op: 'equals', value: 'urgent' }], actions: [{ field: 'status', value: 'closed' }] }))).body.data;
-    const hit = (await admin.post(BASE, body('vip', { all: [{ field: 'tags', op: 'containsoneormoreof', value: ['VIP'] }], any: [{ field: 'subject', op: 'contains', value: 'fire' }, { field: 'priority', op: 'equals', value: 'low' }], actions: [{ field: 'priority', value: 'urgent' }, { field: 'addTags', value: ['escalated'] }] }))).body.data;
+    const hit = (
+      await admin.post(
+        BASE,
+        body('vip', {
+          all: [{ field: 'tags', op: 'containsoneormoreof', value: ['VIP'] }],
+          any: [
+            { field: 'subject', op: 'contains', value: 'fire' },
+            { field: 'priority', op: 'equals', value: 'low' },
+          ],
+          actions: [
+            { field: 'priority', value: 'urgent' },
+            { field: 'addTags', value: ['escalated'] },
+          ],
+        }),
+      )
+    ).body.data;
     const later = (await admin.post(BASE, body('also matches', closeTagged()))).body.data;
 
     // Act
@@ -205,7 +241,18 @@ describe('automation dry run (POST /automations/test)', () => {
 
   it('takes an inline ticket and a clock for time conditions, and wants exactly one of ticketId or ticket', async () => {
     const { admin } = await setup();
-    const stale = (await admin.post(BASE, body('stale', { all: [{ field: 'hoursSinceUpdated', op: 'greaterthanorequalto', value: 48 }, { field: 'status', op: 'equals', value: 'pending' }], actions: [{ field: 'status', value: 'closed' }] }))).body.data;
+    const stale = (
+      await admin.post(
+        BASE,
+        body('stale', {
+          all: [
+            { field: 'hoursSinceUpdated', op: 'greaterthanorequalto', value: 48 },
+            { field: 'status', op: 'equals', value: 'pending' },
+          ],
+          actions: [{ field: 'status', value: 'closed' }],
+        }),
+      )
+    ).body.data;
     const ticket = { status: 'pending', updatedAt: '2026-01-01T00:00:00.000Z', createdAt: '2026-01-01T00:00:00.000Z' };
 
     const early = await admin.post(`${BASE}/test`, { ticket, now: '2026-01-02T23:00:00.000Z' });

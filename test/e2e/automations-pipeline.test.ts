@@ -39,10 +39,14 @@ async function automation(admin: Desk, name: string, rule: unknown): Promise<{ i
 
 const getTicket = async (admin: Desk, id: string) => (await admin.get(`${TICKETS}/${id}`)).body.ticket;
 const until = (admin: Desk, id: string, ok: (t: any) => boolean, what: string) =>
-  eventually(async () => {
-    const t = await getTicket(admin, id);
-    return ok(t) ? t : null;
-  }, 15_000, what);
+  eventually(
+    async () => {
+      const t = await getTicket(admin, id);
+      return ok(t) ? t : null;
+    },
+    15_000,
+    what,
+  );
 const settle = () => new Promise((r) => setTimeout(r, 1500));
 
 /** The ticket's stored version: every write bumps it by one, so it counts the writes a ticket got. */
@@ -106,7 +110,13 @@ describe('automations through the local pipeline', () => {
 
   it('does not loop when its own change would match again, and a no-op writes nothing', async () => {
     const { acct, admin } = await setup();
-    await automation(admin, 'Mark new', { all: [{ field: 'status', op: 'equals', value: 'new' }], actions: [{ field: 'addTags', value: ['seen'] }, { field: 'priority', value: 'high' }] });
+    await automation(admin, 'Mark new', {
+      all: [{ field: 'status', op: 'equals', value: 'new' }],
+      actions: [
+        { field: 'addTags', value: ['seen'] },
+        { field: 'priority', value: 'high' },
+      ],
+    });
 
     const ticket = await newTicket(admin);
     await until(admin, ticket.id, (t) => t.tags.includes('seen'), 'the tag');
@@ -158,7 +168,10 @@ describe('automations through the local pipeline', () => {
     const { acct, admin } = await setup();
     // Zendesk's pattern: the action nullifies a condition (pending -> closed), so the rule fires once.
     const stale = await automation(admin, 'Close stale pending', {
-      all: [{ field: 'hoursSinceUpdated', op: 'greaterthanorequalto', value: 48 }, { field: 'status', op: 'equals', value: 'pending' }],
+      all: [
+        { field: 'hoursSinceUpdated', op: 'greaterthanorequalto', value: 48 },
+        { field: 'status', op: 'equals', value: 'pending' },
+      ],
       actions: [{ field: 'status', value: 'closed' }],
     });
     const pending = await newTicket(admin, { status: 'pending' });
@@ -190,7 +203,13 @@ describe('automations through the local pipeline', () => {
     // Arrange
     const { acct, admin } = await setup();
     const tier = await newField(admin, { type: 'dropdown', options: [{ name: 'Gold', value: 'gold' }] });
-    await automation(admin, 'Bulk', { all: [tagged('bulk')], actions: [{ field: 'priority', value: 'urgent' }, { field: `customField:${tier.id}`, value: 'gold' }] });
+    await automation(admin, 'Bulk', {
+      all: [tagged('bulk')],
+      actions: [
+        { field: 'priority', value: 'urgent' },
+        { field: `customField:${tier.id}`, value: 'gold' },
+      ],
+    });
 
     // Act
     const created = await Promise.all(Array.from({ length: 50 }, (_, i) => admin.post(TICKETS, { ticket: { subject: `Bulk ${i}`, tags: ['bulk'], requesterEmail: 'bulk@customer.example' } })));

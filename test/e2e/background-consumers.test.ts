@@ -21,7 +21,14 @@ beforeAll(async () => {
   // The consumers read their ports' settings when loaded, as a deployed function does at cold start.
   Object.assign(process.env, { EMAIL_TRANSPORT: 'file', EMAIL_OUTBOX_DIR: outbox, ENRICHMENT_PROVIDER: 'file', ENRICHMENT_FILE: join(import.meta.dirname, '../../data/companies.json') });
   const { startPipeline } = await import('../../local/pipeline.ts');
-  pipeline = await startPipeline({ dynamodbEndpoint: inject('dynamodbEndpoint'), sqsEndpoint: inject('sqsEndpoint'), tableName: LOCAL_TABLE, queues: ['email-sender', 'enrichment'], pollIntervalMs: 50, accounts: (id) => mine.has(id) });
+  pipeline = await startPipeline({
+    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    sqsEndpoint: inject('sqsEndpoint'),
+    tableName: LOCAL_TABLE,
+    queues: ['email-sender', 'enrichment'],
+    pollIntervalMs: 50,
+    accounts: (id) => mine.has(id),
+  });
 });
 afterAll(async () => pipeline?.stop());
 
@@ -34,10 +41,14 @@ describe('background consumers through the pipeline (outbox -> bus -> SQS)', () 
     const created = await client.request('POST', '/helpdesk/api/organizations', { token: acct.ownerKey, body: { name: 'Our name for them', organizationalDomain: 'Spotify.com' } });
     expect(created.status).toBe(201);
     expect(created.body.data.country).toBeNull();
-    const enriched = await eventually(async () => {
-      const res = await client.request('GET', `/helpdesk/api/organizations/${created.body.data.id}`, { token: acct.ownerKey });
-      return res.body.data.country ? res.body.data : null;
-    }, 15_000, 'background enrichment');
+    const enriched = await eventually(
+      async () => {
+        const res = await client.request('GET', `/helpdesk/api/organizations/${created.body.data.id}`, { token: acct.ownerKey });
+        return res.body.data.country ? res.body.data : null;
+      },
+      15_000,
+      'background enrichment',
+    );
     expect(enriched).toMatchObject({ name: 'Our name for them', country: 'Sweden', industry: 'Music Streaming', employeeCount: '9200' });
   });
 

@@ -4,7 +4,16 @@ import { createTestAccount, useGateway } from '../support/api.ts';
 
 const { client } = useGateway();
 
-const BODIES = ['{', '[]', 'null', '"x"', '{"a":1}', JSON.stringify({ ticket: [], ticketField: 'x', customFieldOption: null, webhook: 1 }), JSON.stringify({ ticket: { subject: 'x'.repeat(300_000) } }), JSON.stringify({ name: { $gt: '' }, email: ['a'], ticket_id: 1 })];
+const BODIES = [
+  '{',
+  '[]',
+  'null',
+  '"x"',
+  '{"a":1}',
+  JSON.stringify({ ticket: [], ticketField: 'x', customFieldOption: null, webhook: 1 }),
+  JSON.stringify({ ticket: { subject: 'x'.repeat(300_000) } }),
+  JSON.stringify({ name: { $gt: '' }, email: ['a'], ticket_id: 1 }),
+];
 const IDS = ['system_status', '..%2F..', 'a'.repeat(65)];
 const BAD_QUERY = '?page_size=abc&limit=-1&page=0&after=zz&cursor=zz&sort_by=x&active=maybe&ticket_id=';
 

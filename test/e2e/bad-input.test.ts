@@ -14,7 +14,25 @@ const TWO_MIB = JSON.stringify({ email: 'big@example.com', name: 'x'.repeat(2 * 
 const STORM_EMAILS = Array.from({ length: 4 }, (_, i) => `storm.${process.pid}.${Date.now()}.${i}@example.com`);
 
 /** Bodies that are not a JSON object: 400 validation_error on POST and PATCH. */
-const NOT_OBJECTS = ['{', '{"email": }', '{"email":"a@b.co",}', "{'email':'a@b.co'}", '[]', `[{"email":"${STORM_EMAILS[0]}","name":"A"}]`, 'null', '0', '-1', '1e999', 'true', '"string"', '\u0000', '\ufeff{}x', '['.repeat(5_000) + ']'.repeat(5_000), 'NaN', 'undefined'];
+const NOT_OBJECTS = [
+  '{',
+  '{"email": }',
+  '{"email":"a@b.co",}',
+  "{'email':'a@b.co'}",
+  '[]',
+  `[{"email":"${STORM_EMAILS[0]}","name":"A"}]`,
+  'null',
+  '0',
+  '-1',
+  '1e999',
+  'true',
+  '"string"',
+  '\u0000',
+  '\ufeff{}x',
+  '['.repeat(5_000) + ']'.repeat(5_000),
+  'NaN',
+  'undefined',
+];
 
 /** Objects with wrong values: 400 validation_error on POST (nothing created). */
 const BAD_OBJECTS = [
@@ -100,20 +118,16 @@ describe('bad input on every user endpoint never produces a 5xx', () => {
     }
   });
 
-  it.each([
-    ['../../etc/passwd'],
-    ['%00'],
-    ['usr_🙂'],
-    ["usr_' OR '1'='1"],
-    ['USR_' + 'A'.repeat(26)],
-    ['%E2%80%AE'],
-  ])('an odd user id %s answers 404 in the user-management envelope on GET, PATCH and DELETE', async (id) => {
-    const path = `${USERS}/${encodeURIComponent(id)}`;
-    for (const method of ['GET', 'PATCH', 'DELETE']) {
-      const res = await client.request(method, path, { token: acct.ownerKey, body: method === 'PATCH' ? { name: 'X' } : undefined });
-      expectUserError(res, 404, 'resource_not_found');
-    }
-  });
+  it.each([['../../etc/passwd'], ['%00'], ['usr_🙂'], ["usr_' OR '1'='1"], ['USR_' + 'A'.repeat(26)], ['%E2%80%AE']])(
+    'an odd user id %s answers 404 in the user-management envelope on GET, PATCH and DELETE',
+    async (id) => {
+      const path = `${USERS}/${encodeURIComponent(id)}`;
+      for (const method of ['GET', 'PATCH', 'DELETE']) {
+        const res = await client.request(method, path, { token: acct.ownerKey, body: method === 'PATCH' ? { name: 'X' } : undefined });
+        expectUserError(res, 404, 'resource_not_found');
+      }
+    },
+  );
 
   it('a malformed percent-encoding in the path answers a JSON 404, never a 5xx', async () => {
     for (const method of ['GET', 'PATCH', 'DELETE']) {
@@ -143,7 +157,24 @@ describe('bad input on every user endpoint never produces a 5xx', () => {
   });
 
   it('odd query strings never produce a 5xx', async () => {
-    const queries = ['limit=1&limit=2', 'limit[]=3', 'role[]=admin', 'search=%F0%9F%99%82', 'search=%25', 'search=%', 'search=%00', 'search=' + encodeURIComponent('\u202Eevil'), 'cursor=', 'cursor=%20', 'sort=', 'unknown=1', '&&&', '=', 'search=' + encodeURIComponent('"; DROP TABLE users; --'), 'search=' + encodeURIComponent('contains(#x)')];
+    const queries = [
+      'limit=1&limit=2',
+      'limit[]=3',
+      'role[]=admin',
+      'search=%F0%9F%99%82',
+      'search=%25',
+      'search=%',
+      'search=%00',
+      'search=' + encodeURIComponent('\u202Eevil'),
+      'cursor=',
+      'cursor=%20',
+      'sort=',
+      'unknown=1',
+      '&&&',
+      '=',
+      'search=' + encodeURIComponent('"; DROP TABLE users; --'),
+      'search=' + encodeURIComponent('contains(#x)'),
+    ];
     for (const q of queries) {
       const res = await client.request('GET', `${USERS}?${q}`, { token: acct.ownerKey });
       expectNo5xxJson(res, `GET ?${q}`);
@@ -182,7 +213,12 @@ describe('bad input on every user endpoint never produces a 5xx', () => {
 
   it('bodies on GET and DELETE are ignored or refused, never a 5xx (raw HTTP)', async () => {
     const headers = { Authorization: `Bearer ${acct.ownerKey}`, 'Content-Type': 'application/json' };
-    for (const [method, path] of [['GET', USERS], ['GET', `${USERS}/me`], ['GET', `${USERS}/${member.id}`], ['DELETE', `${USERS}/usr_01J000000000000000000NOONE`]]) {
+    for (const [method, path] of [
+      ['GET', USERS],
+      ['GET', `${USERS}/me`],
+      ['GET', `${USERS}/${member.id}`],
+      ['DELETE', `${USERS}/usr_01J000000000000000000NOONE`],
+    ]) {
       for (const body of ['{', 'null', '[1,2]', '{"role":"owner"}']) {
         const res = await rawHttp(gw.url(), method, path, headers, body);
         expectNo5xxJson(res, `${method} ${path} with body ${body}`);
@@ -220,7 +256,10 @@ describe('bad input on every user endpoint never produces a 5xx', () => {
   });
 
   it('prototype keys in a body do not grant a role', async () => {
-    const res = await client.request('POST', USERS, { token: member.key, rawBody: `{"email":"${uniqueEmail('proto')}","name":"Proto","__proto__":{"role":"admin"},"constructor":{"prototype":{"role":"admin"}}}` });
+    const res = await client.request('POST', USERS, {
+      token: member.key,
+      rawBody: `{"email":"${uniqueEmail('proto')}","name":"Proto","__proto__":{"role":"admin"},"constructor":{"prototype":{"role":"admin"}}}`,
+    });
     expectNo5xxJson(res, 'POST __proto__');
     if (res.status === 201) {
       expect(res.body.role).toBe('member');
@@ -230,19 +269,15 @@ describe('bad input on every user endpoint never produces a 5xx', () => {
 });
 
 describe('unknown routes', () => {
-  it.each([
-    '/playbook/api/v1/nothing-here',
-    '/playbook/api/v1/users/me/extra',
-    `/playbook/api/v1/users/x/y/z`,
-    '/playbook/api/v2/users',
-    '/playbook/api/v1',
-    '/playbook/anything',
-  ])('%s answers 404 {error: {code: "resource_not_found"}}, with or without credentials', async (path) => {
-    for (const token of [acct.ownerKey, undefined]) {
-      expectUserError(await client.request('GET', path, { token }), 404, 'resource_not_found');
-      expectUserError(await client.request('POST', path, { token, body: {} }), 404, 'resource_not_found');
-    }
-  });
+  it.each(['/playbook/api/v1/nothing-here', '/playbook/api/v1/users/me/extra', `/playbook/api/v1/users/x/y/z`, '/playbook/api/v2/users', '/playbook/api/v1', '/playbook/anything'])(
+    '%s answers 404 {error: {code: "resource_not_found"}}, with or without credentials',
+    async (path) => {
+      for (const token of [acct.ownerKey, undefined]) {
+        expectUserError(await client.request('GET', path, { token }), 404, 'resource_not_found');
+        expectUserError(await client.request('POST', path, { token, body: {} }), 404, 'resource_not_found');
+      }
+    },
+  );
 
   it.each(['PUT', 'HEAD', 'OPTIONS'])('%s /playbook/api/v1/users (a method the interface does not have) answers 404, never a 5xx', async (method) => {
     const res = await rawHttp(gw.url(), method, USERS, { Authorization: `Bearer ${acct.ownerKey}` });
@@ -250,13 +285,16 @@ describe('unknown routes', () => {
     if (method !== 'HEAD') expect(JSON.parse(res.text)).toEqual({ error: { code: 'resource_not_found', message: expect.any(String) } });
   });
 
-  it.each(['/helpdesk/api/nothing-here', '/helpdesk/api/v1/nothing', '/helpdesk/api/v1/tickets/x/y/z', '/helpdesk/api'])('%s answers 404 {success: false, error: {code: "NOT_FOUND"}}', async (path) => {
-    for (const token of [acct.ownerKey, undefined]) {
-      const res = await client.request('GET', path, { token });
-      expect(res.status).toBe(404);
-      expect(res.body).toEqual({ success: false, error: { code: 'NOT_FOUND', message: expect.any(String) } });
-    }
-  });
+  it.each(['/helpdesk/api/nothing-here', '/helpdesk/api/v1/nothing', '/helpdesk/api/v1/tickets/x/y/z', '/helpdesk/api'])(
+    '%s answers 404 {success: false, error: {code: "NOT_FOUND"}}',
+    async (path) => {
+      for (const token of [acct.ownerKey, undefined]) {
+        const res = await client.request('GET', path, { token });
+        expect(res.status).toBe(404);
+        expect(res.body).toEqual({ success: false, error: { code: 'NOT_FOUND', message: expect.any(String) } });
+      }
+    },
+  );
 });
 
 describe('after the bad-input storm', () => {

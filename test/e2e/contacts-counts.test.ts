@@ -54,7 +54,9 @@ describe('contact and organization counts stay exact', () => {
   it('stay exact under parallel ticket creation for one new requester', async () => {
     const acct = await createTestAccount();
     const o = (await client.request('POST', ORGS, { token: acct.ownerKey, body: { name: 'Busy', organizationalDomain: 'busy.example' } })).body.data.id;
-    const results = await Promise.all(Array.from({ length: 15 }, (_, i) => client.request('POST', TICKETS, { token: acct.ownerKey, body: { ticket: { subject: `p${i}`, requesterEmail: 'same@busy.example' } } })));
+    const results = await Promise.all(
+      Array.from({ length: 15 }, (_, i) => client.request('POST', TICKETS, { token: acct.ownerKey, body: { ticket: { subject: `p${i}`, requesterEmail: 'same@busy.example' } } })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(15).fill(201));
     const c = await client.request('GET', `${CONTACTS}/by-email/same@busy.example`, { token: acct.ownerKey });
     expect(c.body.data.ticketCount).toBe(15);

@@ -57,7 +57,8 @@ describe('GET /contacts: search, filter, sort, pages', () => {
       ['Alice', 'Yann@example.com'],
       ['dave', 'xavier@example.com'],
       ['Bob', 'walt@example.com'],
-    ]) made.push(await newContact(d, { name, email }));
+    ])
+      made.push(await newContact(d, { name, email }));
 
     const byName = { asc: await list(d, 'sort_by=name&sort_order=asc'), desc: await list(d, 'sort_by=name&sort_order=desc') };
     const byEmail = { asc: await list(d, 'sort_by=email&sort_order=asc'), desc: await list(d, 'sort_by=email&sort_order=desc') };
@@ -387,7 +388,14 @@ describe('organizationName and ticketCount', () => {
     await newTicket(d, { requesterEmail: 'road@acme.example', requesterName: 'Road Runner' });
     await newTicket(d, { requesterEmail: 'solo@free.example', requesterName: 'Solo' });
 
-    expect(await contactByEmail(d, 'road@acme.example')).toMatchObject({ name: 'Road Runner', email: 'road@acme.example', organizationId: org.id, organizationName: 'Acme', ticketCount: 1, notes: null });
+    expect(await contactByEmail(d, 'road@acme.example')).toMatchObject({
+      name: 'Road Runner',
+      email: 'road@acme.example',
+      organizationId: org.id,
+      organizationName: 'Acme',
+      ticketCount: 1,
+      notes: null,
+    });
     expect(await contactByEmail(d, 'solo@free.example')).toMatchObject({ name: 'Solo', organizationId: null, ticketCount: 1 });
     expect((await list(d, '')).meta.total).toBe(2);
   });

@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 
 describe('correlation ids', () => {
-  it('echo the caller\'s x-request-id and travel inside the events the request records', async () => {
+  it("echo the caller's x-request-id and travel inside the events the request records", async () => {
     const id = `req-${Date.now()}`;
     const res = await client.request('POST', TICKETS, { token: acct.ownerKey, body: { ticket: { subject: 'Correlated' } }, headers: { 'x-request-id': id } });
 

@@ -115,7 +115,13 @@ describe('event spine: every event publishable, none holding up another', () => 
     const a = await account();
     const desk = as(client, a.ownerKey);
     const [f1, f2] = await Promise.all([newField(desk, { type: 'text' }), newField(desk, { type: 'text' })]);
-    const ticket = await createTicket(a, { subject: 'Two fields', customFields: [{ id: f1.id, value: 'one' }, { id: f2.id, value: 'two' }] });
+    const ticket = await createTicket(a, {
+      subject: 'Two fields',
+      customFields: [
+        { id: f1.id, value: 'one' },
+        { id: f2.id, value: 'two' },
+      ],
+    });
     expect((await client.request('PUT', `${TICKETS}/${ticket.id}`, { token: a.ownerKey, body: { ticket: { customFields: [{ id: f2.id, value: 'TWO' }] } } })).status).toBe(200);
     const updated = await received(a, 'ticket.updated', ticket.id);
     expect(updated.data.ticket.updatedFields.customFields).toEqual({ from: [{ id: f2.id, value: 'two' }], to: [{ id: f2.id, value: 'TWO' }] });
@@ -128,7 +134,11 @@ describe('event spine: every event publishable, none holding up another', () => 
     // Routed as a ticket event, but no fan-out can ever accept it.
     const poisonId = `evt_poison_${Date.now()}`;
     const put = await localBus().putEvents([
-      { source: 'support-desk.tickets', detailType: 'ticket.created', detail: JSON.stringify({ eventId: poisonId, accountId: quiet.accountId, event: 'ticket.exploded', timestamp: new Date().toISOString(), data: {} }) },
+      {
+        source: 'support-desk.tickets',
+        detailType: 'ticket.created',
+        detail: JSON.stringify({ eventId: poisonId, accountId: quiet.accountId, event: 'ticket.exploded', timestamp: new Date().toISOString(), data: {} }),
+      },
     ]);
     expect(put.failedEntryCount).toBe(0);
     const lags = [await expectQuietFlows(quiet), await expectQuietFlows(quiet)];

@@ -12,7 +12,14 @@ const mine = new Set<string>();
 
 beforeAll(async () => {
   const { startPipeline } = await import('../../local/pipeline.ts');
-  pipeline = await startPipeline({ dynamodbEndpoint: inject('dynamodbEndpoint'), sqsEndpoint: inject('sqsEndpoint'), tableName: LOCAL_TABLE, queues: ['group-distribution'], pollIntervalMs: 50, accounts: (id) => mine.has(id) });
+  pipeline = await startPipeline({
+    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    sqsEndpoint: inject('sqsEndpoint'),
+    tableName: LOCAL_TABLE,
+    queues: ['group-distribution'],
+    pollIntervalMs: 50,
+    accounts: (id) => mine.has(id),
+  });
 });
 afterAll(async () => pipeline?.stop());
 
@@ -29,7 +36,7 @@ const assignedTo = (d: Desk, id: string, what: string) => eventually(async () =>
 
 describe('backfill: freed capacity assigns the oldest waiting ticket', () => {
   it('resolving a ticket hands the agent the oldest waiting one, and only one under a cap of 1', async () => {
-    const { acct, d, agents } = await setup(1);
+    const { d, agents } = await setup(1);
     const [a] = agents;
     const g = await newGroup(d, { distributionMode: 'roundRobin', maxOpenTickets: 1 });
     await addMembers(d, g.id, [a]);
@@ -133,14 +140,25 @@ describe('deleting a group with many tickets', () => {
     );
     const { ddb, tableName } = await import('#shared/db/client.ts');
     const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
-    const left = await eventually(async () => {
-      const found = [];
-      for (const prefix of [`GROUP#${g.id}`, `GLOAD#${g.id}#`, `GTICKET#${g.id}#`, `GWAIT#${g.id}#`]) {
-        const out = await ddb.send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': `A#${acct.accountId}`, ':p': prefix }, ConsistentRead: true }));
-        found.push(...out.Items!);
-      }
-      return found.length === 0 ? found : null;
-    }, 15_000, 'no item left naming the group');
+    const left = await eventually(
+      async () => {
+        const found = [];
+        for (const prefix of [`GROUP#${g.id}`, `GLOAD#${g.id}#`, `GTICKET#${g.id}#`, `GWAIT#${g.id}#`]) {
+          const out = await ddb.send(
+            new QueryCommand({
+              TableName: tableName(),
+              KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+              ExpressionAttributeValues: { ':pk': `A#${acct.accountId}`, ':p': prefix },
+              ConsistentRead: true,
+            }),
+          );
+          found.push(...out.Items!);
+        }
+        return found.length === 0 ? found : null;
+      },
+      15_000,
+      'no item left naming the group',
+    );
     expect(left).toEqual([]);
     // Assignees were kept.
     const t = await d.get(`${TICKETS}/${made[1].id}`);

@@ -81,7 +81,11 @@ describe('distribution modes', () => {
     // c learns billing: with fewer open tickets than b, c is next.
     await d.put(`${GROUPS}/${g.id}/members/${c}`, { skills: ['german', 'billing'] });
     const next = await d.post(`${GROUPS}/${g.id}/distribution/test`, { ticket: { tags: ['german', 'billing'] } });
-    expect(next.body.data.members.map((m: { userId: string; reason: string | null }) => [m.userId, m.reason])).toEqual([[a, 'missingSkill'], [b, 'notNextInTurn'], [c, null]]);
+    expect(next.body.data.members.map((m: { userId: string; reason: string | null }) => [m.userId, m.reason])).toEqual([
+      [a, 'missingSkill'],
+      [b, 'notNextInTurn'],
+      [c, null],
+    ]);
   });
 
   it('a ticket moved into a group unassigned is distributed; inactive groups do not distribute', async () => {
@@ -154,7 +158,11 @@ describe('caps', () => {
   it('30 parallel creates into a roundRobin group of 3 with a member cap of 10: exactly 10 each', async () => {
     const { d, agents } = await setup(3);
     const g = await newGroup(d, { distributionMode: 'roundRobin' });
-    await addMembers(d, g.id, agents.map((userId) => ({ userId, maxOpenTickets: 10 })));
+    await addMembers(
+      d,
+      g.id,
+      agents.map((userId) => ({ userId, maxOpenTickets: 10 })),
+    );
     const made = await Promise.all(Array.from({ length: 30 }, (_, i) => d.post(TICKETS, { ticket: { subject: `Burst ${i}`, groupId: g.id } })));
     expect(made.map((r) => r.status)).toEqual(Array(30).fill(201));
     expect(tally(made.map((r) => r.body.ticket.assigneeId))).toEqual(Object.fromEntries(agents.map((a) => [a, 10])));

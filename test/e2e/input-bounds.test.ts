@@ -57,7 +57,18 @@ describe('inputs that become part of a key are bounded before the store', () => 
       expect422(await admin.put(`${TICKETS}/${t.id}`, { ticket: { customFields: [{ id: ms.id, value: ['red', long] }] } }));
       expect422(await admin.post(TICKETS, { ticket: { subject: 's', customFields: [{ id: dd.id, value: long }] } }));
     }
-    expect((await admin.put(`${TICKETS}/${t.id}`, { ticket: { customFields: [{ id: dd.id, value: 'gold' }, { id: ms.id, value: ['red'] }] } })).status).toBe(200);
+    expect(
+      (
+        await admin.put(`${TICKETS}/${t.id}`, {
+          ticket: {
+            customFields: [
+              { id: dd.id, value: 'gold' },
+              { id: ms.id, value: ['red'] },
+            ],
+          },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('a contact lookup by an email no contact can have answers data null', async () => {

@@ -31,7 +31,23 @@ beforeAll(async () => {
   const created = Array.from({ length: TOTAL }, (_, n) => {
     const at = new Date(Date.now() - (TOTAL - n) * 1000);
     const assigneeId = n === 3 ? loneId : n % 131 === 5 ? agentId : null;
-    return { id: newId('tkt', at.getTime()), accountId: acct.accountId, subject: `bulk ${n}`, status: 'open', priority: 'normal', type: 'question', assigneeId, requesterEmail: null, requesterName: null, groupId: null, tags: [], customFields: [], createdAt: at.toISOString(), updatedAt: at.toISOString(), version: 1 } as const;
+    return {
+      id: newId('tkt', at.getTime()),
+      accountId: acct.accountId,
+      subject: `bulk ${n}`,
+      status: 'open',
+      priority: 'normal',
+      type: 'question',
+      assigneeId,
+      requesterEmail: null,
+      requesterName: null,
+      groupId: null,
+      tags: [],
+      customFields: [],
+      createdAt: at.toISOString(),
+      updatedAt: at.toISOString(),
+      version: 1,
+    } as const;
   });
   const items = created.map((t) => replaceTicketWrite(t as never, 0).item.Put!.Item!);
   const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, i) => items.slice(i * 25, i * 25 + 25));

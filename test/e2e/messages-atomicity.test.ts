@@ -6,7 +6,9 @@ import { createTestAccount, useGateway } from '../support/api.ts';
 const { client } = useGateway();
 
 async function outboxEvents(accountId: string) {
-  const out = await ddb.send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': `A#${accountId}`, ':p': 'OUTBOX#' } }));
+  const out = await ddb.send(
+    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': `A#${accountId}`, ':p': 'OUTBOX#' } }),
+  );
   return (out.Items ?? []).map((i) => i.detail as { event: string; data: any });
 }
 
@@ -50,7 +52,12 @@ describe('messages and their ticket_update are one transaction', () => {
     const id = t.body.ticket.id;
     const priorities = ['normal', 'high', 'urgent', 'low'];
     const results = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => client.request('POST', '/helpdesk/api/messages', { token: session, body: { ticket_id: id, type: 'note', content: `<p>${i}</p>`, ticket_update: { priority: priorities[i % 4], ...(i === 29 ? { type: 'incident' } : {}) } } })),
+      Array.from({ length: 30 }, (_, i) =>
+        client.request('POST', '/helpdesk/api/messages', {
+          token: session,
+          body: { ticket_id: id, type: 'note', content: `<p>${i}</p>`, ticket_update: { priority: priorities[i % 4], ...(i === 29 ? { type: 'incident' } : {}) } },
+        }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(30).fill(201));
     const list = await client.request('GET', `/helpdesk/api/messages?ticket_id=${id}&limit=100`, { token: session });

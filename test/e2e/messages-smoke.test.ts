@@ -14,7 +14,12 @@ describe('messages smoke', () => {
     expect(withKey.body.error.message).toMatch(/session token/);
     const msg = await client.request('POST', '/helpdesk/api/messages', {
       token: session,
-      body: { ticket_id: ticketId, type: 'response', content: '<p onclick="x()">Hello <b>there</b> &amp; bye<script>alert(1)</script><a href="javascript:alert(1)">x</a></p>', ticket_update: { status: 'pending', priority: 'high' } },
+      body: {
+        ticket_id: ticketId,
+        type: 'response',
+        content: '<p onclick="x()">Hello <b>there</b> &amp; bye<script>alert(1)</script><a href="javascript:alert(1)">x</a></p>',
+        ticket_update: { status: 'pending', priority: 'high' },
+      },
     });
     expect(msg.status).toBe(201);
     expect(msg.body.data.content).not.toMatch(/script|onclick|javascript/);

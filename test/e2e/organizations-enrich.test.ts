@@ -12,7 +12,8 @@ let server: Server;
 let base = '';
 beforeAll(async () => {
   server = createServer((req, res) => {
-    if (req.url?.startsWith('/ok')) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: 'Remote Co', country: 'Norway', employeeCount: 42, logoUrl: 'https://remote.example/logo.png' }));
+    if (req.url?.startsWith('/ok'))
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: 'Remote Co', country: 'Norway', employeeCount: 42, logoUrl: 'https://remote.example/logo.png' }));
     if (req.url?.startsWith('/fail')) return res.writeHead(500).end();
     setTimeout(() => res.writeHead(200).end('{}'), 2000);
   });

@@ -167,7 +167,9 @@ describe('GET /organizations: search, sort, pages', () => {
 
     const results = Object.fromEntries(
       await Promise.all(
-        ['name', 'organizational_domain', 'created_at', 'contact_count'].flatMap((s) => ['asc', 'desc'].map(async (o) => [`${s} ${o}`, nameOf((await list(d, `sort_by=${s}&sort_order=${o}`)).data)] as const)),
+        ['name', 'organizational_domain', 'created_at', 'contact_count'].flatMap((s) =>
+          ['asc', 'desc'].map(async (o) => [`${s} ${o}`, nameOf((await list(d, `sort_by=${s}&sort_order=${o}`)).data)] as const),
+        ),
       ),
     );
     const byDefault = nameOf((await list(d, '')).data);
@@ -445,7 +447,9 @@ let base = '';
 beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.url?.startsWith('/ok')) {
-      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: 'Remote Co', country: 'Norway', industry: 'Fjords', employeeCount: 42, yearlyRevenue: '1M NOK', logoUrl: 'https://remote.example/logo.png' }));
+      return res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ name: 'Remote Co', country: 'Norway', industry: 'Fjords', employeeCount: 42, yearlyRevenue: '1M NOK', logoUrl: 'https://remote.example/logo.png' }));
     }
     if (req.url?.startsWith('/fail')) return res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ name: 'Should not be used', country: 'Nowhere' }));
     const timer = setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: 'Too late', country: 'Late' })), 1500);
@@ -489,7 +493,14 @@ describe('POST /organizations/:id/enrich', () => {
     const again = await enrich(d, o.id);
 
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ name: 'Stripe (billing partner)', country: 'United States', industry: 'Payments', employeeCount: '8000', yearlyRevenue: null, logoUrl: 'https://logo.clearbit.com/stripe.com' });
+    expect(res.body.data).toMatchObject({
+      name: 'Stripe (billing partner)',
+      country: 'United States',
+      industry: 'Payments',
+      employeeCount: '8000',
+      yearlyRevenue: null,
+      logoUrl: 'https://logo.clearbit.com/stripe.com',
+    });
     expect(again.body.data).toEqual(res.body.data);
   });
 

@@ -95,7 +95,10 @@ describe('rate limits (decisions §4)', () => {
       if (i % 5 === 0) expect(r.body).toEqual({ success: false, error: { code: 'RATE_LIMITED', message: expect.any(String) } });
       else expectUserError(r, 429, 'rate_limit_exceeded');
     }
-    const remaining = results.filter((r) => r.status === 200).map((r) => rateLimitHeaders(r).remaining).sort((x, y) => x - y);
+    const remaining = results
+      .filter((r) => r.status === 200)
+      .map((r) => rateLimitHeaders(r).remaining)
+      .sort((x, y) => x - y);
     expect(remaining).toEqual(Array.from({ length: 100 }, (_, i) => i));
     // Another account is not affected.
     const other = await client.request('GET', `${USERS}/me`, { token: bystander.ownerKey });

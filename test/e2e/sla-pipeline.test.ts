@@ -52,7 +52,13 @@ async function desk(): Promise<Desktop> {
 
 const minutes = (n: number) => ({ urgent: n, high: n, normal: n, low: n });
 async function policy(d: Desk, over: Record<string, unknown> = {}) {
-  const res = await d.post(BASE, { name: 'VIP', timeMode: 'calendarHours', conditions: [{ field: 'tags', operator: 'contains_any', value: ['vip'] }], targets: { firstReply: minutes(60), nextReply: minutes(30), resolution: minutes(480) }, ...over });
+  const res = await d.post(BASE, {
+    name: 'VIP',
+    timeMode: 'calendarHours',
+    conditions: [{ field: 'tags', operator: 'contains_any', value: ['vip'] }],
+    targets: { firstReply: minutes(60), nextReply: minutes(30), resolution: minutes(480) },
+    ...over,
+  });
   expect(res.status, res.text).toBe(201);
   return res.body.data;
 }
@@ -62,10 +68,14 @@ const state = async (d: Desk, ticketId: string) => (await d.get(`${BASE}/ticket/
 
 /** Wait until the consumer's stored state satisfies `ok`, then answer the API's view. */
 async function settled(t: Desktop, ticketId: string, ok: (s: StateRecord) => boolean, what: string) {
-  await eventually(async () => {
-    const s = await stored(t.acct.accountId, ticketId);
-    return s && ok(s);
-  }, 15_000, what);
+  await eventually(
+    async () => {
+      const s = await stored(t.acct.accountId, ticketId);
+      return s && ok(s);
+    },
+    15_000,
+    what,
+  );
   return state(t.d, ticketId);
 }
 
@@ -160,7 +170,8 @@ describe('order tolerance', () => {
     const session = await acct.session(acct.ownerId);
     await policy(d);
     const ticket = await newTicket(d, { tags: ['vip'] });
-    const say = async (type: string) => (await client.request('POST', '/helpdesk/api/messages', { token: session, body: { ticket_id: ticket.id, type, content: `<p>${type}</p>`, send_email: false } })).body.data;
+    const say = async (type: string) =>
+      (await client.request('POST', '/helpdesk/api/messages', { token: session, body: { ticket_id: ticket.id, type, content: `<p>${type}</p>`, send_email: false } })).body.data;
     const r1 = await say('response');
     const q1 = await say('request');
     const r2 = await say('response');
@@ -202,7 +213,16 @@ describe('breaches', () => {
         detail: {
           accountId: t.acct.accountId,
           event: 'sla.breached',
-          data: { ticket: { id: ticket.id }, metric: 'firstReply', policy: { id: p.id, name: 'Fast' }, timeMode: 'calendarHours', targetMinutes: 1, startedAt: ticket.createdAt, dueAt: new Date(due).toISOString(), achievedAt: null },
+          data: {
+            ticket: { id: ticket.id },
+            metric: 'firstReply',
+            policy: { id: p.id, name: 'Fast' },
+            timeMode: 'calendarHours',
+            targetMinutes: 1,
+            startedAt: ticket.createdAt,
+            dueAt: new Date(due).toISOString(),
+            achievedAt: null,
+          },
         },
       });
       // The same episode is never reported again.

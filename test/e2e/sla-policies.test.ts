@@ -163,7 +163,16 @@ describe('SLA policies: business-hours schedule', () => {
     const def = await d.get(`${BASE}/schedule`);
     expect(def.body.data).toMatchObject({ isDefault: true, schedule: { timeZone: 'UTC', days: { mon: [{ start: '09:00', end: '17:00' }], sat: [] } } });
 
-    const schedule = { timeZone: 'Europe/Berlin', days: { mon: [{ start: '08:00', end: '12:00' }, { start: '13:00', end: '17:00' }] }, holidays: ['2026-12-25'] };
+    const schedule = {
+      timeZone: 'Europe/Berlin',
+      days: {
+        mon: [
+          { start: '08:00', end: '12:00' },
+          { start: '13:00', end: '17:00' },
+        ],
+      },
+      holidays: ['2026-12-25'],
+    };
     const set = await d.put(`${BASE}/schedule`, { schedule });
     expect(set.status, set.text).toBe(200);
     expect(set.body.data).toMatchObject({ isDefault: false, schedule: { timeZone: 'Europe/Berlin', days: { mon: schedule.days.mon, tue: [] }, holidays: ['2026-12-25'] } });
@@ -171,7 +180,18 @@ describe('SLA policies: business-hours schedule', () => {
     for (const [bad, field] of [
       [{ ...schedule, timeZone: 'Mars/Olympus' }, 'schedule.timeZone'],
       [{ ...schedule, days: { mon: [{ start: '12:00', end: '09:00' }] } }, 'schedule.days.mon.0'],
-      [{ ...schedule, days: { mon: [{ start: '09:00', end: '12:00' }, { start: '11:00', end: '13:00' }] } }, 'schedule.days.mon.1'],
+      [
+        {
+          ...schedule,
+          days: {
+            mon: [
+              { start: '09:00', end: '12:00' },
+              { start: '11:00', end: '13:00' },
+            ],
+          },
+        },
+        'schedule.days.mon.1',
+      ],
       [{ ...schedule, days: { mon: [{ start: '9:00', end: '12:00' }] } }, 'schedule.days.mon.0.start'],
       [{ ...schedule, days: {} }, 'schedule.days'],
       [{ ...schedule, holidays: ['2026-02-30'] }, 'schedule.holidays.0'],
@@ -237,7 +257,14 @@ describe('SLA state of a ticket', () => {
     const ticket = await newTicket(d, { tags: ['vip'], priority: 'urgent' });
     const res = await d.get(`${BASE}/ticket/${ticket.id}`);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ ticketId: ticket.id, policyId: policy.id, policyName: 'VIP', breached: false, paused: false, metrics: { firstReply: { targetMinutes: 10, startedAt: ticket.createdAt, achievedAt: null }, nextReply: null, resolution: { targetMinutes: 60 } } });
+    expect(res.body.data).toMatchObject({
+      ticketId: ticket.id,
+      policyId: policy.id,
+      policyName: 'VIP',
+      breached: false,
+      paused: false,
+      metrics: { firstReply: { targetMinutes: 10, startedAt: ticket.createdAt, achievedAt: null }, nextReply: null, resolution: { targetMinutes: 60 } },
+    });
     expect((await d.get(`${BASE}/ticket/tkt_unknown`)).status).toBe(404);
   });
 

@@ -61,7 +61,13 @@ describe('option CRUD', () => {
   });
 
   it('deletes an option: 204, then GET is 404 and the list no longer has it', async () => {
-    const f = await newField(admin, { type: 'dropdown', options: [{ name: 'A', value: 'a' }, { name: 'B', value: 'b' }] });
+    const f = await newField(admin, {
+      type: 'dropdown',
+      options: [
+        { name: 'A', value: 'a' },
+        { name: 'B', value: 'b' },
+      ],
+    });
     const [a, b] = f.options;
 
     const res = await admin.del(`${optionsPath(f.id)}/${a.id}`);
@@ -130,7 +136,13 @@ describe('option rules', () => {
   });
 
   it('refuses renaming an option to a value another option has with 409 DUPLICATE_OPTION_VALUE', async () => {
-    const f = await newField(admin, { type: 'dropdown', options: [{ name: 'A', value: 'a' }, { name: 'B', value: 'b' }] });
+    const f = await newField(admin, {
+      type: 'dropdown',
+      options: [
+        { name: 'A', value: 'a' },
+        { name: 'B', value: 'b' },
+      ],
+    });
 
     const res = await admin.put(`${optionsPath(f.id)}/${f.options[1].id}`, opt('B', 'a'));
 
@@ -139,7 +151,16 @@ describe('option rules', () => {
   });
 
   it('refuses duplicate values inline at field create with 409 DUPLICATE_OPTION_VALUE', async () => {
-    const res = await admin.post(FIELDS, { ticketField: { title: 'Dup', type: 'dropdown', options: [{ name: 'A', value: 'a' }, { name: 'A2', value: 'a' }] } });
+    const res = await admin.post(FIELDS, {
+      ticketField: {
+        title: 'Dup',
+        type: 'dropdown',
+        options: [
+          { name: 'A', value: 'a' },
+          { name: 'A2', value: 'a' },
+        ],
+      },
+    });
 
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('DUPLICATE_OPTION_VALUE');
@@ -172,7 +193,13 @@ describe('option rules', () => {
   });
 
   it('makes a newly created default option the only default', async () => {
-    const f = await newField(admin, { type: 'dropdown', options: [{ name: 'A', value: 'a', default: true }, { name: 'B', value: 'b' }] });
+    const f = await newField(admin, {
+      type: 'dropdown',
+      options: [
+        { name: 'A', value: 'a', default: true },
+        { name: 'B', value: 'b' },
+      ],
+    });
     expect(defaults(f.options)).toEqual(['a']);
 
     const res = await admin.post(optionsPath(f.id), opt('C', 'c', true));
@@ -184,7 +211,13 @@ describe('option rules', () => {
   });
 
   it('moves the default when an option is updated to default, and clears it when set to false', async () => {
-    const f = await newField(admin, { type: 'multiselect', options: [{ name: 'A', value: 'a', default: true }, { name: 'B', value: 'b' }] });
+    const f = await newField(admin, {
+      type: 'multiselect',
+      options: [
+        { name: 'A', value: 'a', default: true },
+        { name: 'B', value: 'b' },
+      ],
+    });
     const [a, b] = f.options;
 
     const moved = await admin.put(`${optionsPath(f.id)}/${b.id}`, { customFieldOption: { default: true } });
@@ -201,7 +234,16 @@ describe('option rules', () => {
   });
 
   it('refuses two defaults inline at field create with 422', async () => {
-    const res = await admin.post(FIELDS, { ticketField: { title: 'Two defaults', type: 'dropdown', options: [{ name: 'A', value: 'a', default: true }, { name: 'B', value: 'b', default: true }] } });
+    const res = await admin.post(FIELDS, {
+      ticketField: {
+        title: 'Two defaults',
+        type: 'dropdown',
+        options: [
+          { name: 'A', value: 'a', default: true },
+          { name: 'B', value: 'b', default: true },
+        ],
+      },
+    });
 
     expect(res.status).toBe(422);
   });
@@ -209,7 +251,13 @@ describe('option rules', () => {
 
 describe('OPTION_IN_USE', () => {
   it('refuses deleting a dropdown option a ticket uses, and allows it once the ticket is updated away from it', async () => {
-    const f = await newField(admin, { type: 'dropdown', options: [{ name: 'Gold', value: 'gold' }, { name: 'Silver', value: 'silver' }] });
+    const f = await newField(admin, {
+      type: 'dropdown',
+      options: [
+        { name: 'Gold', value: 'gold' },
+        { name: 'Silver', value: 'silver' },
+      ],
+    });
     const [gold] = f.options;
     const t = await newTicket(admin, { customFields: [{ id: f.id, value: 'gold' }] });
 
@@ -223,7 +271,13 @@ describe('OPTION_IN_USE', () => {
   });
 
   it('refuses deleting a multiselect option a ticket uses, and allows it once the value is cleared with null', async () => {
-    const f = await newField(admin, { type: 'multiselect', options: [{ name: 'Red', value: 'red' }, { name: 'Blue', value: 'blue' }] });
+    const f = await newField(admin, {
+      type: 'multiselect',
+      options: [
+        { name: 'Red', value: 'red' },
+        { name: 'Blue', value: 'blue' },
+      ],
+    });
     const [red, blue] = f.options;
     const t = await newTicket(admin, { customFields: [{ id: f.id, value: ['red', 'blue'] }] });
 
@@ -311,7 +365,15 @@ describe('option concurrency and the 2000 cap', () => {
     const listed = (await admin.get(optionsPath(fieldId))).body.customFieldOptions;
     expect(listed).toHaveLength(2000);
     expect(new Set(listed.map((o: Json) => o.value)).size).toBe(2000);
-    const extras = listed.filter((o: Json) => o.value.startsWith('extra')).map((o: Json) => o.value).sort();
-    expect(extras).toEqual(results.filter((r) => r.status === 201).map((r) => r.body.customFieldOption.value).sort());
+    const extras = listed
+      .filter((o: Json) => o.value.startsWith('extra'))
+      .map((o: Json) => o.value)
+      .sort();
+    expect(extras).toEqual(
+      results
+        .filter((r) => r.status === 201)
+        .map((r) => r.body.customFieldOption.value)
+        .sort(),
+    );
   });
 });

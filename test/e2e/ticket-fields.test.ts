@@ -174,7 +174,9 @@ describe('PUT /ticket_fields/:id', () => {
   it('accepts the same type and fieldKey along with other changes', async () => {
     const f = await newField(admin, { type: 'checkbox', fieldKey: 'same_vals' });
 
-    const res = await admin.put(`${FIELDS}/${f.id}`, { ticketField: { type: 'checkbox', fieldKey: 'same_vals', title: 'Retitled', description: 'now described', requiredForAgents: true, active: false } });
+    const res = await admin.put(`${FIELDS}/${f.id}`, {
+      ticketField: { type: 'checkbox', fieldKey: 'same_vals', title: 'Retitled', description: 'now described', requiredForAgents: true, active: false },
+    });
 
     expect(res.status).toBe(200);
     expect(res.body.ticketField).toMatchObject({ id: f.id, type: 'checkbox', fieldKey: 'same_vals', title: 'Retitled', description: 'now described', requiredForAgents: true, active: false });
@@ -336,7 +338,13 @@ describe('GET /ticket_fields listing', () => {
 
     const ids = items.map((f: Json) => f.id);
     expect(ids.slice(0, 7)).toEqual([...SYSTEM_FIELD_IDS]);
-    expect(ids.slice(7)).toEqual(expectedCustom(custom.filter((f) => f.active), 'position', 'asc'));
+    expect(ids.slice(7)).toEqual(
+      expectedCustom(
+        custom.filter((f) => f.active),
+        'position',
+        'asc',
+      ),
+    );
   });
 
   it('active=false lists only the inactive custom fields', async () => {

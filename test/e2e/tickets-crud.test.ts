@@ -34,7 +34,16 @@ describe('POST /tickets', () => {
   });
 
   it('stores every given field: status, priority, type, tags, requester and an agent assignee', async () => {
-    const input = { subject: 'Invoice wrong', status: 'open', priority: 'high', type: 'incident', tags: ['billing', 'vip'], requesterEmail: 'carla@customer.example', requesterName: 'Carla Customer', assigneeId: member.id };
+    const input = {
+      subject: 'Invoice wrong',
+      status: 'open',
+      priority: 'high',
+      type: 'incident',
+      tags: ['billing', 'vip'],
+      requesterEmail: 'carla@customer.example',
+      requesterName: 'Carla Customer',
+      assigneeId: member.id,
+    };
 
     const res = await admin.post(TICKETS, { ticket: input });
 

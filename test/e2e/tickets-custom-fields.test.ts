@@ -156,7 +156,14 @@ describe('custom field values on tickets', () => {
       ],
     });
 
-    const changed = await admin.put(`${TICKETS}/${t.id}`, { ticket: { customFields: [{ id: field.number.id, value: 2 }, { id: field.date.id, value: '2024-01-01' }] } });
+    const changed = await admin.put(`${TICKETS}/${t.id}`, {
+      ticket: {
+        customFields: [
+          { id: field.number.id, value: 2 },
+          { id: field.date.id, value: '2024-01-01' },
+        ],
+      },
+    });
     const cleared = await admin.put(`${TICKETS}/${t.id}`, { ticket: { customFields: [{ id: field.checkbox.id, value: null }] } });
 
     expect(changed.status).toBe(200);

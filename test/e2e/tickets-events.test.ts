@@ -20,7 +20,7 @@ async function eventsOf(accountId: string, ticketId: string): Promise<Json[]> {
   const items = await outboxItems(accountId);
   return items
     .map((i) => i.detail)
-    .filter((d) => d?.event?.startsWith('ticket.') && (d.data?.ticket?.id === ticketId))
+    .filter((d) => d?.event?.startsWith('ticket.') && d.data?.ticket?.id === ticketId)
     .sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
 }
 

@@ -9,7 +9,16 @@ describe('tickets smoke', () => {
     const token = acct.ownerKey;
     const field = await client.request('POST', '/helpdesk/api/v1/ticket_fields', {
       token,
-      body: { ticketField: { title: 'Plan', type: 'dropdown', options: [{ name: 'Gold', value: 'gold' }, { name: 'Silver', value: 'silver', default: true }] } },
+      body: {
+        ticketField: {
+          title: 'Plan',
+          type: 'dropdown',
+          options: [
+            { name: 'Gold', value: 'gold' },
+            { name: 'Silver', value: 'silver', default: true },
+          ],
+        },
+      },
     });
     expect(field.status).toBe(201);
     const fieldId = field.body.ticketField.id;

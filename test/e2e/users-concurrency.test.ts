@@ -9,7 +9,9 @@ describe('user management under concurrency', () => {
     const acct = await createTestAccount();
     const email = uniqueEmail('race');
 
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => client.request('POST', USERS, { token: acct.ownerKey, body: { email: i % 2 ? email : email.toUpperCase(), name: `Racer ${i}`, send_invitation: false } })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => client.request('POST', USERS, { token: acct.ownerKey, body: { email: i % 2 ? email : email.toUpperCase(), name: `Racer ${i}`, send_invitation: false } })),
+    );
 
     expect(results.filter((r) => r.status >= 500)).toEqual([]);
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
@@ -58,7 +60,9 @@ describe('user management under concurrency', () => {
     const acct = await createTestAccount();
     const target = await acct.addUser('member');
 
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => client.request('PATCH', `${USERS}/${target.id}`, { token: acct.ownerKey, body: { name: `Concurrent ${String(i).padStart(2, '0')}` } })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => client.request('PATCH', `${USERS}/${target.id}`, { token: acct.ownerKey, body: { name: `Concurrent ${String(i).padStart(2, '0')}` } })),
+    );
 
     for (const r of results) expect([200, 409]).toContain(r.status);
     expect(results.filter((r) => r.status === 200).length).toBeGreaterThan(0);

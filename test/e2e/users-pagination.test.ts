@@ -11,10 +11,33 @@ const { client } = useGateway();
  * "smith" hides in some names and some emails; two email domains.
  */
 const PEOPLE = [
-  'delta Jones', 'Alpha Smith', 'charlie Brown', 'Bravo Green', 'echo SMITH', 'foxtrot White', 'Golf Black',
-  'hotel Grey', 'India Smithers', 'juliet Stone', 'kilo Wood', 'Lima Field', 'mike Smith', 'November Rain',
-  'oscar Wilde', 'papa Bear', 'Quebec Town', 'romeo Key', 'sierra Hill', 'Tango Dance', 'uniform Blue',
-  'victor Hugo', 'alpha Smith', 'Alpha Smith', 'whiskey Sour', 'Yankee Doodle', 'zulu Time',
+  'delta Jones',
+  'Alpha Smith',
+  'charlie Brown',
+  'Bravo Green',
+  'echo SMITH',
+  'foxtrot White',
+  'Golf Black',
+  'hotel Grey',
+  'India Smithers',
+  'juliet Stone',
+  'kilo Wood',
+  'Lima Field',
+  'mike Smith',
+  'November Rain',
+  'oscar Wilde',
+  'papa Bear',
+  'Quebec Town',
+  'romeo Key',
+  'sierra Hill',
+  'Tango Dance',
+  'uniform Blue',
+  'victor Hugo',
+  'alpha Smith',
+  'Alpha Smith',
+  'whiskey Sour',
+  'Yankee Doodle',
+  'zulu Time',
 ];
 const ROLES = ['admin', 'member', 'viewer'] as const;
 

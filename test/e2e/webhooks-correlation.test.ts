@@ -78,10 +78,11 @@ const sqsRecord = (messageId: string, body: string): SQSRecord =>
     eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:no-such-queue',
     awsRegion: 'us-east-1',
   }) as unknown as SQSRecord;
-const envelope = (eventId: string, correlationId?: string) => JSON.stringify({ id: eventId, source: 's', 'detail-type': 't', time: new Date().toISOString(), detail: { eventId, accountId: 'acc', ...(correlationId ? { correlationId } : {}) } });
+const envelope = (eventId: string, correlationId?: string) =>
+  JSON.stringify({ id: eventId, source: 's', 'detail-type': 't', time: new Date().toISOString(), detail: { eventId, accountId: 'acc', ...(correlationId ? { correlationId } : {}) } });
 
 describe('correlation ids in the webhook path', () => {
-  it('an API call\'s x-request-id reaches every attempt of its delivery; a redelivery runs under the redeliver call\'s id', async () => {
+  it("an API call's x-request-id reaches every attempt of its delivery; a redelivery runs under the redeliver call's id", async () => {
     const acct = await account();
     const hook = await webhook(acct, (n) => ({ status: n === 1 ? 500 : 204 }));
     const requestId = `corr-${Date.now()}-${Math.random().toString(36).slice(2)}`;
@@ -89,10 +90,14 @@ describe('correlation ids in the webhook path', () => {
     const created = await client.request('POST', '/helpdesk/api/v1/tickets', { token: acct.ownerKey, body: { ticket: { subject: 'Followed end to end' } }, headers: { 'x-request-id': requestId } });
     expect(created.status).toBe(201);
 
-    const log = await eventually(async () => {
-      const l = await deliveries(acct, hook.id);
-      return l.length === 2 && l[0].state === 'succeeded' ? l : null;
-    }, 15_000, 'a retry then a success');
+    const log = await eventually(
+      async () => {
+        const l = await deliveries(acct, hook.id);
+        return l.length === 2 && l[0].state === 'succeeded' ? l : null;
+      },
+      15_000,
+      'a retry then a success',
+    );
     expect(log!.map((a) => [a.attempt, a.state, a.correlationId])).toEqual([
       [2, 'succeeded', requestId],
       [1, 'retrying', requestId],
@@ -101,10 +106,14 @@ describe('correlation ids in the webhook path', () => {
     const redeliverId = `${requestId}-again`;
     const again = await client.request('POST', `${BASE}/${hook.id}/deliveries/${log![0].deliveryId}/redeliver`, { token: acct.ownerKey, headers: { 'x-request-id': redeliverId } });
     expect(again.status).toBe(202);
-    const after = await eventually(async () => {
-      const l = await deliveries(acct, hook.id);
-      return l.length === 3 ? l : null;
-    }, 15_000, 'the redelivered attempt');
+    const after = await eventually(
+      async () => {
+        const l = await deliveries(acct, hook.id);
+        return l.length === 3 ? l : null;
+      },
+      15_000,
+      'the redelivered attempt',
+    );
     expect(after!.map((a) => [a.attempt, a.state, a.correlationId])).toEqual([
       [3, 'succeeded', redeliverId],
       [2, 'succeeded', requestId],
@@ -123,14 +132,18 @@ describe('correlation ids in the webhook path', () => {
       const line = await eventually(() => lines.find((l) => l.message === 'webhook disabled by 410' && l.webhookId === hook.id), 15_000, 'the 410 log line');
       expect(line).toMatchObject({ level: 'WARN', correlationId: requestId, accountId: acct.accountId });
     });
-    const log = await eventually(async () => {
-      const l = await deliveries(acct, hook.id);
-      return l.length === 1 ? l : null;
-    }, 5_000, 'the logged attempt');
+    const log = await eventually(
+      async () => {
+        const l = await deliveries(acct, hook.id);
+        return l.length === 1 ? l : null;
+      },
+      5_000,
+      'the logged attempt',
+    );
     expect(log![0]).toMatchObject({ state: 'failed', correlationId: requestId });
   });
 
-  it('another account\'s delivery log stays out of reach', async () => {
+  it("another account's delivery log stays out of reach", async () => {
     const [owner, other] = [await account(), await account()];
     const hook = await webhook(owner);
     expect((await client.request('GET', `${BASE}/${hook.id}/deliveries`, { token: other.ownerKey })).status).toBe(404);
@@ -138,7 +151,7 @@ describe('correlation ids in the webhook path', () => {
 });
 
 describe('eventConsumer on the batch processor', () => {
-  it('handles records concurrently, each under its event\'s correlation id, and reports only the failed ones', async () => {
+  it("handles records concurrently, each under its event's correlation id, and reports only the failed ones", async () => {
     const { eventConsumer } = await import('#shared/events/consumer.ts');
     const { currentCorrelationId } = await import('#shared/observability.ts');
     const seen = new Map<string, string | undefined>();

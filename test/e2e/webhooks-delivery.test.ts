@@ -24,7 +24,11 @@ const account = async () => {
 beforeAll(async () => {
   const { startPipeline } = await import('../../local/pipeline.ts');
   // The same stream poller, publisher, local bus and consumers `npm start` runs, against the run's emulators.
-  pipeline = await startPipeline({ dynamodbEndpoint: inject('dynamodbEndpoint'), sqsEndpoint: inject('sqsEndpoint'), tableName: LOCAL_TABLE, queues: ['webhook-fanout', 'webhook-delivery'],
+  pipeline = await startPipeline({
+    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    sqsEndpoint: inject('sqsEndpoint'),
+    tableName: LOCAL_TABLE,
+    queues: ['webhook-fanout', 'webhook-delivery'],
     pollIntervalMs: 50,
     accounts: (id) => mine.has(id),
   });
@@ -107,10 +111,14 @@ describe('webhook delivery pipeline', () => {
     expect(hook.endpoint.received.map((r) => r.status)).toEqual([500, 500, 200]);
     expect(hook.endpoint.received.every((r) => r.verified)).toBe(true);
     expect(new Set(hook.endpoint.received.map((r) => r.body)).size).toBe(1);
-    const log = await eventually(async () => {
-      const l = await deliveries(acct, hook.id);
-      return l.length === 3 && l[0].state === 'succeeded' ? l : null;
-    }, 5_000, 'log of three attempts');
+    const log = await eventually(
+      async () => {
+        const l = await deliveries(acct, hook.id);
+        return l.length === 3 && l[0].state === 'succeeded' ? l : null;
+      },
+      5_000,
+      'log of three attempts',
+    );
     expect(log.map((a: { attempt: number; statusCode: number; state: string; eventId: string }) => [a.attempt, a.statusCode, a.state, a.eventId])).toEqual([
       [3, 200, 'succeeded', ids[0]],
       [2, 500, 'retrying', ids[0]],
@@ -154,10 +162,14 @@ describe('webhook delivery pipeline', () => {
     expect(log.map((a: { attempt: number }) => a.attempt)).toEqual([8, 7, 6, 5, 4, 3, 2, 1]);
     const { ReceiveMessageCommand, SQSClient } = await import('@aws-sdk/client-sqs');
     const sqs = new SQSClient({ endpoint: inject('sqsEndpoint'), region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-    const dead = await eventually(async () => {
-      const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: process.env.WEBHOOK_DELIVERY_DLQ_URL, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
-      return (out.Messages ?? []).map((m) => JSON.parse(m.Body!)).find((b) => b.webhookId === hook.id);
-    }, 10_000, 'DLQ message');
+    const dead = await eventually(
+      async () => {
+        const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: process.env.WEBHOOK_DELIVERY_DLQ_URL, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+        return (out.Messages ?? []).map((m) => JSON.parse(m.Body!)).find((b) => b.webhookId === hook.id);
+      },
+      10_000,
+      'DLQ message',
+    );
     expect(dead).toMatchObject({ accountId: acct.accountId, deliveryId: log[0].deliveryId, eventType: 'ticket.created', attempts: 8, reason: expect.stringContaining('503') });
     sqs.destroy();
   });
@@ -215,10 +227,14 @@ describe('webhook delivery pipeline', () => {
     // 10^7 s is far beyond the schedule; scaled by the test factor it is 100 s, so the delivery stays in "retrying".
     const hook = await webhook(acct, ['ticket.created'], () => ({ status: 503, headers: { 'Retry-After': '10000000' } }));
     await createTicket(acct);
-    const [first] = await eventually(async () => {
-      const l = await deliveries(acct, hook.id);
-      return l.length ? l : null;
-    }, 10_000, 'first attempt');
+    const [first] = await eventually(
+      async () => {
+        const l = await deliveries(acct, hook.id);
+        return l.length ? l : null;
+      },
+      10_000,
+      'first attempt',
+    );
     expect(first).toMatchObject({ state: 'retrying', statusCode: 503, attempt: 1 });
     expect(Date.parse(first.nextAttemptAt) - Date.parse(first.at)).toBe(100_000);
     const re = await client.request('POST', `${BASE}/${hook.id}/deliveries/${first.deliveryId}/redeliver`, { token: acct.ownerKey });

@@ -69,7 +69,13 @@ describe('DNS answers', () => {
 
   it('a name resolving to a private address is refused, and the reason does not show the address', async () => {
     for (const address of ['10.1.2.3', '::7f00:1', '64:ff9b::a9fe:a9fe']) {
-      const policy: TargetPolicy = { ...base, resolve: async () => [{ address: '93.184.216.34', family: 4 }, { address, family: address.includes(':') ? 6 : 4 }] };
+      const policy: TargetPolicy = {
+        ...base,
+        resolve: async () => [
+          { address: '93.184.216.34', family: 4 },
+          { address, family: address.includes(':') ? 6 : 4 },
+        ],
+      };
       const err = (await postToTarget('https://rebind.example/x', {}, '{}', policy).catch((e: Error) => e)) as Error;
       expect(err).toBeInstanceOf(TargetRefusedError);
       expect(err.message).toBe('target resolves to a disallowed address');

@@ -14,20 +14,23 @@ beforeAll(() => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const devStack = new SupportDeskStack(app, 'SupportDesk-dev', { config: testStage({ stage: 'dev' }) });
   const prodStack = new SupportDeskStack(app, 'SupportDesk-prod', {
-      config: testStage({
-        stage: 'prod',
-        alarms: { topicArn: 'arn:aws:sns:eu-west-1:123456789012:pager' },
-        reservedConcurrency: { authorizer: 200, apiFunction: 50 },
-        authorizerCacheTtlSeconds: 30,
-        enrichment: { provider: 'http', url: 'https://companies.example/v1', apiKeySecretName: 'sd/prod/enrichment' },
-      }),
+    config: testStage({
+      stage: 'prod',
+      alarms: { topicArn: 'arn:aws:sns:eu-west-1:123456789012:pager' },
+      reservedConcurrency: { authorizer: 200, apiFunction: 50 },
+      authorizerCacheTtlSeconds: 30,
+      enrichment: { provider: 'http', url: 'https://companies.example/v1', apiKeySecretName: 'sd/prod/enrichment' },
+    }),
   });
   dev = Template.fromStack(devStack);
   prod = Template.fromStack(prodStack);
 }, 120_000);
 
 const functionsOf = (t: Template) => Object.entries(t.findResources('AWS::Lambda::Function')) as Array<[string, { Properties: Record<string, any> }]>;
-const fnNamed = (t: Template, prefix: string) => functionsOf(t).filter(([id]) => id.startsWith(prefix)).map(([, f]) => f.Properties);
+const fnNamed = (t: Template, prefix: string) =>
+  functionsOf(t)
+    .filter(([id]) => id.startsWith(prefix))
+    .map(([, f]) => f.Properties);
 const policyText = (t: Template, prefix: string) => JSON.stringify(Object.entries(t.findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith(prefix)));
 
 describe('stages and operations', () => {
@@ -40,7 +43,9 @@ describe('stages and operations', () => {
     const names = (t: Template) =>
       [
         ...Object.values(t.findResources('AWS::ApiGateway::UsagePlan')).map((r) => r.Properties.UsagePlanName),
-        ...Object.values(t.findResources('AWS::CloudWatch::Alarm')).map((r) => r.Properties.AlarmName).filter(Boolean),
+        ...Object.values(t.findResources('AWS::CloudWatch::Alarm'))
+          .map((r) => r.Properties.AlarmName)
+          .filter(Boolean),
         ...Object.values(t.findResources('AWS::CloudWatch::Dashboard')).map((r) => r.Properties.DashboardName),
         ...Object.values(t.findResources('AWS::Events::EventBus')).map((r) => JSON.stringify(r.Properties.Name)),
         ...Object.values(t.findResources('AWS::ApiGateway::ApiKey')).map((r) => r.Properties.Name),
@@ -70,7 +75,13 @@ describe('stages and operations', () => {
     expect(byName('TableThrottles')).toHaveLength(1);
     dev.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     // The outbox-age alarm reads its own stack's metric.
-    dev.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'OutboxOldestPendingAgeSeconds', Dimensions: Match.arrayWith([{ Name: 'Stack', Value: 'SupportDesk-dev' }, { Name: 'service', Value: 'support-desk' }]) });
+    dev.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'OutboxOldestPendingAgeSeconds',
+      Dimensions: Match.arrayWith([
+        { Name: 'Stack', Value: 'SupportDesk-dev' },
+        { Name: 'service', Value: 'support-desk' },
+      ]),
+    });
   });
 
   it('reserves concurrency for the authorizer and the API functions when the stage asks', () => {

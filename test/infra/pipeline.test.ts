@@ -55,7 +55,14 @@ describe('event pipeline in the CDK app', () => {
   it('indexes pending outbox items in their own keys-only index', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       GlobalSecondaryIndexes: Match.arrayWith([
-        { IndexName: OUTBOX_INDEX.name, KeySchema: [{ AttributeName: 'obpk', KeyType: 'HASH' }, { AttributeName: 'obsk', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } },
+        {
+          IndexName: OUTBOX_INDEX.name,
+          KeySchema: [
+            { AttributeName: 'obpk', KeyType: 'HASH' },
+            { AttributeName: 'obsk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
       ]),
     });
   });

@@ -35,7 +35,15 @@ describe('CDK app', () => {
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       DeletionProtectionEnabled: true,
       GlobalSecondaryIndexes: [
-        ...GSI_NAMES.map((g) => Match.objectLike({ IndexName: g, KeySchema: [{ AttributeName: `${g}pk`, KeyType: 'HASH' }, { AttributeName: `${g}sk`, KeyType: 'RANGE' }] })),
+        ...GSI_NAMES.map((g) =>
+          Match.objectLike({
+            IndexName: g,
+            KeySchema: [
+              { AttributeName: `${g}pk`, KeyType: 'HASH' },
+              { AttributeName: `${g}sk`, KeyType: 'RANGE' },
+            ],
+          }),
+        ),
         Match.objectLike({ IndexName: OUTBOX_INDEX.name }),
       ],
     });
@@ -44,7 +52,10 @@ describe('CDK app', () => {
 
   it('has a usage plan per tier whose throttle matches its per-minute limit, plus the anonymous plan', () => {
     for (const [plan, perMinute] of Object.entries(PLAN_LIMITS)) {
-      template.hasResourceProperties('AWS::ApiGateway::UsagePlan', { UsagePlanName: `Test-${plan}`, Throttle: { RateLimit: tierThrottle(perMinute).rateLimit, BurstLimit: tierThrottle(perMinute).burstLimit } });
+      template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+        UsagePlanName: `Test-${plan}`,
+        Throttle: { RateLimit: tierThrottle(perMinute).rateLimit, BurstLimit: tierThrottle(perMinute).burstLimit },
+      });
     }
     expect(tierThrottle(100)).toEqual({ rateLimit: 2, burstLimit: 100 });
     template.hasResourceProperties('AWS::ApiGateway::UsagePlan', { UsagePlanName: 'Test-anonymous' });

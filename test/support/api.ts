@@ -35,7 +35,7 @@ export function useGateway(): { url: () => string; client: Client } {
         if (body !== undefined) headers['Content-Type'] ??= 'application/json';
         const res = await fetch(url + path, { method, headers, body });
         const text = await res.text();
-        let parsed: unknown = undefined;
+        let parsed: unknown;
         try {
           parsed = text ? JSON.parse(text) : undefined;
         } catch {

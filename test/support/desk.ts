@@ -54,8 +54,21 @@ export const nineFieldSpecs = (): Record<(typeof FIELD_TYPES)[number], Record<st
   decimal: { type: 'decimal' },
   checkbox: { type: 'checkbox' },
   date: { type: 'date' },
-  dropdown: { type: 'dropdown', options: [{ name: 'Gold', value: 'gold' }, { name: 'Silver', value: 'silver' }] },
-  multiselect: { type: 'multiselect', options: [{ name: 'Red', value: 'red' }, { name: 'Green', value: 'green' }, { name: 'Blue', value: 'blue' }] },
+  dropdown: {
+    type: 'dropdown',
+    options: [
+      { name: 'Gold', value: 'gold' },
+      { name: 'Silver', value: 'silver' },
+    ],
+  },
+  multiselect: {
+    type: 'multiselect',
+    options: [
+      { name: 'Red', value: 'red' },
+      { name: 'Green', value: 'green' },
+      { name: 'Blue', value: 'blue' },
+    ],
+  },
   regex: { type: 'regex', regexPattern: '^[A-Z]{3}-\\d+$' },
 });
 

@@ -13,7 +13,6 @@ declare module 'vitest' {
   }
 }
 
-
 let dynamo: DynamoLocal | undefined;
 let sqs: LocalSqs | undefined;
 

@@ -26,7 +26,21 @@ export async function insertAgents(accountId: string, n: number): Promise<string
   const at = new Date().toISOString();
   const ids = Array.from({ length: n }, () => newId('usr'));
   await Promise.all(
-    ids.map((id) => users.createUser({ id, accountId, email: `${id.toLowerCase()}@agents.example`, name: id, avatarUrl: null, role: 'member', status: 'active', createdAt: at, updatedAt: at, lastLoginAt: null, version: 1 })),
+    ids.map((id) =>
+      users.createUser({
+        id,
+        accountId,
+        email: `${id.toLowerCase()}@agents.example`,
+        name: id,
+        avatarUrl: null,
+        role: 'member',
+        status: 'active',
+        createdAt: at,
+        updatedAt: at,
+        lastLoginAt: null,
+        version: 1,
+      }),
+    ),
   );
   return ids;
 }

@@ -3,7 +3,6 @@ import { freePort } from '../../local/ports.ts';
 
 export { freePort };
 
-
 /** Run a project script (TypeScript, through tsx) to completion, as `npm run` would. */
 export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

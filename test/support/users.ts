@@ -63,15 +63,24 @@ export async function walkUsers(client: Client, token: string, firstQuery: strin
  * A raw HTTP/1.1 request, for what fetch will not send (a GET with a body,
  * odd methods, a body with no content type).
  */
-export function rawHttp(baseUrl: string, method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+export function rawHttp(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, method, path, headers: { ...headers, ...(body !== undefined ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, method, path, headers: { ...headers, ...(body !== undefined ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     if (body !== undefined) req.write(body);
     req.end();

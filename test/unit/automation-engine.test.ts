@@ -146,7 +146,11 @@ describe('all / any', () => {
 });
 
 describe('first match and actions', () => {
-  const r = (id: string, isActive: boolean, status: string) => ({ id, isActive, rule: { all: [{ field: 'status', op: 'equals' as const, value: status }], actions: [{ field: 'priority', value: 'low' }] } });
+  const r = (id: string, isActive: boolean, status: string) => ({
+    id,
+    isActive,
+    rule: { all: [{ field: 'status', op: 'equals' as const, value: status }], actions: [{ field: 'priority', value: 'low' }] },
+  });
   it('picks the first active automation whose rule holds', () => {
     expect(firstMatch([r('a', true, 'new'), r('b', false, 'open'), r('c', true, 'open'), r('d', true, 'open')], ticket, NOW)?.id).toBe('c');
     expect(firstMatch([r('a', true, 'new')], ticket, NOW)).toBeNull();
@@ -170,7 +174,15 @@ describe('first match and actions', () => {
   });
 
   it('plans nothing when every action is already true (no write, no event, no loop)', () => {
-    expect(planActions([{ field: 'status', value: 'open' }, { field: 'addTags', value: ['billing'] }], ticket).input).toEqual({});
+    expect(
+      planActions(
+        [
+          { field: 'status', value: 'open' },
+          { field: 'addTags', value: ['billing'] },
+        ],
+        ticket,
+      ).input,
+    ).toEqual({});
   });
 
   it('knows a time rule', () => {
@@ -180,9 +192,17 @@ describe('first match and actions', () => {
 });
 
 describe('rule validation', () => {
-  const field = (id: string, fieldType: FieldRecord['fieldType'], extra: Partial<FieldRecord> = {}) => [id, { id, fieldKey: id, fieldType, active: true, requiredForAgents: false, regexPattern: null, ...extra } as FieldRecord] as const;
+  const field = (id: string, fieldType: FieldRecord['fieldType'], extra: Partial<FieldRecord> = {}) =>
+    [id, { id, fieldKey: id, fieldType, active: true, requiredForAgents: false, regexPattern: null, ...extra } as FieldRecord] as const;
   const ctx = {
-    fields: new Map([field('f_text', 'text'), field('f_num', 'number'), field('f_drop', 'dropdown'), field('f_multi', 'multiselect'), field('f_check', 'checkbox'), field('f_req', 'text', { requiredForAgents: true })]),
+    fields: new Map([
+      field('f_text', 'text'),
+      field('f_num', 'number'),
+      field('f_drop', 'dropdown'),
+      field('f_multi', 'multiselect'),
+      field('f_check', 'checkbox'),
+      field('f_req', 'text', { requiredForAgents: true }),
+    ]),
     options: new Map([
       ['f_drop', new Set(['gold'])],
       ['f_multi', new Set(['red'])],

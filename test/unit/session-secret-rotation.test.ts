@@ -15,7 +15,7 @@ function fakeSecret() {
     expect(secretId).toBe(SECRET_ID);
     state.reads.push(stage);
     if (stage === 'AWSCURRENT') return state.current;
-    if (state.previous === undefined) throw new Error("Secrets extension answered 400"); // no AWSPREVIOUS version yet
+    if (state.previous === undefined) throw new Error('Secrets extension answered 400'); // no AWSPREVIOUS version yet
     return state.previous;
   };
   /** What `put-secret-value` does: the new value becomes AWSCURRENT, the old one AWSPREVIOUS. */
@@ -49,10 +49,13 @@ describe('session secret rotation', () => {
 
   it('a failed read is retried on the next call instead of being cached', async () => {
     let fail = true;
-    setSecretLoader(async (id, stage) => {
-      if (fail) throw new Error('extension not ready');
-      return secret.loader(id, stage);
-    }, { secretId: SECRET_ID, now });
+    setSecretLoader(
+      async (id, stage) => {
+        if (fail) throw new Error('extension not ready');
+        return secret.loader(id, stage);
+      },
+      { secretId: SECRET_ID, now },
+    );
     await expect(sessionSecret()).rejects.toThrow('extension not ready');
     fail = false;
     expect(await sessionSecret()).toBe(secret.state.current);

@@ -24,9 +24,32 @@ describe('addClockMinutes: deadlines walk the schedule forward', () => {
     { name: 'business: five working days end Friday 17:00', clock: business(), from: '2026-11-23T09:00:00.000Z', minutes: 5 * 480, due: '2026-11-27T17:00:00.000Z' },
     { name: 'business: a target longer than a week (ten working days and a minute)', clock: business(), from: '2026-11-23T09:00:00.000Z', minutes: 10 * 480 + 1, due: '2026-12-07T09:01:00.000Z' },
     { name: 'business: a holiday is skipped', clock: business({ holidays: ['2026-11-24'] }), from: '2026-11-23T16:00:00.000Z', minutes: 120, due: '2026-11-25T10:00:00.000Z' },
-    { name: 'business: a start on a holiday counts from the next working day', clock: business({ holidays: ['2026-11-23'] }), from: '2026-11-23T10:00:00.000Z', minutes: 60, due: '2026-11-24T10:00:00.000Z' },
-    { name: 'business: several intervals a day (lunch break skipped)', clock: business({ days: weekdays([{ start: '09:00', end: '12:00' }, { start: '13:00', end: '17:00' }]) }), from: '2026-11-23T11:30:00.000Z', minutes: 60, due: '2026-11-23T13:30:00.000Z' },
-    { name: 'business: an interval up to midnight (24:00)', clock: business({ days: weekdays([{ start: '20:00', end: '24:00' }]) }), from: '2026-11-23T23:00:00.000Z', minutes: 90, due: '2026-11-24T20:30:00.000Z' },
+    {
+      name: 'business: a start on a holiday counts from the next working day',
+      clock: business({ holidays: ['2026-11-23'] }),
+      from: '2026-11-23T10:00:00.000Z',
+      minutes: 60,
+      due: '2026-11-24T10:00:00.000Z',
+    },
+    {
+      name: 'business: several intervals a day (lunch break skipped)',
+      clock: business({
+        days: weekdays([
+          { start: '09:00', end: '12:00' },
+          { start: '13:00', end: '17:00' },
+        ]),
+      }),
+      from: '2026-11-23T11:30:00.000Z',
+      minutes: 60,
+      due: '2026-11-23T13:30:00.000Z',
+    },
+    {
+      name: 'business: an interval up to midnight (24:00)',
+      clock: business({ days: weekdays([{ start: '20:00', end: '24:00' }]) }),
+      from: '2026-11-23T23:00:00.000Z',
+      minutes: 90,
+      due: '2026-11-24T20:30:00.000Z',
+    },
     {
       name: 'time zone: local hours in Tokyo (UTC+9)',
       clock: business({ timeZone: 'Asia/Tokyo' }),
@@ -50,12 +73,21 @@ describe('addClockMinutes: deadlines walk the schedule forward', () => {
     },
     {
       name: 'DST: Berlin, a Sunday-included schedule across the change day (2026-03-29)',
-      clock: business({ timeZone: 'Europe/Berlin', days: { sun: [{ start: '09:00', end: '10:00' }], mon: [{ start: '09:00', end: '10:00' }], tue: [], wed: [], thu: [], fri: [], sat: [{ start: '09:00', end: '10:00' }] } }),
+      clock: business({
+        timeZone: 'Europe/Berlin',
+        days: { sun: [{ start: '09:00', end: '10:00' }], mon: [{ start: '09:00', end: '10:00' }], tue: [], wed: [], thu: [], fri: [], sat: [{ start: '09:00', end: '10:00' }] },
+      }),
       from: '2026-03-28T08:30:00.000Z', // Sat 09:30 CET
       minutes: 60,
       due: '2026-03-29T07:30:00.000Z', // Sun 09:30 CEST
     },
-    { name: 'business: a schedule with no working minute never reaches the deadline', clock: business({ days: { sun: [], mon: [], tue: [], wed: [], thu: [], fri: [], sat: [] } }), from: '2026-11-23T09:00:00.000Z', minutes: 60, due: null },
+    {
+      name: 'business: a schedule with no working minute never reaches the deadline',
+      clock: business({ days: { sun: [], mon: [], tue: [], wed: [], thu: [], fri: [], sat: [] } }),
+      from: '2026-11-23T09:00:00.000Z',
+      minutes: 60,
+      due: null,
+    },
   ];
   it.each(cases)('$name', ({ clock, from, minutes, due }) => {
     expect(out(addClockMinutes(clock, t(from), minutes))).toBe(due);
@@ -69,7 +101,13 @@ describe('clockMinutesBetween: minutes that count', () => {
     { name: 'business: a whole weekend counts nothing', clock: business(), from: '2026-11-28T00:00:00.000Z', to: '2026-11-30T09:00:00.000Z', minutes: 0 },
     { name: 'business: a pause across days counts only open hours', clock: business(), from: '2026-11-23T15:00:00.000Z', to: '2026-11-25T11:00:00.000Z', minutes: 120 + 480 + 120 },
     { name: 'business: a holiday inside the range counts nothing', clock: business({ holidays: ['2026-11-24'] }), from: '2026-11-23T15:00:00.000Z', to: '2026-11-25T11:00:00.000Z', minutes: 240 },
-    { name: 'business: the DST night (New York) is a normal 8-hour day either side', clock: business({ timeZone: 'America/New_York' }), from: '2026-03-06T14:00:00.000Z', to: '2026-03-09T22:00:00.000Z', minutes: 960 },
+    {
+      name: 'business: the DST night (New York) is a normal 8-hour day either side',
+      clock: business({ timeZone: 'America/New_York' }),
+      from: '2026-03-06T14:00:00.000Z',
+      to: '2026-03-09T22:00:00.000Z',
+      minutes: 960,
+    },
     { name: 'an empty or reversed range is zero', clock: business(), from: '2026-11-23T12:00:00.000Z', to: '2026-11-23T11:00:00.000Z', minutes: 0 },
   ];
   it.each(cases)('$name', ({ clock, from, to, minutes }) => {

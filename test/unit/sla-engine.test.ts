@@ -9,7 +9,19 @@ const T0 = '2026-11-23T10:00:00.000Z'; // Monday
 const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString();
 const ms = (minutes: number) => Date.parse(at(minutes));
 
-const ticket = (over: Partial<TicketView> = {}): TicketView => ({ status: 'new', priority: 'normal', type: 'question', tags: [], assigneeId: null, requesterEmail: null, customFields: [], createdAt: T0, updatedAt: T0, version: 1, ...over });
+const ticket = (over: Partial<TicketView> = {}): TicketView => ({
+  status: 'new',
+  priority: 'normal',
+  type: 'question',
+  tags: [],
+  assigneeId: null,
+  requesterEmail: null,
+  customFields: [],
+  createdAt: T0,
+  updatedAt: T0,
+  version: 1,
+  ...over,
+});
 const policy: AppliedPolicy = { id: 'sla_1', name: 'Default', timeMode: 'calendarHours', targets: { firstReply: 60, nextReply: 30, resolution: 240 } };
 const start = () => applyTicket(null, ticket()).facts;
 const msg = (type: string, minute: number) => ({ id: `msg_${String(minute).padStart(4, '0')}_${type}`, type, createdAt: at(minute) });
@@ -21,7 +33,14 @@ describe('deadline: the clock walks forward around pauses', () => {
     { name: 'a pause after the deadline changes nothing', pauses: [{ from: ms(70), to: ms(90) }], due: ms(60) },
     { name: 'a pause begun before the start counts from its end', pauses: [{ from: ms(-30), to: ms(15) }], due: ms(75) },
     { name: 'an open pause: no deadline while paused', pauses: [{ from: ms(10), to: null }], due: null },
-    { name: 'two pauses', pauses: [{ from: ms(10), to: ms(20) }, { from: ms(40), to: ms(45) }], due: ms(75) },
+    {
+      name: 'two pauses',
+      pauses: [
+        { from: ms(10), to: ms(20) },
+        { from: ms(40), to: ms(45) },
+      ],
+      due: ms(75),
+    },
   ];
   it.each(cases)('$name', ({ pauses, due }) => expect(deadline(calendar, ms(0), 60, pauses)).toBe(due));
 
@@ -71,12 +90,7 @@ describe('metrics from facts', () => {
   });
 
   it('messages applied twice or out of order give the same facts', () => {
-    const msgs = [
-      msg('response', 10),
-      msg('request', 20),
-      msg('response', 30),
-      msg('request', 40),
-    ];
+    const msgs = [msg('response', 10), msg('request', 20), msg('response', 30), msg('request', 40)];
     const inOrder = msgs.reduce(applyMessage, start());
     const twice = [...msgs, ...msgs].reduce(applyMessage, start());
     expect(twice).toEqual(inOrder);
@@ -148,7 +162,16 @@ describe('metrics from facts', () => {
 });
 
 describe('policy matching', () => {
-  const sample = (over: Partial<SlaSampleTicket> = {}): SlaSampleTicket => ({ priority: 'high', type: 'incident', status: 'open', tags: ['VIP', 'billing'], assigneeId: null, requesterEmail: 'ann@Acme.com', customFields: [{ id: 'fld_1', value: ['gold', 'red'] }], ...over });
+  const sample = (over: Partial<SlaSampleTicket> = {}): SlaSampleTicket => ({
+    priority: 'high',
+    type: 'incident',
+    status: 'open',
+    tags: ['VIP', 'billing'],
+    assigneeId: null,
+    requesterEmail: 'ann@Acme.com',
+    customFields: [{ id: 'fld_1', value: ['gold', 'red'] }],
+    ...over,
+  });
   const cases: { name: string; field: string; operator: any; value?: any; holds: boolean }[] = [
     { name: 'priority is', field: 'priority', operator: 'is', value: 'high', holds: true },
     { name: 'priority is_not', field: 'priority', operator: 'is_not', value: 'high', holds: false },
@@ -180,7 +203,16 @@ describe('policy matching', () => {
   });
 
   it('the first active policy by position whose conditions all hold applies, with the targets of the priority', () => {
-    const policies = [p('c', 2), p('a', 0, { isActive: false }), p('b', 1, { conditions: [{ field: 'tags', operator: 'contains_any', value: ['vip'] }, { field: 'priority', operator: 'is', value: 'low' }] })];
+    const policies = [
+      p('c', 2),
+      p('a', 0, { isActive: false }),
+      p('b', 1, {
+        conditions: [
+          { field: 'tags', operator: 'contains_any', value: ['vip'] },
+          { field: 'priority', operator: 'is', value: 'low' },
+        ],
+      }),
+    ];
     const picked = pickPolicy(policies, sample());
     expect(picked?.id).toBe('c');
     expect(applyPolicy(picked, 'high')).toEqual({ id: 'c', name: 'c', timeMode: 'calendarHours', targets: { firstReply: 2, nextReply: 6, resolution: 10 } });
