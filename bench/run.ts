@@ -136,7 +136,10 @@ async function endpointTable(title: string, c: typeof call, only?: string[]) {
   console.log(`\n${title}\n`);
   const rows: string[][] = [['endpoint', 'RT critical path', 'DDB req/call', 'by command', 'p50 ms', 'p99 ms', 'bare call', 'bare p50 ms', 'ratio', 'goal']];
   for (const s of scenarios.filter((x) => !only || only.includes(x.name))) {
-    for (let i = 0; i < WARMUP; i++) await s.run(c), await s.bare[1]();
+    for (let i = 0; i < WARMUP; i++) {
+      await s.run(c);
+      await s.bare[1]();
+    }
     resetDdbStats();
     const lat: number[] = [];
     const bare: number[] = [];

@@ -50,7 +50,7 @@ async function undo(what: string, step: () => Promise<void>, cause: unknown): Pr
   try {
     await step();
   } catch (err) {
-    throw new Error(`${(cause as Error).message} (and undoing failed: ${what} is left over, unused: ${(err as Error).message})`, { cause });
+    throw new Error(`${(cause as Error).message} (and undoing failed: ${what} is left over, unused: ${(err as Error).message})`, { cause: err });
   }
   throw cause;
 }

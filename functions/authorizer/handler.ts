@@ -32,7 +32,7 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
     if (isStoreUnavailable(err)) {
       logger.warn('authorizer: store unavailable', { err });
       // A cached answer would outlive the outage: fail this one (API Gateway's AUTHORIZER_FAILURE response, a 503) so nothing is cached.
-      if (CACHED) throw new Error('Authorizer unavailable');
+      if (CACHED) throw new Error('Authorizer unavailable', { cause: err });
       return {
         principalId: 'anonymous',
         policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resource }] },

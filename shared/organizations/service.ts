@@ -96,7 +96,7 @@ export async function deleteOrganization(p: Principal, id: string): Promise<void
  * are done.
  */
 export async function unlinkOrganizationContacts(accountId: string, orgId: string, max = Number.MAX_SAFE_INTEGER): Promise<boolean> {
-  for (let handled = 0; handled < max; ) {
+  for (let handled = 0; handled < max;) {
     const linked = await contactsOfOrganization(accountId, orgId, Math.min(100, max - handled));
     if (!linked.length) return true;
     await unlinkContacts(linked, new Date().toISOString());

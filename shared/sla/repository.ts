@@ -126,21 +126,19 @@ export async function deletePolicy(accountId: string, id: string, set: PolicySet
 /** Give every policy its new position, in one transaction guarded by the set version. */
 export async function reorderPolicies(accountId: string, orderedIds: string[], set: PolicySet, now: string): Promise<void> {
   await transactWrite([
-    ...orderedIds.map(
-      (id, position): TxWrite => ({
-        item: {
-          Update: {
-            TableName: tableName(),
-            Key: keys.slaPolicy(accountId, id),
-            UpdateExpression: 'SET #position = :p, updatedAt = :now',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: { '#position': 'position' },
-            ExpressionAttributeValues: { ':p': position, ':now': now },
-          },
+    ...orderedIds.map((id, position): TxWrite => ({
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.slaPolicy(accountId, id),
+          UpdateExpression: 'SET #position = :p, updatedAt = :now',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#position': 'position' },
+          ExpressionAttributeValues: { ':p': position, ':now': now },
         },
-        onConditionFailed: () => new StalePolicySetError('The SLA policies were changed concurrently'),
-      }),
-    ),
+      },
+      onConditionFailed: () => new StalePolicySetError('The SLA policies were changed concurrently'),
+    })),
     setWrite(accountId, set, { ...set, nextPosition: orderedIds.length, version: set.version + 1 }),
   ]);
 }

@@ -211,9 +211,14 @@ function listQuery(accountId: string, f: UserListFilter): Omit<PageQuery, 'limit
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const filters: string[] = [];
-  if (f.role) (names['#role'] = 'role'), (values[':role'] = f.role), filters.push('#role = :role');
-  if (f.status) (names['#status'] = 'status'), (values[':status'] = f.status), filters.push('#status = :status');
-  if (f.search) (names['#search'] = 'searchText'), (values[':search'] = f.search.toLowerCase()), filters.push('contains(#search, :search)');
+  const add = (attr: string, value: string, condition: string) => {
+    names[`#${attr}`] = attr === 'search' ? 'searchText' : attr;
+    values[`:${attr}`] = value;
+    filters.push(condition);
+  };
+  if (f.role) add('role', f.role, '#role = :role');
+  if (f.status) add('status', f.status, '#status = :status');
+  if (f.search) add('search', f.search.toLowerCase(), 'contains(#search, :search)');
   const forward = f.order === 'asc';
   const filter = filters.length ? filters.join(' AND ') : undefined;
   if (f.sort === 'created_at') {
