@@ -1,29 +1,12 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Pipeline } from '../../local/pipeline.ts';
-import { LOCAL_TABLE } from '../../local/stack.ts';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../fixtures/webhook-receiver.ts';
+import { usePipeline } from '../support/pipeline.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, newField, newTicket, outboxItems, TICKETS, type Desk } from '../support/desk.ts';
 
 const { client } = useGateway();
 const BASE = '/helpdesk/api/automations';
-let pipeline: Pipeline;
-/** This file's accounts: its pipeline publishes only their events. */
-const mine = new Set<string>();
-
-beforeAll(async () => {
-  const { startPipeline } = await import('../../local/pipeline.ts');
-  pipeline = await startPipeline({
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
-    sqsEndpoint: inject('sqsEndpoint'),
-    tableName: LOCAL_TABLE,
-    queues: ['automations', 'automation-time-rules'],
-    pollIntervalMs: 50,
-    schedules: false,
-    accounts: (id) => mine.has(id),
-  });
-});
-afterAll(async () => pipeline?.stop());
+const { mine, pipeline } = usePipeline(['automations', 'automation-time-rules']);
 
 async function setup(): Promise<{ acct: TestAccount; admin: Desk }> {
   const acct = await createTestAccount();
@@ -182,7 +165,7 @@ describe('automations through the local pipeline', () => {
     await automation(admin, 'Tag everything', { all: [{ field: 'status', op: 'notequal', value: 'closed' }], actions: [{ field: 'addTags', value: ['tagged'] }] });
 
     // Act: run the job as if 49 hours had passed.
-    const out: any = await pipeline.runSchedule('automation-time-rules', { time: new Date(Date.now() + 49 * 3_600_000).toISOString() });
+    const out: any = await pipeline().runSchedule('automation-time-rules', { time: new Date(Date.now() + 49 * 3_600_000).toISOString() });
 
     // Assert
     expect(out.accounts).toBeGreaterThanOrEqual(1);

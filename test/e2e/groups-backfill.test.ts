@@ -1,27 +1,12 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Pipeline } from '../../local/pipeline.ts';
-import { LOCAL_TABLE } from '../../local/stack.ts';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../fixtures/webhook-receiver.ts';
+import { usePipeline } from '../support/pipeline.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
 import { as, newTicket, outboxItems, TICKETS, type Desk } from '../support/desk.ts';
 import { addMembers, GROUPS, insertAgents, memberLoads, newGroup, tally } from '../support/groups.ts';
 
 const { client } = useGateway();
-let pipeline: Pipeline;
-const mine = new Set<string>();
-
-beforeAll(async () => {
-  const { startPipeline } = await import('../../local/pipeline.ts');
-  pipeline = await startPipeline({
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
-    sqsEndpoint: inject('sqsEndpoint'),
-    tableName: LOCAL_TABLE,
-    queues: ['group-distribution'],
-    pollIntervalMs: 50,
-    accounts: (id) => mine.has(id),
-  });
-});
-afterAll(async () => pipeline?.stop());
+const { mine } = usePipeline(['group-distribution']);
 
 async function setup(n: number) {
   const acct = await createTestAccount();

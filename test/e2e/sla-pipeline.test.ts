@@ -3,32 +3,16 @@
  * bus -> `sla` queue -> state consumer; the per-minute breach check run on
  * demand; recompute through its queue.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Pipeline } from '../../local/pipeline.ts';
-import { LOCAL_TABLE } from '../../local/stack.ts';
+import { describe, expect, it } from 'vitest';
 import type { StateRecord } from '#shared/sla/repository.ts';
 import { eventually } from '../fixtures/webhook-receiver.ts';
+import { usePipeline } from '../support/pipeline.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, newTicket, outboxItems, TICKETS, type Desk } from '../support/desk.ts';
 
 const { client } = useGateway();
 const BASE = '/helpdesk/api/sla-policies';
-let pipeline: Pipeline;
-const mine = new Set<string>();
-
-beforeAll(async () => {
-  const { startPipeline } = await import('../../local/pipeline.ts');
-  pipeline = await startPipeline({
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
-    sqsEndpoint: inject('sqsEndpoint'),
-    tableName: LOCAL_TABLE,
-    queues: ['sla', 'sla-recompute'],
-    pollIntervalMs: 50,
-    accounts: (id) => mine.has(id),
-    schedules: false,
-  });
-});
-afterAll(async () => pipeline?.stop());
+const { mine, pipeline } = usePipeline(['sla', 'sla-recompute']);
 
 interface Desktop {
   acct: TestAccount;
@@ -202,10 +186,10 @@ describe('breaches', () => {
     const due = Date.parse(ticket.createdAt) + 60_000;
 
     // Hold the publisher so the recorded event can be looked at before it leaves the outbox.
-    await pipeline.stopPublisher();
+    await pipeline().stopPublisher();
     try {
       // The check a minute from now (its schedule event names the minute it stands for).
-      await pipeline.runSchedule('sla-breach-check', { time: new Date(due + 30_000).toISOString() });
+      await pipeline().runSchedule('sla-breach-check', { time: new Date(due + 30_000).toISOString() });
       const events = (await outboxItems(t.acct.accountId)).filter((i) => i.detailType === 'sla.breached');
       expect(events).toHaveLength(1);
       expect(events[0]).toMatchObject({
@@ -226,10 +210,10 @@ describe('breaches', () => {
         },
       });
       // The same episode is never reported again.
-      await pipeline.runSchedule('sla-breach-check', { time: new Date(due + 90_000).toISOString() });
+      await pipeline().runSchedule('sla-breach-check', { time: new Date(due + 90_000).toISOString() });
       expect((await outboxItems(t.acct.accountId)).filter((i) => i.detailType === 'sla.breached')).toHaveLength(1);
     } finally {
-      await pipeline.startPublisher();
+      await pipeline().startPublisher();
     }
     // The publisher deletes an outbox item only once the bus accepted it.
     await eventually(async () => !(await outboxItems(t.acct.accountId)).some((i) => i.detailType === 'sla.breached'), 15_000, 'sla.breached published');

@@ -1,18 +1,15 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Pipeline } from '../../local/pipeline.ts';
-import { LOCAL_TABLE } from '../../local/stack.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startReceiver, type Script } from '../fixtures/webhook-receiver.ts';
+import { usePipeline } from '../support/pipeline.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 
 const { client } = useGateway();
 const BASE = '/helpdesk/api/v1/webhooks';
 
-let pipeline: Pipeline;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let seq = 0;
-/** This file's accounts: its pipeline publishes only their events. */
-const mine = new Set<string>();
+const { mine } = usePipeline(['webhook-fanout', 'webhook-delivery']);
 const account = async () => {
   const a = await createTestAccount();
   mine.add(a.accountId);
@@ -20,19 +17,9 @@ const account = async () => {
 };
 
 beforeAll(async () => {
-  const { startPipeline } = await import('../../local/pipeline.ts');
-  pipeline = await startPipeline({
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
-    sqsEndpoint: inject('sqsEndpoint'),
-    tableName: LOCAL_TABLE,
-    queues: ['webhook-fanout', 'webhook-delivery'],
-    pollIntervalMs: 50,
-    accounts: (id) => mine.has(id),
-  });
   receiver = await startReceiver();
 });
 afterAll(async () => {
-  await pipeline?.stop();
   await receiver?.close();
 });
 

@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_TABLE } from '../../local/stack.ts';
-import type { Pipeline } from '../../local/pipeline.ts';
 import { TicketEventPayloadSchemas, type TicketEventType } from '#shared/events/ticket-events.ts';
+import { usePipeline } from '../support/pipeline.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { eventually, startReceiver, type Script } from '../fixtures/webhook-receiver.ts';
 
@@ -10,11 +10,9 @@ const { client } = useGateway();
 const BASE = '/helpdesk/api/v1/webhooks';
 const ALL: TicketEventType[] = ['ticket.created', 'ticket.updated', 'ticket.deleted', 'ticket.assignment.changed', 'ticket.resolved'];
 
-let pipeline: Pipeline;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let seq = 0;
-/** This file's accounts: its pipeline publishes only their events (other files assert on their own outbox items). */
-const mine = new Set<string>();
+const { mine, pipeline } = usePipeline(['webhook-fanout', 'webhook-delivery']);
 const account = async () => {
   const a = await createTestAccount();
   mine.add(a.accountId);
@@ -22,20 +20,9 @@ const account = async () => {
 };
 
 beforeAll(async () => {
-  const { startPipeline } = await import('../../local/pipeline.ts');
-  // The same stream poller, publisher, local bus and consumers `npm start` runs, against the run's emulators.
-  pipeline = await startPipeline({
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
-    sqsEndpoint: inject('sqsEndpoint'),
-    tableName: LOCAL_TABLE,
-    queues: ['webhook-fanout', 'webhook-delivery'],
-    pollIntervalMs: 50,
-    accounts: (id) => mine.has(id),
-  });
   receiver = await startReceiver();
 });
 afterAll(async () => {
-  await pipeline?.stop();
   await receiver?.close();
 });
 
@@ -177,7 +164,7 @@ describe('webhook delivery pipeline', () => {
   it('loses nothing when the publisher is down: the sweeper publishes the stored event unchanged, once', async () => {
     const acct = await account();
     const hook = await webhook(acct, ['ticket.created']);
-    await pipeline.stopPublisher();
+    await pipeline().stopPublisher();
     let ticket;
     try {
       // The ticket and its outbox item commit; nothing publishes them.
@@ -191,7 +178,7 @@ describe('webhook delivery pipeline', () => {
       const stored = outbox[0];
 
       // The sweeper (as on start-up, or the schedule in AWS) publishes it.
-      const swept = await pipeline.sweep(0);
+      const swept = await pipeline().sweep(0);
       expect(swept.published).toBeGreaterThanOrEqual(1);
 
       const [r] = (await eventually(() => (hook.endpoint.received.length ? hook.endpoint.received : null), 10_000, 'delivery after sweep'))!;
@@ -201,7 +188,7 @@ describe('webhook delivery pipeline', () => {
       expect((await ddb.send(new GetCommand({ TableName: LOCAL_TABLE, Key: { pk: stored.pk, sk: stored.sk } }))).Item).toBeUndefined();
     } finally {
       // The stream catches up on the same event: fan-out is idempotent, so no second delivery.
-      await pipeline.startPublisher();
+      await pipeline().startPublisher();
     }
     await new Promise((r) => setTimeout(r, 1500));
     expect(hook.endpoint.received).toHaveLength(1);
@@ -210,13 +197,13 @@ describe('webhook delivery pipeline', () => {
   it('catches up from the stream when the publisher comes back', async () => {
     const acct = await account();
     const hook = await webhook(acct, ['ticket.created']);
-    await pipeline.stopPublisher();
+    await pipeline().stopPublisher();
     try {
       await createTicket(acct, 'queued in the stream');
       await new Promise((r) => setTimeout(r, 300));
       expect(hook.endpoint.received).toHaveLength(0);
     } finally {
-      await pipeline.startPublisher();
+      await pipeline().startPublisher();
     }
     const [r] = (await eventually(() => (hook.endpoint.received.length ? hook.endpoint.received : null), 10_000, 'delivery after restart'))!;
     expect(JSON.parse(r.body).data.ticket.subject).toBe('queued in the stream');

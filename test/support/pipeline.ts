@@ -1,0 +1,31 @@
+import { afterAll, beforeAll, inject } from 'vitest';
+import type { Pipeline, PipelineOptions } from '../../local/pipeline.ts';
+import { LOCAL_TABLE } from '../../local/stack.ts';
+import type { QueueName } from '#shared/events/topology.ts';
+
+/**
+ * The local pipeline for one test file: the run's DynamoDB Local and fauxqs,
+ * the given queues' consumers, 50 ms stream polling, no timers (tests run
+ * scheduled jobs with `runSchedule`), and only the events of the file's own
+ * accounts (add them to `mine`): files share the table and assert on their own
+ * events. Started before the file's tests, stopped after.
+ */
+export function usePipeline(queues: readonly QueueName[], extra: Partial<PipelineOptions> = {}) {
+  const mine = new Set<string>();
+  let pipeline: Pipeline | undefined;
+  beforeAll(async () => {
+    const { startPipeline } = await import('../../local/pipeline.ts');
+    pipeline = await startPipeline({
+      dynamodbEndpoint: inject('dynamodbEndpoint'),
+      sqsEndpoint: inject('sqsEndpoint'),
+      tableName: LOCAL_TABLE,
+      queues,
+      pollIntervalMs: 50,
+      schedules: false,
+      accounts: (id) => mine.has(id),
+      ...extra,
+    });
+  });
+  afterAll(async () => pipeline?.stop());
+  return { mine, pipeline: () => pipeline! };
+}
