@@ -122,6 +122,8 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
 
   // 2. Burst: creates at concurrency 8, a webhook on every event.
   const busy = await tenant('burst');
+  const { resetDdbStats } = await import('#shared/db/stats.ts');
+  resetDdbStats();
   const burstStarted = performance.now();
   const watcher = setInterval(() => busy.collect(), 5);
   await pool(BURST, 8, async (i) => void (await busy.create(`Burst ${i}`)));
@@ -132,6 +134,8 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
   const deliveredRate = busy.deliveredAt.size / ((lastDelivery - burstStarted) / 1000);
   const writeRate = BURST / ((writesDone - burstStarted) / 1000);
   const burstLags = busy.lags();
+  // Every DynamoDB call of the process in the burst (API, publisher, fan-out, delivery), per delivered event.
+  const burstCalls = resetDdbStats();
 
   // 3. Fairness: a quiet account writes one ticket every 100 ms while a noisy one bursts at concurrency 16.
   const noisy = await tenant('noisy');
@@ -155,6 +159,13 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
   console.log(
     `  burst of ${BURST} creates, concurrency 8:            written at ${fmt(writeRate, 1)}/s; ${busy.deliveredAt.size} delivered, ${fmt(deliveredRate, 1)} events/s = ${fmt((deliveredRate / rawRate) * 100)}% of raw (goal >= 50%)`,
   );
+  if (burstCalls.requests)
+    console.log(
+      `  DynamoDB requests per delivered event:           ${fmt(burstCalls.requests / busy.deliveredAt.size, 1)} (${Object.entries(burstCalls.byCommand)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `${k} ${fmt(v / busy.deliveredAt.size, 2)}`)
+        .join(', ')})`,
+    );
   console.log(`  burst write-to-delivery:                         p50 ${fmt(pct(burstLags, 50))} ms, p99 ${fmt(pct(burstLags, 99))} ms (goal <= 500 / 1500)`);
   console.log(
     `  quiet account during a ${NOISY}-ticket burst (c16): ${quietLags.length} events, p50 ${fmt(pct(quietLags, 50))} ms, p99 ${fmt(pct(quietLags, 99))} ms (goal p99 <= 1000); noisy delivered ${noisy.deliveredAt.size}/${NOISY}`,
@@ -167,6 +178,7 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
 
 if (process.argv[1]?.endsWith('bench/pipeline.ts')) {
   process.env.LOG_LEVEL = 'silent';
+  process.env.DDB_STATS = '1';
   const { ensureTable, startDynamoDbLocal } = await import('../local/dynamodb-local.ts');
   const { configureLocalEnv, LOCAL_TABLE } = await import('../local/stack.ts');
   const dynamo = await startDynamoDbLocal(await freePort());

@@ -15,7 +15,7 @@ import { ensureTable, startDynamoDbLocal } from '../local/dynamodb-local.ts';
 import { configureLocalEnv, LOCAL_TABLE } from '../local/stack.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
-/** BENCH_ONLY=automations|groups|pipeline runs only that section (after the shared seeding); `npm run bench:sla` is separate. */
+/** BENCH_ONLY=endpoints|automations|groups|pipeline runs only that section (after the shared seeding); `npm run bench:sla` is separate. */
 const ONLY = process.env.BENCH_ONLY;
 const WARMUP = 20;
 
@@ -194,7 +194,7 @@ async function throughput(total: number, workers: number, f: () => Promise<unkno
 // First, before any handler has read (and cached) the environment without the pipeline's queue settings.
 if (!ONLY || ONLY === 'pipeline') await (await import('./pipeline.ts')).runPipelineBench({ dynamodbEndpoint: dynamo.endpoint, gatewayUrl: gw.url, tableName: LOCAL_TABLE });
 
-if (!ONLY) {
+if (!ONLY || ONLY === 'endpoints') {
   console.log(`\nEndpoints: ${ITERATIONS} warm calls each through the local gateway (DynamoDB Local, in memory), each followed by the bare call of its access pattern.`);
   console.log('"RT critical path": DynamoDB round trips in sequence (calls that overlap count once). Authorizer: 1 GetItem (API key) or 1 BatchGetItem (session);');
   console.log("the rate-limit UpdateItem runs beside the route's reads and before its writes.");

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
+import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { SERVICE_NAME } from './service.ts';
 
 /**
@@ -20,7 +20,13 @@ const level = (process.env.LOG_LEVEL ?? 'info').toUpperCase();
 /** Powertools' logger; code logs through `logger` below, which adds the correlation id of the current request. */
 export const baseLogger = new Logger({ serviceName, logLevel: (['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'].includes(level) ? level : 'INFO') as 'INFO' });
 export const metrics = new Metrics({ namespace: 'SupportDesk', serviceName, defaultDimensions: { Stack: process.env.STACK_NAME ?? 'local' } });
-export const tracer = new Tracer({ serviceName, enabled: inLambda });
+/**
+ * The tracer exists only in Lambda. Its X-Ray SDK enables a process-wide
+ * async hook (cls-hooked) on import, which taxes every promise of the process;
+ * outside Lambda tracing is off anyway, so the local stack, tests and the CLI
+ * never load it (a profile of the local gateway showed ~17% of CPU there).
+ */
+export const tracer: Tracer | undefined = inLambda ? new (await import('@aws-lambda-powertools/tracer')).Tracer({ serviceName }) : undefined;
 
 /** Record a metric at once (one EMF line), so nothing depends on a flush at the end of the invocation. */
 export function recordMetric(name: string, value: number, unit: 'Count' | 'Seconds' = 'Count'): void {
