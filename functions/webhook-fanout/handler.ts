@@ -6,7 +6,7 @@ import { fanOut } from '#shared/webhooks/delivery.ts';
 const queueUrl = required('WEBHOOK_DELIVERY_QUEUE_URL');
 
 /** SQS consumer of ticket events (rule ticket-events-to-webhooks): one delivery per subscribed active webhook. */
-export const handler = eventConsumer('webhook-fanout', async (detail) => {
+export const handler = eventConsumer('webhook-fanout', async (detail, _envelope, batch) => {
   // A detail that does not parse can never succeed: it fails the record, which goes to the DLQ after its receives.
-  await fanOut(TicketEventDetailSchema.parse(detail), queueUrl);
+  await fanOut(TicketEventDetailSchema.parse(detail), queueUrl, { batch });
 });

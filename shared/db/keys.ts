@@ -94,8 +94,6 @@ export const keys = {
   webhookCount: (accountId: string) => ({ pk: acct(accountId), sk: 'COUNTER#WEBHOOKS' }),
   /** One delivery of one event to one webhook: state, attempt counters and the exact body every attempt sends. */
   webhookDelivery: (accountId: string, webhookId: string, deliveryId: string) => ({ pk: acct(accountId), sk: `WHDLV#${webhookId}#${deliveryId}` }),
-  /** Guard item making fan-out idempotent: at most one delivery per (webhook, event), naming that delivery. */
-  webhookEventDelivery: (accountId: string, webhookId: string, eventId: string) => ({ pk: acct(accountId), sk: `WHEVT#${webhookId}#${eventId}` }),
   /** The delivery log: one item per attempt, time-ordered ids, so "newest first" is a reverse Query on the prefix. */
   webhookAttempt: (accountId: string, webhookId: string, attemptId: string) => ({ pk: acct(accountId), sk: `WHATT#${webhookId}#${attemptId}` }),
   webhookAttemptPrefix: (webhookId: string) => `WHATT#${webhookId}#`,

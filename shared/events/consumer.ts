@@ -36,6 +36,29 @@ export async function backOff(name: string, record: SQSRecord): Promise<void> {
 }
 
 /**
+ * Reads shared by the records of one batch: `memo(key, load)` runs `load` once
+ * per key and hands every record the same answer. Under a burst one batch
+ * holds many events of one account, which then need one read of, say, its
+ * webhooks instead of one each. Scoped to the invocation, so nothing read
+ * outlives the batch (a webhook created a moment ago is seen by the next one).
+ * A failed load is not kept: the next record tries again.
+ */
+export type BatchMemo = <T>(key: string, load: () => Promise<T>) => Promise<T>;
+
+export function batchMemo(): BatchMemo {
+  const seen = new Map<string, Promise<unknown>>();
+  return <T>(key: string, load: () => Promise<T>): Promise<T> => {
+    let p = seen.get(key) as Promise<T> | undefined;
+    if (!p) {
+      p = load();
+      seen.set(key, p);
+      p.catch(() => seen.delete(key));
+    }
+    return p;
+  };
+}
+
+/**
  * Process an SQS batch with Powertools' batch processor: every record handled
  * concurrently (the queues' batch sizes, at most 10, bound the fan-out), a
  * record whose `handle` throws is reported as a batch item failure
@@ -57,8 +80,8 @@ export async function processSqsBatch(event: SQSEvent, handle: (record: SQSRecor
  * dead-lettered (parked) by the queue's redrive policy. One message that fails
  * every time never holds up the others.
  */
-export function eventConsumer(name: string, handle: (detail: EventDetail, envelope: BusEnvelope) => Promise<void>) {
-  async function consumeOne(record: SQSRecord): Promise<void> {
+export function eventConsumer(name: string, handle: (detail: EventDetail, envelope: BusEnvelope, batch: BatchMemo) => Promise<void>) {
+  async function consumeOne(record: SQSRecord, batch: BatchMemo): Promise<void> {
     let envelope: BusEnvelope;
     try {
       envelope = JSON.parse(record.body) as BusEnvelope;
@@ -70,7 +93,7 @@ export function eventConsumer(name: string, handle: (detail: EventDetail, envelo
     // The event's correlation id (from the API request that caused it) follows it into this consumer's logs.
     await withCorrelation(correlationIdFrom(envelope.detail?.correlationId), async () => {
       try {
-        await handle(envelope.detail, envelope);
+        await handle(envelope.detail, envelope, batch);
       } catch (err) {
         logger.error(`${name}: handling failed`, { messageId: record.messageId, eventId: envelope.detail?.eventId, receives: record.attributes?.ApproximateReceiveCount, err });
         throw err;
@@ -79,9 +102,10 @@ export function eventConsumer(name: string, handle: (detail: EventDetail, envelo
   }
   return async function consume(event: SQSEvent): Promise<SQSBatchResponse> {
     let failures = 0;
+    const batch = batchMemo();
     const response = await processSqsBatch(event, async (record) => {
       try {
-        await consumeOne(record);
+        await consumeOne(record, batch);
       } catch (err) {
         failures++;
         await backOff(name, record);

@@ -1,6 +1,6 @@
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { backOff, processSqsBatch } from '../events/consumer.ts';
+import { backOff, batchMemo, processSqsBatch, type BatchMemo } from '../events/consumer.ts';
 import { sqs } from '../events/sqs.ts';
 import { logger } from '../logger.ts';
 import { correlationIdFrom, withCorrelation } from '../observability.ts';
@@ -23,7 +23,7 @@ class RetryScheduled extends Error {
  * is due. Success, 410 and dead-lettering delete it.
  */
 export function deliveryConsumer(config: DeliveryConfig) {
-  async function consumeOne(record: SQSRecord): Promise<void> {
+  async function consumeOne(record: SQSRecord, batch: BatchMemo): Promise<void> {
     let msg: DeliveryMessage;
     try {
       msg = JSON.parse(record.body) as DeliveryMessage;
@@ -36,7 +36,7 @@ export function deliveryConsumer(config: DeliveryConfig) {
     await withCorrelation(correlationId, async () => {
       let outcome: Awaited<ReturnType<typeof attemptDelivery>>;
       try {
-        outcome = await attemptDelivery({ ...msg, correlationId }, config);
+        outcome = await attemptDelivery({ ...msg, correlationId }, config, new Date(), batch);
       } catch (err) {
         logger.error('webhook-delivery: attempt failed', { messageId: record.messageId, deliveryId: msg.deliveryId, err });
         // A crash (not a failed POST, which follows the retry schedule): back soon, and to the DLQ if it keeps crashing.
@@ -53,5 +53,8 @@ export function deliveryConsumer(config: DeliveryConfig) {
       throw new RetryScheduled(msg.deliveryId);
     });
   }
-  return (event: SQSEvent): Promise<SQSBatchResponse> => processSqsBatch(event, consumeOne);
+  return (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const batch = batchMemo();
+    return processSqsBatch(event, (record) => consumeOne(record, batch));
+  };
 }

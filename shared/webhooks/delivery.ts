@@ -1,4 +1,5 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { BatchMemo } from '../events/consumer.ts';
 import { emitMetric, METRICS } from '../events/metrics.ts';
 import { sqs } from '../events/sqs.ts';
 import { webhookBody, type TicketEventDetail } from '../events/ticket-events.ts';
@@ -61,27 +62,42 @@ export function parseRetryAfter(value: string | string[] | undefined, now: Date)
 async function enqueue(queueUrl: string, d: DeliveryRecord, correlationId = d.correlationId): Promise<void> {
   const message: DeliveryMessage = { accountId: d.accountId, webhookId: d.webhookId, deliveryId: d.deliveryId, cycle: d.cycle, ...(correlationId ? { correlationId } : {}) };
   await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
-  await repo.markQueued(d);
 }
 
 const subscribed = (w: WebhookRecord, event: string) => w.active && (w.events as string[]).includes(event);
 
 /**
+ * A delivery's id follows from its event's (one delivery per webhook and
+ * event): a fan-out retried after a crash addresses the delivery it created
+ * before, with no guard item and no lookup.
+ */
+export const deliveryIdFor = (eventId: string): string => `dlv_${eventId.slice(eventId.indexOf('_') + 1)}`;
+
+export interface FanOutOptions {
+  /** Reads shared by the events of one batch (the account's webhooks are listed once per batch, not per event). */
+  batch?: BatchMemo;
+  now?: Date;
+}
+
+/**
  * Fan a ticket event out to the account's active webhooks subscribed to it:
  * one delivery record and one queue message each, so a slow or failing target
  * never holds up another. Idempotent by (event id, webhook id): a redelivered
- * event creates nothing new, and only re-queues a delivery whose message a
- * crash kept from being sent.
+ * event creates nothing new and re-sends only a delivery not attempted yet
+ * (its message may never have been sent; if it was, the receiver can get the
+ * event twice under the same webhook-id, as at-least-once delivery allows).
  */
-export async function fanOut(detail: TicketEventDetail, queueUrl: string, now = new Date()): Promise<number> {
-  const webhooks = (await repo.listWebhooks(detail.accountId)).filter((w) => subscribed(w, detail.event));
+export async function fanOut(detail: TicketEventDetail, queueUrl: string, { batch, now = new Date() }: FanOutOptions = {}): Promise<number> {
+  const list = () => repo.listWebhooks(detail.accountId);
+  const webhooks = (await (batch ? batch(`webhooks:${detail.accountId}`, list) : list())).filter((w) => subscribed(w, detail.event));
+  if (!webhooks.length) return 0;
   const body = JSON.stringify(webhookBody(detail));
   await Promise.all(
     webhooks.map(async (w) => {
       const fresh: DeliveryRecord = {
         accountId: detail.accountId,
         webhookId: w.id,
-        deliveryId: newId('dlv', now.getTime()),
+        deliveryId: deliveryIdFor(detail.eventId),
         eventId: detail.eventId,
         eventType: detail.event,
         ...(detail.correlationId ? { correlationId: detail.correlationId } : {}),
@@ -90,12 +106,11 @@ export async function fanOut(detail: TicketEventDetail, queueUrl: string, now = 
         attempts: 0,
         tries: 0,
         cycle: 0,
-        queued: false,
         createdAt: now.toISOString(),
         updatedAt: now.toISOString(),
       };
-      const { delivery } = await repo.createDelivery(fresh, now);
-      if (!delivery.queued && delivery.state === 'pending') await enqueue(queueUrl, delivery);
+      const { delivery, created } = await repo.createDelivery(fresh, now);
+      if (created || (delivery.state === 'pending' && delivery.attempts === 0)) await enqueue(queueUrl, delivery);
     }),
   );
   return webhooks.length;
@@ -110,8 +125,10 @@ export type Outcome = { action: 'done' } | { action: 'retry'; delaySeconds: numb
  * webhook; anything else (status, timeout, refused target) retries on the
  * schedule until the 8th attempt, which goes to the DLQ and is marked failed.
  */
-export async function attemptDelivery(msg: DeliveryMessage, config: Omit<DeliveryConfig, 'queueUrl'>, now = new Date()): Promise<Outcome> {
-  const webhook = await repo.getWebhook(msg.accountId, msg.webhookId, true);
+export async function attemptDelivery(msg: DeliveryMessage, config: Omit<DeliveryConfig, 'queueUrl'>, now = new Date(), batch?: BatchMemo): Promise<Outcome> {
+  // The deliveries of one batch to one webhook share its read (a burst brings many at once).
+  const read = () => repo.getWebhook(msg.accountId, msg.webhookId, true);
+  const webhook = await (batch ? batch(`webhook:${msg.accountId}/${msg.webhookId}`, read) : read());
   if (!webhook?.active) {
     // Switched off or deleted since the event: nothing to send; the log shows why.
     await repo.cancelDelivery(msg, now);

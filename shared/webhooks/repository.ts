@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { queryAll } from '../db/query.ts';
@@ -31,8 +31,6 @@ export interface DeliveryRecord {
   tries: number;
   /** Bumped by each redelivery; a queue message of an older cycle is stale and dropped. */
   cycle: number;
-  /** The delivery message was handed to the queue (fan-out resends it if a crash came between). */
-  queued: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -59,7 +57,7 @@ const expiresAt = (now: Date) => Math.floor(now.getTime() / 1000) + LOG_RETENTIO
 const WEBHOOK_FIELDS = ['id', 'accountId', 'name', 'targetUrl', 'events', 'active', 'signingSecret', 'createdAt', 'updatedAt', 'version'] as const;
 const toWebhook = (i: Record<string, unknown>) => Object.fromEntries(WEBHOOK_FIELDS.map((f) => [f, i[f]])) as unknown as WebhookRecord;
 
-const DELIVERY_FIELDS = ['accountId', 'webhookId', 'deliveryId', 'eventId', 'eventType', 'correlationId', 'body', 'state', 'attempts', 'tries', 'cycle', 'queued', 'createdAt', 'updatedAt'] as const;
+const DELIVERY_FIELDS = ['accountId', 'webhookId', 'deliveryId', 'eventId', 'eventType', 'correlationId', 'body', 'state', 'attempts', 'tries', 'cycle', 'createdAt', 'updatedAt'] as const;
 const toDelivery = (i: Record<string, unknown>) => Object.fromEntries(DELIVERY_FIELDS.map((f) => [f, i[f]])) as unknown as DeliveryRecord;
 
 const ATTEMPT_FIELDS = ['deliveryId', 'eventId', 'eventType', 'attempt', 'statusCode', 'error', 'durationMs', 'at', 'state', 'nextAttemptAt', 'correlationId'] as const;
@@ -160,44 +158,32 @@ export async function deactivateWebhook(accountId: string, id: string, now: Date
 }
 
 /**
- * Record a new delivery for (webhook, event) unless one exists: the guard item
- * and the delivery commit together. Returns the delivery either way, so a
- * fan-out retried after a crash finds the one it created.
+ * Record a new delivery for (webhook, event) unless one exists: its id comes
+ * from the event's, so one conditional put is the guard. Returns the stored
+ * delivery either way, so a fan-out retried after a crash finds the one it
+ * created.
  */
 export async function createDelivery(d: DeliveryRecord, now: Date): Promise<{ delivery: DeliveryRecord; created: boolean }> {
-  const ttl = { [TTL_ATTRIBUTE]: expiresAt(now) };
-  const guard = keys.webhookEventDelivery(d.accountId, d.webhookId, d.eventId);
-  let exists = false;
   try {
-    await transactWrite([
-      {
-        item: { Put: { TableName: tableName(), Item: { ...guard, type: 'webhookEventDelivery', deliveryId: d.deliveryId, ...ttl }, ConditionExpression: 'attribute_not_exists(pk)' } },
-        onConditionFailed: () => {
-          exists = true;
-          return new ConflictError('delivery exists');
-        },
-      },
-      { item: { Put: { TableName: tableName(), Item: { ...keys.webhookDelivery(d.accountId, d.webhookId, d.deliveryId), type: 'webhookDelivery', ...d, ...ttl } } } },
-    ]);
+    await ddb.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.webhookDelivery(d.accountId, d.webhookId, d.deliveryId), type: 'webhookDelivery', ...d, [TTL_ATTRIBUTE]: expiresAt(now) },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
     return { delivery: d, created: true };
   } catch (err) {
-    if (!exists) throw err;
+    if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
   }
-  const g = await ddb.send(new GetCommand({ TableName: tableName(), Key: guard, ConsistentRead: true }));
-  const existing = await getDelivery(d.accountId, d.webhookId, g.Item!.deliveryId as string);
-  if (!existing) throw new Error(`Delivery guard without delivery: ${d.webhookId}/${d.eventId}`);
-  return { delivery: existing, created: false };
+  const existing = await getDelivery(d.accountId, d.webhookId, d.deliveryId);
+  // Gone again between the two calls (its 30-day TTL): nothing left to deliver.
+  return existing ? { delivery: existing, created: false } : { delivery: { ...d, state: 'cancelled' }, created: false };
 }
 
 export async function getDelivery(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryRecord | null> {
   const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.webhookDelivery(accountId, webhookId, deliveryId), ConsistentRead: true }));
   return out.Item ? toDelivery(out.Item) : null;
-}
-
-export async function markQueued(d: Pick<DeliveryRecord, 'accountId' | 'webhookId' | 'deliveryId'>): Promise<void> {
-  await ddb.send(
-    new UpdateCommand({ TableName: tableName(), Key: keys.webhookDelivery(d.accountId, d.webhookId, d.deliveryId), UpdateExpression: 'SET queued = :t', ExpressionAttributeValues: { ':t': true } }),
-  );
 }
 
 /**
@@ -273,13 +259,12 @@ export async function restartDelivery(d: DeliveryRecord, now: Date): Promise<Del
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.webhookDelivery(d.accountId, d.webhookId, d.deliveryId),
-        UpdateExpression: 'SET #state = :pending, tries = :zero, queued = :f, updatedAt = :now, #ttl = :ttl ADD #cycle :one',
+        UpdateExpression: 'SET #state = :pending, tries = :zero, updatedAt = :now, #ttl = :ttl ADD #cycle :one',
         ConditionExpression: 'attribute_exists(pk) AND #state IN (:succeeded, :failed, :cancelled)',
         ExpressionAttributeNames: { '#state': 'state', '#cycle': 'cycle', '#ttl': TTL_ATTRIBUTE },
         ExpressionAttributeValues: {
           ':pending': 'pending',
           ':zero': 0,
-          ':f': false,
           ':now': now.toISOString(),
           ':ttl': expiresAt(now),
           ':one': 1,

@@ -230,4 +230,27 @@ describe('webhook delivery pipeline', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(hook.endpoint.received).toHaveLength(1);
   });
+
+  it('a redelivered event creates no second delivery and sends nothing again once attempted', async () => {
+    // Arrange: one event delivered through the pipeline.
+    const acct = await account();
+    const hook = await webhook(acct, ['ticket.created']);
+    await createTicket(acct, 'delivered once');
+    await eventually(() => hook.endpoint.received.length === 1, 15_000, 'first delivery');
+    const first = hook.endpoint.received[0];
+    const payload = JSON.parse(first.body);
+
+    // Act: the fan-out sees the same event again (EventBridge and SQS deliver at least once).
+    const { fanOut } = await import('#shared/webhooks/delivery.ts');
+    const { required } = await import('#shared/events/env.ts');
+    const subscribed = await fanOut({ eventId: first.id, accountId: acct.accountId, ...payload }, required('WEBHOOK_DELIVERY_QUEUE_URL'));
+
+    // Assert: the webhook is still subscribed, but its one delivery keeps its single attempt and nothing is re-sent.
+    expect(subscribed).toBe(1);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(hook.endpoint.received).toHaveLength(1);
+    const log = await deliveries(acct, hook.id);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ eventId: first.id, attempt: 1, state: 'succeeded' });
+  });
 });
