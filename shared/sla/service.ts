@@ -255,7 +255,7 @@ const RECOMPUTE_PARALLEL = 10;
 /** Start a recompute of every open ticket: counted now, done in the background in batches (decisions §10). */
 export async function requestRecompute(p: Principal, queueUrl: string): Promise<{ accepted: true; ticketCount: number }> {
   const ticketCount = await ticketsRepo.countOpenTickets(p.accountId, 1_000_000);
-  if (ticketCount) await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ accountId: p.accountId } satisfies RecomputeMessage) }));
+  if (ticketCount) await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ accountId: p.accountId } satisfies RecomputeMessage), MessageGroupId: p.accountId }));
   return { accepted: true, ticketCount };
 }
 
@@ -290,6 +290,9 @@ export async function recomputeBatch(msg: RecomputeMessage, queueUrl: string, no
       }
     }),
   );
-  if (page.nextKey) await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ accountId: msg.accountId, startKey: page.nextKey } satisfies RecomputeMessage) }));
+  if (page.nextKey)
+    await sqs.send(
+      new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ accountId: msg.accountId, startKey: page.nextKey } satisfies RecomputeMessage), MessageGroupId: msg.accountId }),
+    );
   return { tickets: page.tickets.length };
 }

@@ -61,7 +61,9 @@ export function parseRetryAfter(value: string | string[] | undefined, now: Date)
 
 async function enqueue(queueUrl: string, d: DeliveryRecord, correlationId = d.correlationId): Promise<void> {
   const message: DeliveryMessage = { accountId: d.accountId, webhookId: d.webhookId, deliveryId: d.deliveryId, cycle: d.cycle, ...(correlationId ? { correlationId } : {}) };
-  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
+  // The account as the message group: on a standard queue that makes it an SQS fair queue, so a tenant with a
+  // backlog of deliveries does not hold up another tenant's (the local emulator ignores it; docs/events.md).
+  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message), MessageGroupId: d.accountId }));
 }
 
 const subscribed = (w: WebhookRecord, event: string) => w.active && (w.events as string[]).includes(event);
