@@ -1,0 +1,66 @@
+/**
+ * CPU profile of the request path: GET ticket through the local gateway in a
+ * loop (each call followed by its bare GetItem), on a warm DynamoDB Local.
+ * Writes a .cpuprofile (open it in Chrome DevTools or VS Code) and prints both
+ * p50s. `CACHE=1` turns the authorizer cache on; `N` sets the calls (1500).
+ *
+ *   node --import tsx bench/profile-get.ts [out.cpuprofile]
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { freePort } from '../local/ports.ts';
+import { ensureTable, startDynamoDbLocal } from '../local/dynamodb-local.ts';
+import { configureLocalEnv, LOCAL_TABLE } from '../local/stack.ts';
+
+process.env.LOG_LEVEL = 'silent';
+const out = process.argv[2] ?? 'get.cpuprofile';
+const N = Number(process.env.N ?? 1500);
+const dynamo = await startDynamoDbLocal(await freePort());
+configureLocalEnv({ dynamodbEndpoint: dynamo.endpoint, sessionSecret: 'bench-secret-bench-secret-bench-secret-0123456789' });
+await ensureTable(dynamo.endpoint, LOCAL_TABLE);
+const { startGateway } = await import('../local/gateway.ts');
+const accounts = await import('#shared/accounts/service.ts');
+const { ddb, tableName } = await import('#shared/db/client.ts');
+const { keys } = await import('#shared/db/keys.ts');
+const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+const gw = await startGateway(0, process.env.CACHE === '1' ? { authorizerCacheTtlSeconds: 300 } : undefined);
+const acct = await accounts.createAccount({ name: 'Profile', plan: 'enterprise', ownerEmail: 'owner@profile.example' });
+const call = async (method: string, path: string, body?: unknown) => {
+  const res = await fetch(gw.url + path, {
+    method,
+    headers: { Authorization: `Bearer ${acct.apiKey}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${text}`);
+  return JSON.parse(text);
+};
+const ids: string[] = [];
+for (let i = 0; i < 30; i++) ids.push((await call('POST', '/helpdesk/api/v1/tickets', { ticket: { subject: `Profile ${i}` } })).ticket.id);
+const get = (i: number) => call('GET', `/helpdesk/api/v1/tickets/${ids[i % ids.length]}`);
+const bare = (i: number) => ddb.send(new GetCommand({ TableName: tableName(), Key: keys.ticket(acct.accountId, ids[i % ids.length]) }));
+
+// Warm the JVM and the code paths, then profile the same loop.
+for (let i = 0; i < N; i++) await Promise.all([get(i), bare(i)]);
+const session = new Session();
+session.connect();
+await session.post('Profiler.enable');
+await session.post('Profiler.setSamplingInterval', { interval: 200 });
+await session.post('Profiler.start');
+const api: number[] = [];
+const direct: number[] = [];
+for (let i = 0; i < N; i++) {
+  let t = performance.now();
+  await get(i);
+  api.push(performance.now() - t);
+  t = performance.now();
+  await bare(i);
+  direct.push(performance.now() - t);
+}
+const { profile } = await session.post('Profiler.stop');
+writeFileSync(out, JSON.stringify(profile));
+const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+console.log(`GET /v1/tickets/{id} p50 ${p50(api).toFixed(2)} ms, bare GetItem p50 ${p50(direct).toFixed(2)} ms, ratio ${(p50(api) / p50(direct)).toFixed(2)}; profile in ${out}`);
+await gw.close();
+await dynamo.stop();
+process.exit(0);
