@@ -343,9 +343,11 @@ export async function testDistribution(p: Principal, groupId: string, input: Dis
 }
 
 /** decisions §6/§9: a ticket's groupId must name a live group of the account. */
-export async function checkGroup(accountId: string, groupId: string | null | undefined, issues: FieldIssue[]): Promise<void> {
-  if (!groupId) return;
-  if (!live(await repo.getGroup(accountId, groupId))) issues.push({ field: 'groupId', message: 'no such group in this account' });
+export async function checkGroup(accountId: string, groupId: string | null | undefined, issues: FieldIssue[]): Promise<GroupRecord | null> {
+  if (!groupId) return null;
+  const group = await repo.getGroup(accountId, groupId);
+  if (!live(group)) issues.push({ field: 'groupId', message: 'no such group in this account' });
+  return group;
 }
 
 const isOpen = (t: TicketGroupView | null) => Boolean(t?.assigneeId && OPEN_STATUSES.includes(t.status));
@@ -364,14 +366,15 @@ export async function ticketGroupChange(
   accountId: string,
   before: TicketGroupView | null,
   after: TicketGroupView | null,
-  opts: { backfill?: boolean } = {},
+  /** `group`: the ticket's group as the caller already read it (checkGroup), so it is not read twice. */
+  opts: { backfill?: boolean; group?: GroupRecord | null } = {},
 ): Promise<{ assigneeId?: string; writes: TxWrite[] }> {
   const writes: TxWrite[] = [];
   const joins = Boolean(after?.groupId && after.groupId !== before?.groupId);
   let group: GroupRecord | null = null;
   let assigned: { userId: string; cap: number | null; at: string } | undefined;
   if (after && isWaiting(after) && (joins || opts.backfill)) {
-    group = await repo.getGroup(accountId, after.groupId!);
+    group = opts.group?.id === after.groupId ? opts.group : await repo.getGroup(accountId, after.groupId!);
     if (!live(group)) throw new ValidationError('No such group', [{ field: 'groupId', message: 'no such group in this account' }]);
     if (distributes(group)) {
       const loads = await repo.loadsOf(accountId, group.id, Object.keys(group.members));

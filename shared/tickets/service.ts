@@ -74,7 +74,7 @@ export function createTicket(p: Principal, input: CreateTicketInput): Promise<Ti
 async function createTicketOnce(p: Principal, input: CreateTicketInput): Promise<TicketRecord> {
   if (input.status === 'closed') throw new RuleViolationError('CLOSED_STATUS_SYSTEM_ONLY', 'Only automations can close tickets');
   const issues: FieldIssue[] = [];
-  const [fields] = await Promise.all([fieldMap(p.accountId), checkAssignee(p.accountId, input.assigneeId, issues), checkGroup(p.accountId, input.groupId, issues)]);
+  const [fields, , group] = await Promise.all([fieldMap(p.accountId), checkAssignee(p.accountId, input.assigneeId, issues), checkGroup(p.accountId, input.groupId, issues)]);
   const { merged, issues: fieldIssues } = mergeCustomFields([], input.customFields, fields, true);
   issues.push(...fieldIssues);
   const usage = fieldIssues.length ? [] : await optionUsageWrites(p.accountId, fields, [], merged, issues);
@@ -101,11 +101,11 @@ async function createTicketOnce(p: Principal, input: CreateTicketInput): Promise
   };
   const events: TicketEventDetail[] = [newEventDetail(p.accountId, { event: 'ticket.created', timestamp: at, data: { ticket: toTicketDto(ticket) } })];
   // Distribution assigns after creation, as a manual assignment would: ticket.updated and ticket.assignment.changed follow ticket.created.
-  const group = await ticketGroupChange(p.accountId, null, ticket);
-  const created = group.assigneeId ? { ...ticket, assigneeId: group.assigneeId } : ticket;
-  if (group.assigneeId) events.push(...changeEvents(p.accountId, ticket, created, at));
+  const distribution = await ticketGroupChange(p.accountId, null, ticket, { group });
+  const created = distribution.assigneeId ? { ...ticket, assigneeId: distribution.assigneeId } : ticket;
+  if (distribution.assigneeId) events.push(...changeEvents(p.accountId, ticket, created, at));
   const requester = ticket.requesterEmail ? await requesterWrites(p.accountId, [{ email: ticket.requesterEmail, name: ticket.requesterName, delta: 1 }]) : [];
-  await repo.createTicket(created, [...usage, ...requester, ...group.writes, ...outboxWrites(events)]);
+  await repo.createTicket(created, [...usage, ...requester, ...distribution.writes, ...outboxWrites(events)]);
   return created;
 }
 
@@ -166,7 +166,7 @@ export async function planTicketUpdate(p: Caller, id: string, input: UpdateTicke
 
   const issues: FieldIssue[] = [];
   if (input.assigneeId !== undefined && input.assigneeId !== current.assigneeId) await checkAssignee(p.accountId, input.assigneeId, issues);
-  if (input.groupId !== undefined && input.groupId !== current.groupId) await checkGroup(p.accountId, input.groupId, issues);
+  const newGroup = input.groupId !== undefined && input.groupId !== current.groupId ? await checkGroup(p.accountId, input.groupId, issues) : null;
   let customFields = current.customFields;
   let usage: TxWrite[] = [];
   if (input.customFields !== undefined) {
@@ -182,7 +182,7 @@ export async function planTicketUpdate(p: Caller, id: string, input: UpdateTicke
   const defined = Object.fromEntries(Object.entries(scalar).filter(([, v]) => v !== undefined));
   const at = new Date().toISOString();
   let next: TicketRecord = { ...current, ...defined, customFields, updatedAt: at, version: current.version + 1 };
-  const group = await ticketGroupChange(p.accountId, current, next);
+  const group = await ticketGroupChange(p.accountId, current, next, { group: newGroup });
   if (group.assigneeId) next = { ...next, assigneeId: group.assigneeId };
   const events = changeEvents(p.accountId, current, next, at, actorOf(p));
   if (!events.length) return { current, next: current, writes: [] };
