@@ -84,11 +84,11 @@ export const groupRoutes = defineRoutes([
     group: 'groups',
     summary: 'Delete a group',
     description:
-      'The default group cannot be deleted (409 CONFLICT). Members go with the group; its tickets keep their assignee and lose their groupId (ticket.updated), in the background past the first 25.',
+      'Deleting the default group passes the default to the oldest remaining group (none when it was the last). Members go with the group; its tickets keep their assignee and lose their groupId (ticket.updated), in the background past the first 25.',
     access: 'admin',
     params: GroupParamsSchema,
     success: { status: 204, description: 'Deleted' },
-    errors: [403, 404, 409],
+    errors: [403, 404],
   },
   {
     operationId: 'listGroupMembers',

@@ -177,8 +177,38 @@ export function groupLiveCheck(g: Pick<GroupRecord, 'accountId' | 'id' | 'versio
   };
 }
 
-/** Mark a group deleted (it answers 404 from now on) unless it became the default meanwhile; `related` (its group.deleted event) commits with it. */
-export async function markGroupDeleting(g: GroupRecord, at: string, related: TxWrite[]): Promise<void> {
+/**
+ * Mark a group deleted (it answers 404 from now on); `related` (its
+ * group.deleted event) commits with it. The default guard is proved in the
+ * same transaction: a group that is not the default must still not be one
+ * (`handoff` undefined); deleting the default hands it to `handoff.to` (proved
+ * live) or, with no group left, removes the guard, so an account with groups
+ * always has exactly one default.
+ */
+export async function markGroupDeleting(g: GroupRecord, at: string, related: TxWrite[], handoff?: { to: GroupRecord | null }): Promise<void> {
+  const stale = () => new StaleGroupError('The default group was changed concurrently');
+  const guard: TxWrite[] = !handoff
+    ? [
+        {
+          item: {
+            ConditionCheck: {
+              TableName: tableName(),
+              Key: keys.defaultGroup(g.accountId),
+              ConditionExpression: 'attribute_not_exists(groupId) OR groupId <> :g',
+              ExpressionAttributeValues: { ':g': g.id },
+            },
+          },
+          onConditionFailed: stale,
+        },
+      ]
+    : handoff.to
+      ? setDefaultWrites(g.accountId, g.id, handoff.to)
+      : [
+          {
+            item: { Delete: { TableName: tableName(), Key: keys.defaultGroup(g.accountId), ConditionExpression: 'groupId = :g', ExpressionAttributeValues: { ':g': g.id } } },
+            onConditionFailed: stale,
+          },
+        ];
   await transactWrite([
     {
       item: {
@@ -192,17 +222,7 @@ export async function markGroupDeleting(g: GroupRecord, at: string, related: TxW
       },
       onConditionFailed: () => new StaleGroupError('The group was changed concurrently'),
     },
-    {
-      item: {
-        ConditionCheck: {
-          TableName: tableName(),
-          Key: keys.defaultGroup(g.accountId),
-          ConditionExpression: 'attribute_not_exists(groupId) OR groupId <> :g',
-          ExpressionAttributeValues: { ':g': g.id },
-        },
-      },
-      onConditionFailed: () => new StaleGroupError('The group became the default concurrently'),
-    },
+    ...guard,
     ...related,
   ]);
 }

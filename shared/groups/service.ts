@@ -224,17 +224,25 @@ export async function listMembers(p: Principal, groupId: string): Promise<Member
 const INLINE_DETACH = 25;
 
 /**
- * Delete a group (docs/decisions.md "Groups"): the default group cannot be
- * deleted; otherwise the group disappears at once (404), its members go with
- * it, and its tickets are detached (groupId null, assignee kept) here or, past
- * a bounded number, by the consumer of group.deleted.
+ * Delete a group (docs/decisions.md "Groups"): the group disappears at once
+ * (404), its members go with it, and its tickets are detached (groupId null,
+ * assignee kept) here or, past a bounded number, by the consumer of
+ * group.deleted. Deleting the default passes the default to the oldest
+ * remaining group (none when it was the last), in the same transaction.
  */
 export async function deleteGroup(p: Principal, groupId: string, detach: DetachTicket): Promise<void> {
   await retryOnConflict(async () => {
     const [g, defaultId] = await Promise.all([requireGroup(p.accountId, groupId), repo.getDefaultGroupId(p.accountId)]);
-    if (defaultId === g.id) throw new ConflictError('The default group cannot be deleted; make another group the default first');
+    let handoff: { to: GroupRecord | null } | undefined;
+    if (defaultId === g.id) {
+      // Ids are time-ordered, so the first live one listed is the oldest; its read proves it live in the transaction.
+      const next = (await repo.listGroupSummaries(p.accountId)).find((o) => o.id !== g.id && !o.deletingAt);
+      const to = next ? await repo.getGroup(p.accountId, next.id) : null;
+      if (next && (!to || to.deletingAt)) throw new repo.StaleGroupError('The next default group went away meanwhile');
+      handoff = { to };
+    }
     const at = new Date().toISOString();
-    await repo.markGroupDeleting(g, at, outboxWrites([newDomainEvent(p.accountId, GROUP_DELETED, { groupId }, at)], GROUP_EVENT_SOURCE));
+    await repo.markGroupDeleting(g, at, outboxWrites([newDomainEvent(p.accountId, GROUP_DELETED, { groupId }, at)], GROUP_EVENT_SOURCE), handoff);
   });
   await finishGroupDeletion(p.accountId, groupId, detach, INLINE_DETACH);
 }
@@ -285,9 +293,12 @@ interface Verdict {
   addedAt: string;
 }
 
-/** The cap in this group that applies to a member: their own, else the group's. */
+/**
+ * The cap in this group that binds a member (decisions §9: their own and the
+ * group's both apply, so the lower one; a tie names the member's).
+ */
 const capOf = (g: GroupRecord, m: MemberConfig): { cap: number | null; kind: 'atMemberCap' | 'atGroupCap' } =>
-  m.maxOpenTickets !== null ? { cap: m.maxOpenTickets, kind: 'atMemberCap' } : { cap: g.maxOpenTickets, kind: 'atGroupCap' };
+  m.maxOpenTickets !== null && (g.maxOpenTickets === null || m.maxOpenTickets <= g.maxOpenTickets) ? { cap: m.maxOpenTickets, kind: 'atMemberCap' } : { cap: g.maxOpenTickets, kind: 'atGroupCap' };
 
 /**
  * Who would get a ticket (decisions §9): members who cannot take it are

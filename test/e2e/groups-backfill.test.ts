@@ -107,7 +107,7 @@ describe('deleting a group with many tickets', () => {
   it('detaches the first tickets in the request and the rest in the background; nothing points at the group afterwards', async () => {
     const { acct, d, agents } = await setup(1);
     const [a] = agents;
-    await newGroup(d); // the default, which cannot be deleted
+    await newGroup(d); // the default, so the group below is an ordinary one
     const g = await newGroup(d, { distributionMode: 'roundRobin' });
     await addMembers(d, g.id, [a]);
     const made: any[] = [];

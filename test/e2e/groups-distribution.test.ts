@@ -116,6 +116,18 @@ describe('distribution modes', () => {
 });
 
 describe('caps', () => {
+  it('a member cap above the group cap does not lift it: both apply, the lower binds (decisions §9)', async () => {
+    const { d, agents } = await setup(1);
+    const [a] = agents;
+    const g = await newGroup(d, { distributionMode: 'leastBusy', maxOpenTickets: 2 });
+    await addMembers(d, g.id, [{ userId: a, maxOpenTickets: 5 }]);
+    const got = [];
+    for (let i = 0; i < 3; i++) got.push((await newTicket(d, { groupId: g.id })).assigneeId);
+    expect(got).toEqual([a, a, null]);
+    const test = await d.post(`${GROUPS}/${g.id}/distribution/test`, { ticket: {} });
+    expect(test.body.data.members.map((m: { userId: string; reason: string; cap: number | null }) => [m.userId, m.reason, m.cap])).toEqual([[a, 'atGroupCap', 2]]);
+  });
+
   it('skips members at their cap, the group cap or the global cap; everyone at cap leaves the ticket unassigned', async () => {
     const { d, agents } = await setup(3);
     const [a, b, c] = agents;

@@ -106,7 +106,7 @@ describe('groups: activity, default, lead, delete', () => {
     expect((await admin.put(`${GROUPS}/${g.id}/reactivate`, {})).body.data.isActive).toBe(true);
   });
 
-  it('switches the default in one step; the default cannot be deleted; parallel switches leave exactly one default', async () => {
+  it('switches the default in one step; deleting the default passes it on; parallel switches leave exactly one default', async () => {
     const other = await createTestAccount();
     const d = as(client, other.ownerKey);
     const a = await newGroup(d);
@@ -117,10 +117,24 @@ describe('groups: activity, default, lead, delete', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ id: b.id, isDefault: true });
     expect((await d.get(`${GROUPS}/${a.id}`)).body.data.isDefault).toBe(false);
-    expectError(await d.del(`${GROUPS}/${b.id}`), 409, 'CONFLICT');
-    await Promise.all([a, b, c, a, c].map((g) => d.put(`${GROUPS}/${g.id}/default`, {})));
+    // Deleting the default hands it to the oldest remaining group, in the same transaction.
+    expect((await d.del(`${GROUPS}/${b.id}`)).status).toBe(204);
+    expect((await d.get(`${GROUPS}/${a.id}`)).body.data.isDefault).toBe(true);
+    await Promise.all([a, c, a, c].map((g) => d.put(`${GROUPS}/${g.id}/default`, {})));
     const defaults = (await d.get(GROUPS)).body.data.filter((g: { isDefault: boolean }) => g.isDefault);
     expect(defaults).toHaveLength(1);
+  });
+
+  it('deletes the only group (the default); the next group created becomes the default', async () => {
+    const other = await createTestAccount();
+    const d = as(client, other.ownerKey);
+    const only = await newGroup(d);
+    expect(only.isDefault).toBe(true);
+    expect((await d.del(`${GROUPS}/${only.id}`)).status).toBe(204);
+    expect((await d.get(`${GROUPS}/${only.id}`)).status).toBe(404);
+    expect((await d.get(GROUPS)).body.data).toEqual([]);
+    const next = await newGroup(d);
+    expect(next.isDefault).toBe(true);
   });
 
   it('sets a lead who must be a member; removing the lead clears it', async () => {
