@@ -79,7 +79,7 @@ export const SlaPolicyBodySchema = z
   .object({
     name: z.string().trim().min(1).max(100),
     description: z.string().max(500).nullable().optional(),
-    isActive: z.boolean().default(true),
+    isActive: z.boolean().optional().describe('true when omitted on create; left as it is when omitted on update'),
     timeMode: z.enum(TIME_MODES),
     conditions: z.array(ConditionSchema).max(50).default([]),
     targets: TargetsSchema,

@@ -44,7 +44,16 @@ export async function createPolicy(p: Principal, input: SlaPolicyInput): Promise
     const set = await repo.getPolicySet(p.accountId);
     if (set.count >= MAX_POLICIES) throw invalid([{ field: 'body', message: `an account has at most ${MAX_POLICIES} SLA policies` }]);
     const now = new Date().toISOString();
-    const policy: PolicyRecord = { id: newId('sla'), accountId: p.accountId, ...input, description: input.description ?? null, position: set.nextPosition, createdAt: now, updatedAt: now };
+    const policy: PolicyRecord = {
+      id: newId('sla'),
+      accountId: p.accountId,
+      ...input,
+      isActive: input.isActive ?? true,
+      description: input.description ?? null,
+      position: set.nextPosition,
+      createdAt: now,
+      updatedAt: now,
+    };
     await repo.createPolicy(policy, set);
     return policy;
   });
@@ -52,9 +61,12 @@ export async function createPolicy(p: Principal, input: SlaPolicyInput): Promise
 
 /** Replace a policy's definition; its position stays. Existing tickets keep their applied targets until recompute or their next change. */
 export async function updatePolicy(p: Principal, id: string, input: SlaPolicyInput): Promise<PolicyRecord> {
-  if (!(await repo.getPolicy(p.accountId, id))) throw new NotFoundError('SLA policy');
+  const current = await repo.getPolicy(p.accountId, id);
+  if (!current) throw new NotFoundError('SLA policy');
   await checkCustomFields(p.accountId, input);
-  const { name, isActive, timeMode, conditions, targets } = input;
+  const { name, timeMode, conditions, targets } = input;
+  // Switching a policy on or off is its own decision: a PUT that does not mention isActive leaves it as it was.
+  const isActive = input.isActive ?? current.isActive;
   return repo.replacePolicy(p.accountId, id, { name, description: input.description ?? null, isActive, timeMode, conditions, targets, updatedAt: new Date().toISOString() });
 }
 

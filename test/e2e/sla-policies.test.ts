@@ -36,6 +36,10 @@ describe('SLA policies: CRUD', () => {
     const updated = await d.put(`${BASE}/${first.id}`, policyBody({ name: 'First, renamed', isActive: false }));
     expect(updated.status).toBe(200);
     expect(updated.body.data).toMatchObject({ id: first.id, name: 'First, renamed', isActive: false, description: null, position: first.position, createdAt: first.createdAt });
+    // A PUT that does not mention isActive leaves the policy off; one that says true turns it back on.
+    const renamedAgain = await d.put(`${BASE}/${first.id}`, policyBody({ name: 'First, again' }));
+    expect(renamedAgain.body.data).toMatchObject({ name: 'First, again', isActive: false });
+    expect((await d.put(`${BASE}/${first.id}`, policyBody({ isActive: true }))).body.data.isActive).toBe(true);
 
     const del = await d.del(`${BASE}/${second.id}`);
     expect(del.status).toBe(204);
