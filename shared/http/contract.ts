@@ -20,7 +20,7 @@ export interface RouteContract {
   description?: string;
   /** Which credentials the endpoint accepts (decisions §1). Default: API key or session token. */
   auth?: 'any' | 'session';
-  /** Minimum support-desk role; user-management rules live in the users service. */
+  /** Minimum support-desk role (on user-management routes: owner/admin = admin, member = agent); finer user rules live in the users service. */
   access?: DeskRole;
   params?: z.ZodObject;
   query?: z.ZodObject;

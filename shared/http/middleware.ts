@@ -125,7 +125,11 @@ const accessGuard = (): Middleware => ({
     if (route.auth === 'session' && p.credential !== 'session') {
       throw new UnauthorizedError('This endpoint needs a session token (Authorization: Bearer <session token>); API keys are not accepted here');
     }
-    if (route.access && !hasDeskRole(p.role, route.access)) throw new ForbiddenError(`This action needs the ${route.access} role or above`);
+    if (route.access && !hasDeskRole(p.role, route.access)) {
+      // User management speaks of its own roles (decisions §1): member is the desk's agent.
+      const role = route.group === 'users' ? { viewer: 'viewer', agent: 'member', admin: 'admin' }[route.access] : route.access;
+      throw new ForbiddenError(`This action needs the ${role} role or above`);
+    }
   },
 });
 

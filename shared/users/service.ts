@@ -84,8 +84,9 @@ export async function updateUser(p: Principal, userId: string, body: UpdateUserB
   }
 
   if (target.role === 'owner') {
-    if (p.role !== 'owner') throw new ForbiddenError('Only the owner can change the owner');
+    // decisions §1: the owner cannot be suspended (409), whoever asks, as it cannot be deleted (409).
     if (body.status === 'suspended') throw new ConflictError('The owner cannot be suspended');
+    if (p.role !== 'owner') throw new ForbiddenError('Only the owner can change the owner');
     if (body.role !== undefined && body.role !== 'owner') throw new ConflictError('The owner cannot step down; transfer ownership to another user instead');
   } else if (body.role !== undefined) {
     changes.role = body.role;
