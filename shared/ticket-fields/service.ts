@@ -114,7 +114,8 @@ function slugKey(title: string): string {
 }
 
 function checkOptionsInput(type: FieldRecord['fieldType'], options: { value: string; default: boolean }[] | undefined) {
-  if (!options) return;
+  // An empty list on a field without options says nothing: only options actually given are refused there.
+  if (!options || (!options.length && !OPTION_TYPES.includes(type))) return;
   if (!OPTION_TYPES.includes(type)) throw new RuleViolationError('INVALID_FIELD_TYPE', `Options are only for dropdown and multiselect fields, not ${type}`);
   if (options.length > MAX_OPTIONS_PER_FIELD) throw new RuleViolationError('TOO_MANY_OPTIONS', `A field has at most ${MAX_OPTIONS_PER_FIELD} options`);
   const seen = new Set<string>();

@@ -183,6 +183,13 @@ describe('option rules', () => {
     expect(res.body.error.code).toBe('INVALID_FIELD_TYPE');
   });
 
+  it('takes an empty options list on a text field as no options (201)', async () => {
+    const res = await admin.post(FIELDS, { ticketField: { title: 'no opts', type: 'text', options: [] } });
+
+    expect(res.status).toBe(201);
+    expect(res.body.ticketField.options).toBeNull();
+  });
+
   it('refuses the options endpoint of a text field with 422 INVALID_FIELD_TYPE', async () => {
     const f = await newField(admin, { type: 'text' });
 
