@@ -4,8 +4,9 @@ import type { TicketFieldDto } from './model.ts';
 /** System fields exist in every account, are listed first and cannot be changed (decisions §6). */
 const EPOCH = '2024-01-01T00:00:00.000Z';
 
+// Option ids carry the spec's opt_ prefix like every option (api-spec "Ticket field option"), stable per value.
 const options = (fieldKey: string, values: readonly string[], def: string) =>
-  values.map((v) => ({ id: `system_${fieldKey}_${v}`, name: v[0].toUpperCase() + v.slice(1), value: v, default: v === def }));
+  values.map((v) => ({ id: `opt_system_${fieldKey}_${v}`, name: v[0].toUpperCase() + v.slice(1), value: v, default: v === def }));
 
 const field = (fieldKey: string, title: string, type: TicketFieldDto['type'], position: number, extra: Partial<TicketFieldDto> = {}): TicketFieldDto => ({
   id: `system_${fieldKey}`,

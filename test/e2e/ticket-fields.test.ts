@@ -39,6 +39,7 @@ describe('system fields', () => {
     const res = await admin.get(`${FIELDS}/system_status`);
 
     expect(res.body.ticketField.options.map((o: Json) => o.value)).toEqual(['new', 'open', 'pending', 'resolved', 'closed']);
+    expect(res.body.ticketField.options.every((o: Json) => /^opt_/.test(o.id))).toBe(true);
   });
 
   it.each(SYSTEM_FIELD_IDS)('PUT and DELETE on %s answer 422 SYSTEM_FIELD and change nothing', async (id) => {
