@@ -50,7 +50,9 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
   const { ddb, tableName } = await import('#shared/db/client.ts');
   const sqs = await startLocalSqs(await freePort());
   Object.assign(process.env, pipelineEnvVars(sqs.endpoint), { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_ALLOW_INSECURE_TLS: '1' });
-  const receiver = await startReceiver();
+  // Each tenant has its own receiver (its own host:port), as customers' endpoints are: the delivery agent's
+  // per-host connection cap then applies per tenant, not to every tenant at once as one shared receiver would.
+  const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
 
   const call = async (token: string, method: string, path: string, body?: unknown) => {
     const res = await fetch(opts.gatewayUrl + path, {
@@ -66,6 +68,8 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
   /** A fresh account with a webhook on every ticket event; delivery times by ticket id. */
   const tenant = async (name: string) => {
     const a = await accounts.createAccount({ name, plan: 'enterprise', ownerEmail: `owner-${Date.now()}-${n++}@pipeline.bench` });
+    const receiver = await startReceiver();
+    receivers.push(receiver);
     const hook = await call(a.apiKey, 'POST', '/helpdesk/api/v1/webhooks', {
       webhook: { name, targetUrl: receiver.url(`/${a.accountId}`), events: ['ticket.created', 'ticket.updated', 'ticket.deleted', 'ticket.assignment.changed', 'ticket.resolved'] },
     });
@@ -184,7 +188,7 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
     `  quiet account during a ${NOISY}-ticket burst (c16): ${quietLags.length} events, p50 ${fmt(pct(quietLags, 50))} ms, p99 ${fmt(pct(quietLags, 99))} ms (goal p99 <= 1000); noisy delivered ${noisy.deliveredAt.size}/${NOISY}`,
   );
 
-  await receiver.close();
+  await Promise.all(receivers.map((r) => r.close()));
   await pipeline.stop();
   await sqs.stop();
 }

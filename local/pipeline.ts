@@ -11,7 +11,7 @@
  */
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record as StreamRecord, type ShardIteratorType } from '@aws-sdk/client-dynamodb-streams';
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -248,6 +248,20 @@ function toSqsRecord(m: Message, arn: string, region: string): SQSRecord {
   };
 }
 
+/** Invoke a queue's consumer with received messages, as Lambda does: what it does not report failed is deleted. */
+async function consumeBatch(sqs: SQSClient, def: QueueDef, url: string, arn: string, region: string, handler: SqsHandler, messages: Message[]): Promise<void> {
+  let failed: Set<string>;
+  try {
+    const res = await handler({ Records: messages.map((m) => toSqsRecord(m, arn, region)) });
+    failed = new Set((res?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+  } catch (err) {
+    log(`${def.name}: consumer threw; the whole batch returns to the queue`, { err: (err as Error).message });
+    failed = new Set(messages.map((m) => m.MessageId!));
+  }
+  const done = messages.filter((m) => !failed.has(m.MessageId!));
+  if (done.length) await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+}
+
 /**
  * Long-polls one queue and invokes its consumer with batches of up to the
  * topology's batch size, several batches in flight at once (Lambda scales
@@ -294,20 +308,196 @@ class QueuePoller {
         );
         const messages = out.Messages ?? [];
         if (!messages.length) continue;
-        let failed: Set<string>;
-        try {
-          const res = await this.handler({ Records: messages.map((m) => toSqsRecord(m, arn, this.region)) });
-          failed = new Set((res?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
-        } catch (err) {
-          log(`${this.def.name}: consumer threw; the whole batch returns to the queue`, { err: (err as Error).message });
-          failed = new Set(messages.map((m) => m.MessageId!));
-        }
-        const done = messages.filter((m) => !failed.has(m.MessageId!));
-        if (done.length) await this.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: this.url, Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+        await consumeBatch(this.sqs, this.def, this.url, arn, this.region, this.handler, messages);
       } catch (err) {
         if (!this.running) return;
         log(`${this.def.name}: poll failed`, { err: (err as Error).message });
         await sleep(500);
+      }
+    }
+  }
+}
+
+/** A received message of a fair queue waiting for a worker, with its group and when it was (last) made invisible. */
+export interface Buffered {
+  message: Message;
+  group: string;
+  hiddenAt: number;
+}
+
+/**
+ * The message group of a fair queue's message. Every message we send to one
+ * carries the account as MessageGroupId and in its body; fauxqs drops the
+ * group id of a standard queue's message, so the body's `accountId` stands in
+ * (a message without one is its own group, as in SQS).
+ */
+export function groupOf(m: Message): string {
+  try {
+    const accountId = (JSON.parse(m.Body ?? '') as { accountId?: unknown }).accountId;
+    if (typeof accountId === 'string' && accountId) return accountId;
+  } catch {
+    // not JSON: its own group
+  }
+  return `message:${m.MessageId}`;
+}
+
+/**
+ * The next batch of a fair queue, as SQS fair queues hand them out: one
+ * message at a time from the group with the fewest messages in flight (the
+ * longest waiting among equals), so a group with a backlog never holds up the
+ * others. Takes the messages out of `lanes` and counts them in `inFlight`.
+ */
+export function takeFairBatch(lanes: Map<string, Buffered[]>, inFlight: Map<string, number>, size: number): Buffered[] {
+  const batch: Buffered[] = [];
+  while (batch.length < size) {
+    let best: string | undefined;
+    for (const [group, lane] of lanes) {
+      if (best === undefined) {
+        best = group;
+        continue;
+      }
+      const [mine, theirs] = [inFlight.get(group) ?? 0, inFlight.get(best) ?? 0];
+      if (mine < theirs || (mine === theirs && lane[0].hiddenAt < lanes.get(best)![0].hiddenAt)) best = group;
+    }
+    if (best === undefined) break;
+    const lane = lanes.get(best)!;
+    batch.push(lane.shift()!);
+    if (!lane.length) lanes.delete(best);
+    inFlight.set(best, (inFlight.get(best) ?? 0) + 1);
+  }
+  return batch;
+}
+
+/** Messages a fair queue's poller holds received at most (far below what its visibility timeout lets it work off). */
+const FAIR_BUFFER = 2_000;
+
+/**
+ * The local stand-in for an SQS fair queue (a queue whose topology row says
+ * `fair`). fauxqs hands messages out first in, first out, so one account's
+ * backlog would delay every other account's messages; this poller receives
+ * eagerly into per-group lanes and gives its workers the messages of the
+ * least busy group first (takeFairBatch), the way SQS serves quiet tenants
+ * first. Held messages stay invisible in fauxqs; one held for half its
+ * visibility timeout has it renewed, and on stop whatever is still held is
+ * made visible again at once.
+ */
+class FairQueuePoller {
+  private running = false;
+  private loops: Promise<void>[] = [];
+  private readonly lanes = new Map<string, Buffered[]>();
+  private readonly inFlight = new Map<string, number>();
+  private held = 0;
+  private waiters: (() => void)[] = [];
+
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly def: QueueDef,
+    private readonly url: string,
+    private readonly region: string,
+    private readonly handler: SqsHandler,
+    private readonly concurrency: number,
+  ) {}
+
+  start() {
+    this.running = true;
+    this.loops.push(this.receive());
+    for (let i = 0; i < this.concurrency; i++) this.loops.push(this.work());
+  }
+
+  async stop() {
+    this.running = false;
+    this.signal();
+    await Promise.all(this.loops);
+    const rest = [...this.lanes.values()].flat();
+    this.lanes.clear();
+    this.held = 0;
+    await this.setVisibility(rest, 0).catch((err) => log(`${this.def.name}: could not release held messages`, { err: (err as Error).message }));
+  }
+
+  private signal() {
+    const waiting = this.waiters;
+    this.waiters = [];
+    waiting.forEach((wake) => wake());
+  }
+
+  private async setVisibility(items: Buffered[], seconds: number) {
+    for (let i = 0; i < items.length; i += 10) {
+      const chunk = items.slice(i, i + 10);
+      await this.sqs.send(
+        new ChangeMessageVisibilityBatchCommand({ QueueUrl: this.url, Entries: chunk.map((b, j) => ({ Id: String(j), ReceiptHandle: b.message.ReceiptHandle!, VisibilityTimeout: seconds })) }),
+      );
+    }
+  }
+
+  /** Receive everything available into the lanes (bounded), keeping held messages invisible. */
+  private async receive() {
+    let checked = Date.now();
+    while (this.running) {
+      try {
+        if (Date.now() - checked > 1000) {
+          checked = Date.now();
+          const stale = [...this.lanes.values()].flat().filter((b) => checked - b.hiddenAt > (this.def.visibilityTimeoutSeconds * 1000) / 2);
+          if (stale.length) await this.setVisibility(stale, this.def.visibilityTimeoutSeconds);
+          stale.forEach((b) => (b.hiddenAt = checked));
+        }
+        if (this.held >= FAIR_BUFFER) {
+          await sleep(20);
+          continue;
+        }
+        // A long poll answers as soon as a message arrives; the workers never wait on this loop.
+        const out = await this.sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: this.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }),
+        );
+        const messages = out.Messages ?? [];
+        for (const message of messages) {
+          const group = groupOf(message);
+          const lane = this.lanes.get(group) ?? [];
+          lane.push({ message, group, hiddenAt: Date.now() });
+          this.lanes.set(group, lane);
+        }
+        this.held += messages.length;
+        if (messages.length) this.signal();
+      } catch (err) {
+        if (!this.running) return;
+        log(`${this.def.name}: poll failed`, { err: (err as Error).message });
+        await sleep(500);
+      }
+    }
+  }
+
+  private async work() {
+    const arn = queueArn(this.region, this.def.name);
+    while (this.running) {
+      // Spread what is held over the idle workers (as a queue hands arriving messages to waiting pollers)
+      // rather than giving one worker a full batch while the others wait.
+      const share = Math.ceil(this.held / (this.waiters.length + 1));
+      const batch = takeFairBatch(this.lanes, this.inFlight, Math.min(10, this.def.batchSize, Math.max(1, share)));
+      if (!batch.length) {
+        await new Promise<void>((wake) => {
+          this.waiters.push(wake);
+          setTimeout(wake, 100);
+        });
+        continue;
+      }
+      this.held -= batch.length;
+      try {
+        await consumeBatch(
+          this.sqs,
+          this.def,
+          this.url,
+          arn,
+          this.region,
+          this.handler,
+          batch.map((b) => b.message),
+        );
+      } catch (err) {
+        log(`${this.def.name}: delete failed`, { err: (err as Error).message });
+      } finally {
+        for (const b of batch) {
+          const n = (this.inFlight.get(b.group) ?? 1) - 1;
+          if (n) this.inFlight.set(b.group, n);
+          else this.inFlight.delete(b.group);
+        }
       }
     }
   }
@@ -382,7 +572,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   );
   await stream.start();
 
-  const pollers: QueuePoller[] = [];
+  const pollers: { stop(): Promise<void> }[] = [];
   for (const def of QUEUES.filter((q) => !opts.queues || opts.queues.includes(q.name))) {
     let handler: SqsHandler;
     try {
@@ -392,7 +582,8 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       log(`local pipeline: ${def.name} consumer not started`, { err: (err as Error).message });
       continue;
     }
-    const poller = new QueuePoller(sqs, def, localQueueUrl(opts.sqsEndpoint, def.name), region, handler, opts.concurrency ?? Math.min(8, def.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY));
+    const Poller = def.fair ? FairQueuePoller : QueuePoller;
+    const poller = new Poller(sqs, def, localQueueUrl(opts.sqsEndpoint, def.name), region, handler, opts.concurrency ?? Math.min(8, def.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY));
     poller.start();
     pollers.push(poller);
   }

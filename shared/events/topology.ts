@@ -53,6 +53,13 @@ export interface QueueDef {
    * The local pipeline runs as many pollers.
    */
   maxConcurrency?: number;
+  /**
+   * Messages carry the account as `MessageGroupId`, which makes the standard
+   * queue an SQS fair queue: one account's backlog does not hold up another's.
+   * fauxqs ignores the group id, so the local pipeline schedules such a queue
+   * fairly itself (local/pipeline.ts).
+   */
+  fair?: boolean;
   description: string;
 }
 
@@ -109,6 +116,7 @@ export const QUEUES: readonly QueueDef[] = [
     sendsTo: ['webhook-delivery'],
     // Deliveries mostly wait on receivers; per-host limits (shared/webhooks/target.ts) keep one tenant's slow hosts in check.
     maxConcurrency: 20,
+    fair: true,
     dlqUrlEnv: 'WEBHOOK_DELIVERY_DLQ_URL',
     description: 'One message per (event, webhook) delivery; signed POST to the target with the retry schedule of decisions §7',
   },
@@ -152,6 +160,7 @@ export const QUEUES: readonly QueueDef[] = [
     visibilityTimeoutSeconds: 360,
     maxReceiveCount: 5,
     urlEnv: 'AUTOMATION_TIME_RULES_QUEUE_URL',
+    fair: true,
     description: 'Batches of open tickets from the hourly job -> time-based automations (hoursSince* conditions)',
   },
   {
@@ -175,6 +184,7 @@ export const QUEUES: readonly QueueDef[] = [
     maxReceiveCount: 5,
     urlEnv: 'SLA_RECOMPUTE_QUEUE_URL',
     sendsTo: ['sla-recompute'],
+    fair: true,
     description: 'POST /sla-policies/recompute -> open tickets recomputed with the current policies, one page per message',
   },
   {
