@@ -53,6 +53,8 @@ export async function startDynamoDbLocal(port: number, dbPath?: string): Promise
     '-port',
     String(port),
     '-sharedDb',
+    // DynamoDB Local reports usage to AWS unless told not to: a local stack (and CI) should not phone home.
+    '-disableTelemetry',
     ...(dbPath ? ['-dbPath', dbPath] : ['-inMemory']),
   ];
   const child = spawn('java', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
