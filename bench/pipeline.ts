@@ -76,6 +76,7 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
     const deliveredAt = new Map<string, number>();
     const endpoint = receiver.endpoint(`/${a.accountId}`, hook.webhook.signingSecret);
     const writtenAt = new Map<string, number>();
+    let seen = 0;
     return {
       async create(subject: string) {
         const t0 = performance.now();
@@ -86,7 +87,9 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
       },
       /** Collect verified deliveries of ticket.created seen so far. */
       collect() {
-        for (const r of endpoint.received) {
+        // Only what arrived since the last look: this runs every 5 ms beside the pipeline it measures.
+        for (const r of endpoint.received.slice(seen)) {
+          seen += 1;
           if (!r.verified) continue;
           const id = JSON.parse(r.body).data.ticket.id as string;
           if (!deliveredAt.has(id)) deliveredAt.set(id, performance.now());
