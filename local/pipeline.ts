@@ -267,19 +267,25 @@ async function consumeBatch(sqs: SQSClient, def: QueueDef, url: string, arn: str
  * topology's batch size, several batches in flight at once (Lambda scales
  * out the same way). Messages not reported failed are deleted.
  */
-class QueuePoller {
-  private running = false;
-  private loops: Promise<void>[] = [];
+/** What every local queue poller is given: the queue, its consumer and how many batches may run at once. */
+abstract class SqsPoller {
+  protected running = false;
+  protected loops: Promise<void>[] = [];
 
   constructor(
-    private readonly sqs: SQSClient,
-    private readonly def: QueueDef,
-    private readonly url: string,
-    private readonly region: string,
-    private readonly handler: SqsHandler,
-    private readonly concurrency: number,
+    protected readonly sqs: SQSClient,
+    protected readonly def: QueueDef,
+    protected readonly url: string,
+    protected readonly region: string,
+    protected readonly handler: SqsHandler,
+    protected readonly concurrency: number,
   ) {}
 
+  abstract start(): void;
+  abstract stop(): Promise<void>;
+}
+
+class QueuePoller extends SqsPoller {
   start() {
     this.running = true;
     for (let i = 0; i < this.concurrency; i++) this.loops.push(this.run());
@@ -381,22 +387,11 @@ const FAIR_BUFFER = 2_000;
  * visibility timeout has it renewed, and on stop whatever is still held is
  * made visible again at once.
  */
-class FairQueuePoller {
-  private running = false;
-  private loops: Promise<void>[] = [];
+class FairQueuePoller extends SqsPoller {
   private readonly lanes = new Map<string, Buffered[]>();
   private readonly inFlight = new Map<string, number>();
   private held = 0;
   private waiters: (() => void)[] = [];
-
-  constructor(
-    private readonly sqs: SQSClient,
-    private readonly def: QueueDef,
-    private readonly url: string,
-    private readonly region: string,
-    private readonly handler: SqsHandler,
-    private readonly concurrency: number,
-  ) {}
 
   start() {
     this.running = true;
@@ -572,7 +567,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   );
   await stream.start();
 
-  const pollers: { stop(): Promise<void> }[] = [];
+  const pollers: SqsPoller[] = [];
   for (const def of QUEUES.filter((q) => !opts.queues || opts.queues.includes(q.name))) {
     let handler: SqsHandler;
     try {
