@@ -2,12 +2,9 @@ import * as z from 'zod';
 import { compilePattern } from './pattern.ts';
 import { plainText } from '../text.ts';
 
-export const FIELD_TYPES = ['text', 'textarea', 'number', 'decimal', 'checkbox', 'date', 'dropdown', 'multiselect', 'regex'] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
-export const OPTION_TYPES: readonly FieldType[] = ['dropdown', 'multiselect'];
+import { FIELD_TYPES, OPTION_VALUE_MAX } from './limits.ts';
 
-/** api-spec Limits: options per ticket field. */
-export const MAX_OPTIONS_PER_FIELD = 2000;
+export { FIELD_TYPES, MAX_OPTIONS_PER_FIELD, OPTION_TYPES, OPTION_VALUE_MAX, type FieldType } from './limits.ts';
 
 export const OptionSchema = z.object({ id: z.string().describe('Prefixed opt_'), name: z.string(), value: z.string(), default: z.boolean() }).meta({ id: 'CustomFieldOption' });
 export type OptionDto = z.infer<typeof OptionSchema>;
@@ -35,8 +32,6 @@ export const TicketFieldSchema = z
 export type TicketFieldDto = z.infer<typeof TicketFieldSchema>;
 
 const optionName = z.string().trim().min(1).max(128);
-/** Option values become part of a key (the value guard), so they are bounded; a longer value cannot name an option. */
-export const OPTION_VALUE_MAX = 128;
 const optionValue = z
   .string()
   .trim()

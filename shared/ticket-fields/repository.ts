@@ -4,7 +4,7 @@ import { keys, textSortKey } from '../db/keys.ts';
 import { queryPage, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, NotFoundError, RuleViolationError, ValidationError } from '../domain/errors.ts';
-import { MAX_OPTIONS_PER_FIELD, OPTION_VALUE_MAX, type FieldType } from './model.ts';
+import { MAX_OPTIONS_PER_FIELD, OPTION_VALUE_MAX, type FieldType } from './limits.ts';
 
 /** A custom ticket field as stored (`fieldType`, because `type` names the item kind in this table). */
 export interface FieldRecord {
