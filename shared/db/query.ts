@@ -156,12 +156,16 @@ export function counterWrite(key: Key, delta: number) {
   return { item: { Update: { TableName: tableName(), Key: key, UpdateExpression: 'ADD #n :d', ExpressionAttributeNames: { '#n': 'n' }, ExpressionAttributeValues: { ':d': delta } } } };
 }
 
-/** Every match of a Query, in key order (callers whose work is bounded by design: an organization's contacts, an account's webhooks). */
-export async function queryAll<T extends Record<string, unknown>>(q: Omit<PageQuery, 'limit' | 'startKey'>): Promise<T[]> {
+/**
+ * Every match of a Query, in key order (callers whose work is bounded by
+ * design: an organization's contacts, an account's webhooks, groups or field
+ * definitions). `projection` reads only the attributes it names.
+ */
+export async function queryAll<T extends Record<string, unknown>>(q: Omit<PageQuery, 'limit' | 'startKey'> & { projection?: string }): Promise<T[]> {
   const items: T[] = [];
   let startKey: Key | undefined;
   do {
-    const out = await ddb.send(new QueryCommand({ ...baseInput({ ...q, limit: 0 }), ExclusiveStartKey: startKey }));
+    const out = await ddb.send(new QueryCommand({ ...baseInput({ ...q, limit: 0 }), ProjectionExpression: q.projection, ExclusiveStartKey: startKey }));
     items.push(...((out.Items ?? []) as T[]));
     startKey = out.LastEvaluatedKey as Key | undefined;
   } while (startKey);

@@ -88,24 +88,17 @@ export type AddMemberInput = z.infer<typeof AddMemberBodySchema>;
 export const UpdateMemberBodySchema = z.object({ maxOpenTickets: cap.optional(), skills: skills.optional() }).meta({ id: 'UpdateGroupMemberRequest' });
 export type UpdateMemberInput = z.infer<typeof UpdateMemberBodySchema>;
 
+/** decisions §9: a bulk change names 1..100 users (422 above); repeats count once. */
+const bulkUserIds = z
+  .array(id)
+  .min(1)
+  .max(100)
+  .transform((u) => [...new Set(u)]);
+
 export const BulkAddMembersBodySchema = z
-  .object({
-    userIds: z
-      .array(id)
-      .min(1)
-      .max(100)
-      .transform((u) => [...new Set(u)]),
-  })
+  .object({ userIds: bulkUserIds })
   .meta({ id: 'BulkAddGroupMembersRequest', description: '1..100 users, all or nothing: one unfit user refuses the whole request. Users already members are left as they are.' });
-export const BulkRemoveMembersBodySchema = z
-  .object({
-    userIds: z
-      .array(id)
-      .min(1)
-      .max(100)
-      .transform((u) => [...new Set(u)]),
-  })
-  .meta({ id: 'BulkRemoveGroupMembersRequest', description: 'Users that are not members are ignored.' });
+export const BulkRemoveMembersBodySchema = z.object({ userIds: bulkUserIds }).meta({ id: 'BulkRemoveGroupMembersRequest', description: 'Users that are not members are ignored.' });
 export const SetLeadBodySchema = z.object({ userId: id.nullable() }).meta({ id: 'SetGroupLeadRequest', description: 'A member of the group, or null to clear the lead.' });
 
 export const DistributionTestBodySchema = z

@@ -2,6 +2,7 @@ import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand } from '@a
 import type { UserRole } from '../auth/principal.ts';
 import { ddb, tableName } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
+import { queryAll } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { ConflictError } from '../domain/errors.ts';
 import type { DistributionMode } from './model.ts';
@@ -71,52 +72,29 @@ export async function getGroup(accountId: string, groupId: string): Promise<Grou
   return out.Item ? toRecord(out.Item) : null;
 }
 
-/** Every group of an account without member maps (groups per account are few; one Query on the prefix). */
+/** The account's group items (groups per account are few; one Query on the prefix), reading only `projection`. */
+const queryGroups = (accountId: string, projection: string, names: Record<string, string>) =>
+  queryAll<Record<string, unknown>>({
+    keyCondition: 'pk = :pk AND begins_with(sk, :p)',
+    values: { ':pk': keys.accountPk(accountId), ':p': keys.groupPrefix },
+    names,
+    projection,
+    forward: true,
+  });
+
+/** Every group of an account without member maps. */
 export async function listGroupSummaries(accountId: string): Promise<GroupSummary[]> {
-  const out: GroupSummary[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': keys.accountPk(accountId), ':p': keys.groupPrefix },
-        ProjectionExpression: SUMMARY.map((a) => `#${a}`).join(', '),
-        ExpressionAttributeNames: Object.fromEntries(SUMMARY.map((a) => [`#${a}`, a])),
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const i of page.Items ?? []) {
-      const { members: _m, ...rest } = toRecord(i);
-      out.push({ ...rest, memberCount: Number(i.memberCount ?? 0) });
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return out;
+  const items = await queryGroups(accountId, SUMMARY.map((a) => `#${a}`).join(', '), Object.fromEntries(SUMMARY.map((a) => [`#${a}`, a])));
+  return items.map((i) => {
+    const { members: _m, ...rest } = toRecord(i);
+    return { ...rest, memberCount: Number(i.memberCount ?? 0) };
+  });
 }
 
 /** Ids of the active, distributing groups a user is a member of (one Query projecting only that member's entry). */
 export async function distributingGroupsOf(accountId: string, userId: string): Promise<string[]> {
-  const ids: string[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': keys.accountPk(accountId), ':p': keys.groupPrefix },
-        ProjectionExpression: 'id, isActive, distributionMode, deletingAt, members.#u',
-        ExpressionAttributeNames: { '#u': userId },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const i of page.Items ?? []) {
-      const members = (i.members ?? {}) as Record<string, unknown>;
-      if (members[userId] && i.isActive && i.distributionMode !== 'manual' && !i.deletingAt) ids.push(String(i.id));
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return ids;
+  const items = await queryGroups(accountId, 'id, isActive, distributionMode, deletingAt, members.#u', { '#u': userId });
+  return items.filter((i) => (i.members as Record<string, unknown> | undefined)?.[userId] && i.isActive && i.distributionMode !== 'manual' && !i.deletingAt).map((i) => String(i.id));
 }
 
 export async function getDefaultGroupId(accountId: string): Promise<string | null> {

@@ -1,7 +1,7 @@
 import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
 import { keys, textSortKey } from '../db/keys.ts';
-import { queryPage, type Key } from '../db/query.ts';
+import { queryAll, queryPage, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, NotFoundError, RuleViolationError, ValidationError } from '../domain/errors.ts';
 import { MAX_OPTIONS_PER_FIELD, OPTION_VALUE_MAX, type FieldType } from './limits.ts';
@@ -137,21 +137,13 @@ export async function getField(accountId: string, fieldId: string): Promise<Fiel
 
 /** Every custom field of an account (the ticket validator's one Query). */
 export async function listAllFields(accountId: string): Promise<FieldRecord[]> {
-  const fields: FieldRecord[] = [];
-  let startKey: Key | undefined;
-  do {
-    const out = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': keys.accountPk(accountId), ':p': keys.ticketFieldPrefix },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    fields.push(...(out.Items ?? []).map(toField));
-    startKey = out.LastEvaluatedKey as Key | undefined;
-  } while (startKey);
-  return fields;
+  const items = await queryAll<Record<string, unknown>>({
+    keyCondition: 'pk = :pk AND begins_with(sk, :p)',
+    values: { ':pk': keys.accountPk(accountId), ':p': keys.ticketFieldPrefix },
+    names: {},
+    forward: true,
+  });
+  return items.map(toField);
 }
 
 export type FieldSort = 'position' | 'title' | 'created_at';
