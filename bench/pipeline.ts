@@ -15,6 +15,7 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { freePort } from '../local/ports.ts';
+import { gatewayCaller } from './http.ts';
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -54,16 +55,7 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
   // per-host connection cap then applies per tenant, not to every tenant at once as one shared receiver would.
   const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
 
-  const call = async (token: string, method: string, path: string, body?: unknown) => {
-    const res = await fetch(opts.gatewayUrl + path, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
+  const call = gatewayCaller(opts.gatewayUrl);
   let n = 0;
   /** A fresh account with a webhook on every ticket event; delivery times by ticket id. */
   const tenant = async (name: string) => {

@@ -9,6 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { freePort } from '../local/ports.ts';
+import { gatewayCaller } from './http.ts';
 import { ensureTable, startDynamoDbLocal } from '../local/dynamodb-local.ts';
 import { configureLocalEnv, LOCAL_TABLE } from '../local/stack.ts';
 
@@ -25,16 +26,8 @@ const { keys } = await import('#shared/db/keys.ts');
 const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
 const gw = await startGateway(0, process.env.CACHE === '1' ? { authorizerCacheTtlSeconds: 300 } : undefined);
 const acct = await accounts.createAccount({ name: 'Profile', plan: 'enterprise', ownerEmail: 'owner@profile.example' });
-const call = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(gw.url + path, {
-    method,
-    headers: { Authorization: `Bearer ${acct.apiKey}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${text}`);
-  return JSON.parse(text);
-};
+const send = gatewayCaller(gw.url);
+const call = (method: string, path: string, body?: unknown) => send(acct.apiKey, method, path, body);
 const ids: string[] = [];
 for (let i = 0; i < 30; i++) ids.push((await call('POST', '/helpdesk/api/v1/tickets', { ticket: { subject: `Profile ${i}` } })).ticket.id);
 const get = (i: number) => call('GET', `/helpdesk/api/v1/tickets/${ids[i % ids.length]}`);

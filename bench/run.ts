@@ -10,6 +10,7 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../local/ports.ts';
+import { gatewayCaller } from './http.ts';
 import { build } from 'esbuild';
 import { ensureTable, startDynamoDbLocal } from '../local/dynamodb-local.ts';
 import { configureLocalEnv, LOCAL_TABLE } from '../local/stack.ts';
@@ -37,12 +38,12 @@ const gw = await startGateway(0);
 
 const acct = await accounts.createAccount({ name: 'Bench', plan: 'enterprise', ownerEmail: 'owner@bench.example' });
 const session = (await accounts.issueSessionToken(acct.accountId, acct.owner.id)).token;
-const call = async (method: string, path: string, body?: unknown, token: string = acct.apiKey): Promise<any> => {
-  const res = await fetch(gw.url + path, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
+/** Calls through a gateway as the bench account's owner (API key) unless another token is given. */
+const callerVia = (url: string) => {
+  const send = gatewayCaller(url);
+  return (method: string, path: string, body?: unknown, token: string = acct.apiKey): Promise<any> => send(token, method, path, body);
 };
+const call = callerVia(gw.url);
 
 // Seed: 60 users to list and read.
 const seeded: string[] = [];
@@ -205,16 +206,7 @@ if (!ONLY || ONLY === 'endpoints') {
   await endpointTable('Authorizer cache off (the default):', call);
 
   const cachedGw = await startGateway(0, { authorizerCacheTtlSeconds: 300 });
-  const cachedCall: typeof call = async (method, path, body, token = acct.apiKey) => {
-    const res = await fetch(cachedGw.url + path, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
+  const cachedCall = callerVia(cachedGw.url);
   await endpointTable('Authorizer cache on (authorizerCacheTtlSeconds > 0; revocation waits for the TTL):', cachedCall, [
     'GET /v1/tickets/{id}',
     'GET /v1/tickets (page of 25)',

@@ -1,33 +1,21 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startReceiver, type Script } from '../fixtures/webhook-receiver.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually, useReceiver, type Script } from '../fixtures/webhook-receiver.ts';
 import { usePipeline } from '../support/pipeline.ts';
-import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
+import { useGateway, type TestAccount } from '../support/api.ts';
 
 const { client } = useGateway();
 const BASE = '/helpdesk/api/v1/webhooks';
 
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const receiver = useReceiver();
 let seq = 0;
-const { mine } = usePipeline(['webhook-fanout', 'webhook-delivery']);
-const account = async () => {
-  const a = await createTestAccount();
-  mine.add(a.accountId);
-  return a;
-};
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await receiver?.close();
-});
+const { account } = usePipeline(['webhook-fanout', 'webhook-delivery']);
 
 async function webhook(acct: TestAccount, script?: Script) {
   const path = `/corr-${seq++}`;
-  const res = await client.request('POST', BASE, { token: acct.ownerKey, body: { webhook: { name: path, targetUrl: receiver.url(path), events: ['ticket.created'] } } });
+  const res = await client.request('POST', BASE, { token: acct.ownerKey, body: { webhook: { name: path, targetUrl: receiver().url(path), events: ['ticket.created'] } } });
   expect(res.status).toBe(201);
-  return { id: res.body.webhook.id as string, endpoint: receiver.endpoint(path, res.body.webhook.signingSecret, script) };
+  return { id: res.body.webhook.id as string, endpoint: receiver().endpoint(path, res.body.webhook.signingSecret, script) };
 }
 
 type Attempt = { deliveryId: string; attempt: number; state: string; correlationId: string | null };

@@ -1,37 +1,25 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { LOCAL_TABLE } from '../../local/stack.ts';
 import { TicketEventPayloadSchemas, type TicketEventType } from '#shared/events/ticket-events.ts';
 import { usePipeline } from '../support/pipeline.ts';
-import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
-import { eventually, startReceiver, type Script } from '../fixtures/webhook-receiver.ts';
+import { useGateway, type TestAccount } from '../support/api.ts';
+import { eventually, useReceiver, type Script } from '../fixtures/webhook-receiver.ts';
 
 const { client } = useGateway();
 const BASE = '/helpdesk/api/v1/webhooks';
 const ALL: TicketEventType[] = ['ticket.created', 'ticket.updated', 'ticket.deleted', 'ticket.assignment.changed', 'ticket.resolved'];
 
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const receiver = useReceiver();
 let seq = 0;
-const { mine, pipeline } = usePipeline(['webhook-fanout', 'webhook-delivery']);
-const account = async () => {
-  const a = await createTestAccount();
-  mine.add(a.accountId);
-  return a;
-};
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await receiver?.close();
-});
+const { account, pipeline } = usePipeline(['webhook-fanout', 'webhook-delivery']);
 
 /** A webhook on its own receiver path, answering by `script`. */
 async function webhook(acct: TestAccount, events: TicketEventType[] = ALL, script?: Script, extra: Record<string, unknown> = {}) {
   const path = `/hook-${seq++}`;
-  const res = await client.request('POST', BASE, { token: acct.ownerKey, body: { webhook: { name: path, targetUrl: receiver.url(path), events, ...extra } } });
+  const res = await client.request('POST', BASE, { token: acct.ownerKey, body: { webhook: { name: path, targetUrl: receiver().url(path), events, ...extra } } });
   expect(res.status).toBe(201);
-  const endpoint = receiver.endpoint(path, res.body.webhook.signingSecret, script);
+  const endpoint = receiver().endpoint(path, res.body.webhook.signingSecret, script);
   return { id: res.body.webhook.id as string, endpoint };
 }
 

@@ -7,6 +7,7 @@
  */
 import { expect } from 'vitest';
 import type { Client, Response } from './api.ts';
+import { outboxItems } from './desk.ts';
 
 export const CONTACTS = '/helpdesk/api/contacts';
 export const ORGS = '/helpdesk/api/organizations';
@@ -118,25 +119,9 @@ export async function ticketVersion(accountId: string, ticketId: string): Promis
   return (await repo.getTicket(accountId, ticketId))!.version;
 }
 
-/** Event details of an account's outbox items (pk A#<account>, sk OUTBOX#...), read from DynamoDB Local. */
+/** Event details of an account's outbox items, read from DynamoDB Local. */
 export async function outboxEvents(accountId: string): Promise<{ eventId: string; event: string; timestamp: string; data: Json }[]> {
-  const { ddb, tableName } = await import('#shared/db/client.ts');
-  const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
-  const items: Json[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': `A#${accountId}`, ':p': 'OUTBOX#' },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return items.map((i) => i.detail);
+  return (await outboxItems(accountId)).map((i) => i.detail);
 }
 
 /** Contact items of an account as stored (to prove what the API renders is what is stored). */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import type { Pipeline, PipelineOptions } from '../../local/pipeline.ts';
 import { LOCAL_TABLE } from '../../local/stack.ts';
 import type { QueueName } from '#shared/events/topology.ts';
+import { createTestAccount } from './api.ts';
 
 /**
  * The local pipeline for one test file: the run's DynamoDB Local and fauxqs,
@@ -27,5 +28,11 @@ export function usePipeline(queues: readonly QueueName[], extra: Partial<Pipelin
     });
   });
   afterAll(async () => pipeline?.stop());
-  return { mine, pipeline: () => pipeline! };
+  /** A new test account whose events this pipeline handles. */
+  const account = async () => {
+    const a = await createTestAccount();
+    mine.add(a.accountId);
+    return a;
+  };
+  return { mine, account, pipeline: () => pipeline! };
 }
