@@ -309,5 +309,3 @@ export function matches(pattern: EventPattern, entry: { source: string; detailTy
 
 /** The queues an event goes to. */
 export const routeEvent = (entry: { source: string; detailType: string }): QueueName[] => RULES.filter((r) => matches(r.pattern, entry)).map((r) => r.queue);
-
-export const queueDef = (name: QueueName): QueueDef => QUEUES.find((q) => q.name === name)!;
