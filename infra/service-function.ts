@@ -1,12 +1,16 @@
-import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, type CfnResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
+import { BUNDLING } from './bundling.ts';
+
+/** Template metadata key of a function's entry file (relative to the project root). */
+export const ENTRY_METADATA = 'SupportDesk::Entry';
 
 /** The repository root: function entries in the route table and topology are relative to it. */
 export const PROJECT_ROOT = join(import.meta.dirname, '..');
@@ -68,20 +72,11 @@ export class ServiceFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node24',
-        minify: true,
-        // Stack traces map to our files and lines; the sources themselves stay out of the zip.
-        sourceMap: true,
-        sourcesContent: false,
-        mainFields: ['module', 'main'],
-        // Some dependencies still call require(); give the ESM bundle one.
-        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-        // Bundle the pinned AWS SDK too, rather than whatever version the runtime ships.
-        externalModules: [],
-      },
+      bundling: BUNDLING,
     });
+    // The entry rides along in the template, so the local stack can bundle and run each function of the
+    // synthesized template (local/lambda/) without a second list of functions kept by hand.
+    (this.fn.node.defaultChild as CfnResource).addMetadata(ENTRY_METADATA, props.entry);
     if (props.tableAccess === 'read') props.table.grantReadData(this.fn);
     if (props.tableAccess === 'readWrite') props.table.grantReadWriteData(this.fn);
     props.sessionSecret?.grantRead(this.fn);
