@@ -4,6 +4,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { SERVICE_NAME } from './service.ts';
+import { observabilitySettings } from './settings.ts';
 
 /**
  * One logger, one metrics and one tracer per process (Powertools for AWS
@@ -12,14 +13,15 @@ import { SERVICE_NAME } from './service.ts';
  * being handled; metrics are CloudWatch EMF, dimensioned by stack.
  */
 const serviceName = SERVICE_NAME;
-const inLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
-// Outside Lambda (local stack, tests, admin CLI) EMF lines would only clutter the console.
+const { AWS_LAMBDA_FUNCTION_NAME, LOG_LEVEL, STACK_NAME } = observabilitySettings();
+const inLambda = Boolean(AWS_LAMBDA_FUNCTION_NAME);
+// Outside Lambda (local stack, tests, admin CLI) EMF lines would only clutter the console. Powertools reads
+// this variable itself, so it is set here rather than read.
 if (!inLambda) process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
-const level = (process.env.LOG_LEVEL ?? 'info').toUpperCase();
 /** Powertools' logger; code logs through `logger` below, which adds the correlation id of the current request. */
-export const baseLogger = new Logger({ serviceName, logLevel: (['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'].includes(level) ? level : 'INFO') as 'INFO' });
-export const metrics = new Metrics({ namespace: 'SupportDesk', serviceName, defaultDimensions: { Stack: process.env.STACK_NAME ?? 'local' } });
+export const baseLogger = new Logger({ serviceName, logLevel: LOG_LEVEL });
+export const metrics = new Metrics({ namespace: 'SupportDesk', serviceName, defaultDimensions: { Stack: STACK_NAME } });
 /**
  * The tracer exists only in Lambda. Its X-Ray SDK enables a process-wide
  * async hook (cls-hooked) on import, which taxes every promise of the process;

@@ -3,11 +3,10 @@ import { authenticate } from '#shared/auth/authenticate.ts';
 import { UnauthorizedError } from '#shared/domain/errors.ts';
 import { isStoreUnavailable } from '#shared/http/error-map.ts';
 import { logger } from '#shared/logger.ts';
+import { authorizerSettings } from './settings.ts';
 
-/** Usage-plan key for requests without a valid credential (deployed stacks set it). */
-const ANONYMOUS_USAGE_KEY = process.env.ANONYMOUS_USAGE_KEY;
-/** Set by the stack when API Gateway caches this authorizer's answers (stage prop authorizerCacheTtlSeconds). */
-const CACHED = Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 0) > 0;
+const { ANONYMOUS_USAGE_KEY, AUTHORIZER_CACHE_TTL_SECONDS } = authorizerSettings();
+const CACHED = AUTHORIZER_CACHE_TTL_SECONDS > 0;
 
 /**
  * REQUEST authorizer. It always allows and says who is calling, or why not,

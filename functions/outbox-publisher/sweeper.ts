@@ -1,10 +1,21 @@
 import { configuredBus } from '#shared/events/bus.ts';
-import { pipelineEnv } from '#shared/events/env.ts';
 import { emitMetric, METRICS } from '#shared/events/metrics.ts';
 import { oldestPendingAgeSeconds, sweepOutbox } from '#shared/events/publisher.ts';
+import { sweeperSettings } from './settings.ts';
 
 const bus = await configuredBus();
-const { OUTBOX_SWEEP_AGE_SECONDS } = pipelineEnv();
+const { OUTBOX_SWEEP_AGE_SECONDS } = sweeperSettings();
+
+/**
+ * What an operator may pass when invoking the sweeper by hand (`aws lambda
+ * invoke`), beside the schedule's own event: sweep now (`olderThanSeconds: 0`)
+ * and only some accounts' events. The local stack's tests use the same, as
+ * they share one table between files.
+ */
+interface SweepRequest {
+  olderThanSeconds?: unknown;
+  accountIds?: unknown;
+}
 
 /**
  * Scheduled (every minute): publishes outbox items the stream path left
@@ -12,8 +23,10 @@ const { OUTBOX_SWEEP_AGE_SECONDS } = pipelineEnv();
  * the oldest one still pending as a metric (CloudWatch embedded metric
  * format) for the outbox-age alarm.
  */
-export const handler = async (): Promise<{ published: number; parked: number; unpublished: number }> => {
-  const result = await sweepOutbox(bus, { olderThanSeconds: OUTBOX_SWEEP_AGE_SECONDS });
+export const handler = async (event: SweepRequest = {}): Promise<{ published: number; parked: number; unpublished: number }> => {
+  const accounts = Array.isArray(event.accountIds) ? new Set(event.accountIds) : undefined;
+  const olderThanSeconds = typeof event.olderThanSeconds === 'number' && event.olderThanSeconds >= 0 ? event.olderThanSeconds : OUTBOX_SWEEP_AGE_SECONDS;
+  const result = await sweepOutbox(bus, { olderThanSeconds, filter: accounts && ((r) => accounts.has(r.accountId)) });
   emitMetric(METRICS.outboxAge, await oldestPendingAgeSeconds(), 'Seconds');
   return result;
 };

@@ -1,10 +1,10 @@
-import { required } from '#shared/events/env.ts';
 import { httpGroup } from '#shared/http/middleware.ts';
 import { slaPolicyRoutes } from '#shared/sla/contract.ts';
 import * as sla from '#shared/sla/service.ts';
+import { slaPoliciesSettings } from './settings.ts';
 
 /** Recompute hands its batches to this queue. */
-const recomputeQueueUrl = required('SLA_RECOMPUTE_QUEUE_URL');
+const recomputeQueueUrl = slaPoliciesSettings().SLA_RECOMPUTE_QUEUE_URL;
 
 const data = <T>(d: T) => ({ success: true, data: d });
 

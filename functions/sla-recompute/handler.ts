@@ -1,10 +1,10 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { required } from '#shared/events/env.ts';
 import { logger } from '#shared/logger.ts';
 import { recomputeBatch, type RecomputeMessage } from '#shared/sla/service.ts';
+import { recomputeSettings } from './settings.ts';
 
 /** The next page of a recompute goes back on this same queue. */
-const queueUrl = required('SLA_RECOMPUTE_QUEUE_URL');
+const queueUrl = recomputeSettings().SLA_RECOMPUTE_QUEUE_URL;
 
 /** SQS consumer of recompute batches (POST /sla-policies/recompute); a failed batch is retried on its own. */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {

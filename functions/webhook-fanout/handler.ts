@@ -1,9 +1,9 @@
 import { eventConsumer } from '#shared/events/consumer.ts';
-import { required } from '#shared/events/env.ts';
 import { TicketEventDetailSchema } from '#shared/events/ticket-events.ts';
 import { fanOut } from '#shared/webhooks/delivery.ts';
+import { fanoutSettings } from './settings.ts';
 
-const queueUrl = required('WEBHOOK_DELIVERY_QUEUE_URL');
+const queueUrl = fanoutSettings().WEBHOOK_DELIVERY_QUEUE_URL;
 
 /** SQS consumer of ticket events (rule ticket-events-to-webhooks): one delivery per subscribed active webhook. */
 export const handler = eventConsumer('webhook-fanout', async (detail, _envelope, batch) => {

@@ -1,10 +1,10 @@
-import { required } from '#shared/events/env.ts';
 import { httpGroup } from '#shared/http/middleware.ts';
 import { webhookRoutes } from '#shared/webhooks/contract.ts';
 import * as webhooks from '#shared/webhooks/service.ts';
+import { webhooksSettings } from './settings.ts';
 
 /** Redelivery puts a message on the delivery queue. */
-const queueUrl = required('WEBHOOK_DELIVERY_QUEUE_URL');
+const queueUrl = webhooksSettings().WEBHOOK_DELIVERY_QUEUE_URL;
 
 export const handler = httpGroup(webhookRoutes, {
   listWebhooks: async ({ principal }) => ({ webhooks: await webhooks.listWebhooks(principal) }),

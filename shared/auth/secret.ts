@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { env } from '../config/env.ts';
 import { readSecret, setBaseSecretLoader, type SecretLoader } from '../config/secrets.ts';
+import { sessionSecretSettings } from './settings.ts';
 
 /**
  * The Parameters and Secrets extension caches a secret for 300 s by default;
@@ -28,7 +28,7 @@ let previous: Cached | undefined;
 
 function activeSource(): Source {
   if (!source) {
-    const { SESSION_SECRET, SESSION_SECRET_ARN } = env();
+    const { SESSION_SECRET, SESSION_SECRET_ARN } = sessionSecretSettings();
     source = { secretId: SESSION_SECRET ? undefined : SESSION_SECRET_ARN, now: Date.now };
   }
   return source;
@@ -55,7 +55,7 @@ function cached(slot: Cached | undefined, now: number, read: () => Promise<strin
 export function sessionSecret(): Promise<string> {
   const { secretId, now } = activeSource();
   const at = now();
-  const slot = cached(current, at, () => (secretId ? readSecret(secretId) : Promise.resolve(env().SESSION_SECRET!)));
+  const slot = cached(current, at, () => (secretId ? readSecret(secretId) : Promise.resolve(sessionSecretSettings().SESSION_SECRET!)));
   if (slot !== current) {
     current = slot;
     // A failed read is not kept: the next request tries again instead of failing for five minutes.
@@ -74,7 +74,7 @@ export function sessionSecret(): Promise<string> {
  */
 function previousSecret(): Promise<string | undefined> {
   const { secretId, now } = activeSource();
-  previous = cached(previous, now(), () => (secretId ? readSecret(secretId, 'AWSPREVIOUS').catch(() => undefined) : Promise.resolve(env().SESSION_SECRET_PREVIOUS)));
+  previous = cached(previous, now(), () => (secretId ? readSecret(secretId, 'AWSPREVIOUS').catch(() => undefined) : Promise.resolve(sessionSecretSettings().SESSION_SECRET_PREVIOUS)));
   return previous.value;
 }
 

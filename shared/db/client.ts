@@ -3,11 +3,11 @@ import { DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FinalizeRequestMiddleware } from '@smithy/types';
-import { env } from '../config/env.ts';
 import { ServiceUnavailableError } from '../domain/errors.ts';
+import { dbSettings } from './settings.ts';
 import { instrument } from './stats.ts';
 
-const { AWS_REGION, DYNAMODB_ENDPOINT } = env();
+const { AWS_REGION, DYNAMODB_ENDPOINT, DDB_STATS } = dbSettings();
 
 /**
  * Per-attempt socket limits: a DynamoDB call answers in milliseconds, so an
@@ -28,7 +28,7 @@ export const ddb = DynamoDBDocumentClient.from(
   { marshallOptions: { removeUndefinedValues: true } },
 );
 
-export const tableName = (): string => env().TABLE_NAME;
+export const tableName = (): string => dbSettings().TABLE_NAME;
 
 /**
  * What one API request imposes on every DynamoDB call it makes: a deadline
@@ -99,4 +99,4 @@ const attemptDeadline: FinalizeRequestMiddleware<object, object> = (next, contex
 };
 ddb.middlewareStack.addRelativeTo(attemptDeadline as never, { relation: 'after', toMiddleware: 'retryMiddleware', name: 'attemptDeadline' });
 
-if (process.env.DDB_STATS === '1') instrument(ddb);
+if (DDB_STATS) instrument(ddb);

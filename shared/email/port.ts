@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { emailSettings } from './settings.ts';
 
 export interface OutgoingEmail {
   /** Stable id (the message id): the file name locally, a header with SES. */
@@ -74,14 +75,8 @@ export function sesEmail(from: string, configurationSet?: string): EmailPort {
 }
 
 /** The port chosen by configuration: EMAIL_TRANSPORT=ses (EMAIL_FROM) or file (EMAIL_OUTBOX_DIR). */
-export function configuredEmailPort(envVars: NodeJS.ProcessEnv = process.env): EmailPort {
-  if (envVars.EMAIL_TRANSPORT === 'ses') {
-    if (!envVars.EMAIL_FROM) throw new Error('EMAIL_FROM is required with EMAIL_TRANSPORT=ses');
-    return sesEmail(envVars.EMAIL_FROM, envVars.SES_CONFIGURATION_SET);
-  }
-  if (envVars.EMAIL_TRANSPORT === 'file') {
-    if (!envVars.EMAIL_OUTBOX_DIR) throw new Error('EMAIL_OUTBOX_DIR is required with EMAIL_TRANSPORT=file');
-    return fileOutbox(envVars.EMAIL_OUTBOX_DIR);
-  }
-  throw new Error('EMAIL_TRANSPORT must be ses or file');
+export function configuredEmailPort(): EmailPort {
+  const { EMAIL_TRANSPORT, EMAIL_FROM, SES_CONFIGURATION_SET, EMAIL_OUTBOX_DIR } = emailSettings();
+  // The settings' own rules guarantee the address or folder of the chosen transport.
+  return EMAIL_TRANSPORT === 'ses' ? sesEmail(EMAIL_FROM!, SES_CONFIGURATION_SET) : fileOutbox(EMAIL_OUTBOX_DIR!);
 }

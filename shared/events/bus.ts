@@ -1,6 +1,5 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { env } from '../config/env.ts';
-import { required } from './env.ts';
+import { busSettings } from './settings.ts';
 
 /** One PutEvents entry. */
 export interface BusEntry {
@@ -26,7 +25,7 @@ export interface EventBusPort {
   putEvents(entries: BusEntry[]): Promise<PutEventsResult>;
 }
 
-export function eventBridgeBus(busName: string, client = new EventBridgeClient({ region: env().AWS_REGION })): EventBusPort {
+export function eventBridgeBus(busName: string, client = new EventBridgeClient({ region: busSettings().AWS_REGION })): EventBusPort {
   return {
     async putEvents(entries) {
       const out = await client.send(new PutEventsCommand({ Entries: entries.map((e) => ({ EventBusName: busName, Source: e.source, DetailType: e.detailType, Detail: e.detail, Time: e.time })) }));
@@ -50,7 +49,7 @@ export function installLocalBus(factory: () => Promise<EventBusPort>): void {
 
 /** The bus chosen by configuration: EVENT_BUS_NAME=local is the local stack's bus, anything else an EventBridge bus name. */
 export async function configuredBus(): Promise<EventBusPort> {
-  const name = required('EVENT_BUS_NAME');
+  const name = busSettings().EVENT_BUS_NAME;
   if (name === 'local') {
     if (!localBusFactory) throw new Error('EVENT_BUS_NAME=local: the local bus is not installed (local/stack.ts configureLocalEnv or startPipeline does it)');
     return localBusFactory();

@@ -3,9 +3,9 @@ import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../logger.ts';
 import { correlationIdFrom, withCorrelation } from '../observability.ts';
-import { pipelineEnv } from './env.ts';
 import { emitMetric, METRICS } from './metrics.ts';
 import type { EventDetail } from './outbox.ts';
+import { consumerSettings } from './settings.ts';
 import { queueUrlFromArn, sqs } from './sqs.ts';
 
 /** The EventBridge event as an SQS target receives it (the message body). */
@@ -27,7 +27,7 @@ export interface BusEnvelope {
  */
 export async function backOff(name: string, record: SQSRecord): Promise<void> {
   const receives = Number(record.attributes?.ApproximateReceiveCount ?? '1');
-  const delay = Math.round(Math.min(300, pipelineEnv().CONSUMER_RETRY_BASE_SECONDS * 2 ** (receives - 1)));
+  const delay = Math.round(Math.min(300, consumerSettings().CONSUMER_RETRY_BASE_SECONDS * 2 ** (receives - 1)));
   try {
     await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrlFromArn(record.eventSourceARN), ReceiptHandle: record.receiptHandle, VisibilityTimeout: delay }));
   } catch (err) {

@@ -1,13 +1,12 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { env } from '../config/env.ts';
-import { pipelineEnv } from './env.ts';
+import { sqsSettings } from './settings.ts';
 import { escapeForTransport, sqsBodyProblem } from './transport.ts';
 
-const { SQS_ENDPOINT } = pipelineEnv();
+const { AWS_REGION, SQS_ENDPOINT } = sqsSettings();
 
 /** The one SQS client of a process (fauxqs locally), created at module load. */
 export const sqs = new SQSClient({
-  region: env().AWS_REGION,
+  region: AWS_REGION,
   ...(SQS_ENDPOINT ? { endpoint: SQS_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
 });
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { readSecret } from '../config/secrets.ts';
 import { logger } from '../logger.ts';
 import type { CompanyFacts } from './model.ts';
+import { enrichmentSettings } from './settings.ts';
 
 /** The enrichment port: company facts for a domain, or null when the provider knows nothing. */
 export interface EnrichmentProvider {
@@ -45,19 +46,18 @@ function pickFacts(raw: unknown): CompanyFacts | null {
 }
 
 /** The provider chosen by configuration (ENRICHMENT_PROVIDER=http|file|none); none means fields stay null. */
-export function configuredProvider(envVars: NodeJS.ProcessEnv = process.env): EnrichmentProvider | null {
-  switch (envVars.ENRICHMENT_PROVIDER) {
-    case 'http':
-      if (!envVars.ENRICHMENT_URL) throw new Error('ENRICHMENT_URL is required with ENRICHMENT_PROVIDER=http');
-      {
-        // Deployed, the key stays in Secrets Manager (read through the extension); locally it may be given directly.
-        const secretId = envVars.ENRICHMENT_API_KEY_SECRET_ID;
-        const apiKey = secretId ? () => readSecret(secretId) : envVars.ENRICHMENT_API_KEY;
-        return httpProvider(envVars.ENRICHMENT_URL, apiKey, Number(envVars.ENRICHMENT_TIMEOUT_MS ?? 3000));
-      }
+export function configuredProvider(): EnrichmentProvider | null {
+  const s = enrichmentSettings();
+  switch (s.ENRICHMENT_PROVIDER) {
+    case 'http': {
+      // Deployed, the key stays in Secrets Manager (read through the extension); locally it may be given directly.
+      const secretId = s.ENRICHMENT_API_KEY_SECRET_ID;
+      const apiKey = secretId ? () => readSecret(secretId) : s.ENRICHMENT_API_KEY;
+      // The settings' own rules guarantee the URL (and the file below) of the chosen provider.
+      return httpProvider(s.ENRICHMENT_URL!, apiKey, s.ENRICHMENT_TIMEOUT_MS);
+    }
     case 'file':
-      if (!envVars.ENRICHMENT_FILE) throw new Error('ENRICHMENT_FILE is required with ENRICHMENT_PROVIDER=file');
-      return fileProvider(envVars.ENRICHMENT_FILE);
+      return fileProvider(s.ENRICHMENT_FILE!);
     default:
       return null;
   }

@@ -230,8 +230,8 @@ describe('webhook delivery pipeline', () => {
 
     // Act: the fan-out sees the same event again (EventBridge and SQS deliver at least once).
     const { fanOut } = await import('#shared/webhooks/delivery.ts');
-    const { required } = await import('#shared/events/env.ts');
-    const subscribed = await fanOut({ eventId: first.id, accountId: acct.accountId, ...payload }, required('WEBHOOK_DELIVERY_QUEUE_URL'));
+    const { fanoutSettings } = await import('#functions/webhook-fanout/settings.ts');
+    const subscribed = await fanOut({ eventId: first.id, accountId: acct.accountId, ...payload }, fanoutSettings().WEBHOOK_DELIVERY_QUEUE_URL);
 
     // Assert: the webhook is still subscribed, but its one delivery keeps its single attempt and nothing is re-sent.
     expect(subscribed).toBe(1);

@@ -1,0 +1,20 @@
+import * as z from 'zod';
+import { defineSettings } from '../config/settings.ts';
+
+/** The email port (shared/email/port.ts): SES in a deployed stack, a folder of JSON files locally. */
+export const emailSettings = defineSettings(
+  'shared/email/port.ts',
+  z
+    .object({
+      EMAIL_TRANSPORT: z.enum(['ses', 'file']),
+      /** SES identity emails are sent from (EMAIL_TRANSPORT=ses). */
+      EMAIL_FROM: z.string().min(1).optional(),
+      SES_CONFIGURATION_SET: z.string().min(1).optional(),
+      /** Local outbox folder (EMAIL_TRANSPORT=file). */
+      EMAIL_OUTBOX_DIR: z.string().min(1).optional(),
+    })
+    .superRefine((e, ctx) => {
+      if (e.EMAIL_TRANSPORT === 'ses' && !e.EMAIL_FROM) ctx.addIssue({ code: 'custom', path: ['EMAIL_FROM'], message: 'EMAIL_FROM is required with EMAIL_TRANSPORT=ses' });
+      if (e.EMAIL_TRANSPORT === 'file' && !e.EMAIL_OUTBOX_DIR) ctx.addIssue({ code: 'custom', path: ['EMAIL_OUTBOX_DIR'], message: 'EMAIL_OUTBOX_DIR is required with EMAIL_TRANSPORT=file' });
+    }),
+);

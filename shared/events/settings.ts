@@ -1,0 +1,32 @@
+import * as z from 'zod';
+import { defineSettings } from '../config/settings.ts';
+
+/** The SQS client (shared/events/sqs.ts), at load. */
+export const sqsSettings = defineSettings(
+  'shared/events/sqs.ts',
+  z.object({
+    /** Set by Lambda itself; the local stack sets it too. */
+    AWS_REGION: z.string().min(1),
+    /** Only the local stack sets it (fauxqs). */
+    SQS_ENDPOINT: z.url().optional(),
+  }),
+);
+
+/** The event bus (shared/events/bus.ts), when a publisher first asks for it. */
+export const busSettings = defineSettings(
+  'shared/events/bus.ts',
+  z.object({
+    AWS_REGION: z.string().min(1),
+    /** EventBridge bus the publisher puts events on; the local stack sets `local`. */
+    EVENT_BUS_NAME: z.string().min(1),
+  }),
+);
+
+/** SQS consumers' retry backoff (shared/events/consumer.ts), at the first failed message. */
+export const consumerSettings = defineSettings(
+  'shared/events/consumer.ts',
+  z.object({
+    /** First retry delay of a consumer message that failed (doubling per receive, capped at 300 s); tests use 0. */
+    CONSUMER_RETRY_BASE_SECONDS: z.coerce.number().min(0).max(300).default(2),
+  }),
+);
