@@ -21,7 +21,7 @@ import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, Tabl
 import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction, SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { type CfnFunction, FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
@@ -39,6 +39,7 @@ import { DEFAULT_MAX_CONCURRENCY, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, Q
 import type { StageConfig } from './config.ts';
 import { bundles } from './imports.ts';
 import { ServiceFunction } from './service-function.ts';
+import { checkFunctionSettings } from './settings.ts';
 
 export interface SupportDeskStackProps extends StackProps {
   /** The stage's typed settings (infra/config.ts). */
@@ -64,7 +65,7 @@ export class SupportDeskStack extends Stack {
   readonly usagePlans: Record<string, UsagePlan> = {};
 
   /** Every function of the stack, for the per-function alarms and the dashboard. */
-  private readonly functions: Array<{ name: string; fn: NodejsFunction }> = [];
+  private readonly functions: Array<{ name: string; entry: string; fn: NodejsFunction }> = [];
 
   constructor(scope: Construct, id: string, props: SupportDeskStackProps) {
     super(scope, id, { ...props, env: { account: props.config.account, region: props.config.region, ...props.env } });
@@ -131,7 +132,7 @@ export class SupportDeskStack extends Stack {
         logRetention: config.logRetentionDays as RetentionDays,
         reservedConcurrency,
       }).fn;
-      this.functions.push({ name: id, fn: f });
+      this.functions.push({ name: id, entry, fn: f });
       return f;
     };
 
@@ -387,6 +388,13 @@ export class SupportDeskStack extends Stack {
     });
 
     this.operations(config, queues, dlqs);
+
+    // Every function carries the settings that the modules of its bundle declare (infra/settings.ts): one missing
+    // fails the synth here, naming the function and the variable, instead of the function's cold start.
+    for (const { name, entry, fn } of this.functions) {
+      const environment = this.resolve((fn.node.defaultChild as CfnFunction).environment) as { variables?: Record<string, unknown> } | undefined;
+      checkFunctionSettings(name, entry, environment?.variables ?? {}, this.region);
+    }
 
     // --- What the platform team and the admin CLI need.
     new CfnOutput(this, 'ApiUrl', { value: this.api.url });
