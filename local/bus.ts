@@ -1,10 +1,11 @@
-import { GetQueueUrlCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
-import { env } from '#shared/config/env.ts';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { BusEntry, EventBusPort, PutEventsResult } from '#shared/events/bus.ts';
 import { entrySize, MAX_ENTRY_BYTES } from '#shared/events/entry-size.ts';
-import { sqs, SqsMessageRefusedError } from '#shared/events/sqs.ts';
-import { routeEvent, type QueueName } from '#shared/events/topology.ts';
+import { escapeForTransport, sqsBodyProblem } from '#shared/events/transport.ts';
+import { matchesPattern } from './lambda/patterns.ts';
 
 /** Account id of every local resource (fauxqs uses the same). */
 export const LOCAL_ACCOUNT = '000000000000';
@@ -33,27 +34,23 @@ export class BusValidationError extends Error {
   }
 }
 
+export interface LocalRule {
+  pattern: Record<string, unknown>;
+  /** URLs of the rule's target queues. */
+  queueUrls: string[];
+}
+
 /**
  * The local stack's event bus. No EventBridge emulator exists, so this routes
- * each entry by the same rule table the CDK app deploys (shared/events/topology.ts)
+ * each entry by the rules of the synthesized template (local/lambda/deployment.ts)
  * to the fauxqs queues, wrapped exactly as EventBridge wraps it. It is as
  * strict as EventBridge: at most 10 entries and 256 KB per request (counted as
  * EventBridge counts entries), a detail that must be a JSON object. An entry
  * whose queues cannot all be reached is reported failed, like a PutEvents
  * partial failure, so the publisher's retry path runs locally too.
  */
-export function localBus(): EventBusPort {
-  const urls = new Map<QueueName, Promise<string>>();
-  const queueUrl = (name: QueueName) => {
-    let url = urls.get(name);
-    if (!url) {
-      url = sqs.send(new GetQueueUrlCommand({ QueueName: name })).then((o) => o.QueueUrl!);
-      url.catch(() => urls.delete(name));
-      urls.set(name, url);
-    }
-    return url;
-  };
-  const region = env().AWS_REGION;
+export function localBus(rules: readonly LocalRule[], region: string, sqsEndpoint: string): EventBusPort {
+  const sqs = new SQSClient({ region, endpoint: sqsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   return {
     async putEvents(entries) {
       if (entries.length > 10) throw new BusValidationError("1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length less than or equal to 10");
@@ -70,14 +67,17 @@ export function localBus(): EventBusPort {
           } catch (err) {
             return { errorCode: 'MalformedDetail', errorMessage: (err as Error).message };
           }
+          // As EventBridge hands it to SQS: characters a queue refuses in a raw body are JSON-escaped, and a message
+          // SQS would still refuse (over 256 KB) will never go through. In AWS it lands in the rule target's DLQ;
+          // here it is refused permanently, so the publisher parks it instead of retrying.
+          const body = escapeForTransport(JSON.stringify(envelope));
+          const problem = sqsBodyProblem(body);
+          if (problem) return { errorCode: 'InvalidArgument', errorMessage: problem };
           try {
-            const body = JSON.stringify(envelope);
-            await Promise.all(routeEvent(entry).map(async (queue) => sqs.send(new SendMessageCommand({ QueueUrl: await queueUrl(queue), MessageBody: body }))));
+            const urls = rules.filter((r) => matchesPattern(r.pattern, envelope)).flatMap((r) => r.queueUrls);
+            await Promise.all(urls.map((QueueUrl) => sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: body }))));
             return { eventId: envelope.id };
           } catch (err) {
-            // A message the queue refuses for its content will never go through: in AWS it lands in the rule
-            // target's DLQ; here it is refused permanently, so the publisher parks it instead of retrying.
-            if (err instanceof SqsMessageRefusedError) return { errorCode: 'InvalidArgument', errorMessage: err.message };
             // EventBridge accepted the entry; a target it cannot reach is retried by EventBridge, not the caller.
             // Locally the caller's retry stands in for that, so the entry is reported as an internal failure.
             return { errorCode: 'InternalFailure', errorMessage: (err as Error).message };
@@ -87,5 +87,74 @@ export function localBus(): EventBusPort {
       result.failedEntryCount = result.entries.filter((e) => e.errorCode).length;
       return result;
     },
+  };
+}
+
+const readJson = (req: IncomingMessage) =>
+  new Promise<unknown>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'));
+      } catch (err) {
+        reject(err);
+      }
+    });
+    req.on('error', reject);
+  });
+
+export interface LocalEventBridge {
+  /** The endpoint functions reach through AWS_ENDPOINT_URL_EVENTBRIDGE. */
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The local bus on the wire: an HTTP endpoint speaking EventBridge's
+ * `AWSEvents.PutEvents` (AWS JSON 1.1), so the deployed publisher code and its
+ * SDK client run unchanged against it. Entries for another bus are refused as
+ * EventBridge refuses an unknown bus.
+ */
+export async function startLocalEventBridge(opts: { busName: string; rules: readonly LocalRule[]; region: string; sqsEndpoint: string; port?: number }): Promise<LocalEventBridge> {
+  const bus = localBus(opts.rules, opts.region, opts.sqsEndpoint);
+  const error = (type: string, message: string) => ({ status: 400, body: { __type: type, message } });
+  const server = createServer(async (req, res) => {
+    let out: { status: number; body: unknown };
+    try {
+      const target = String(req.headers['x-amz-target'] ?? '');
+      const input = (await readJson(req)) as { Entries?: Array<{ Source?: string; DetailType?: string; Detail?: string; EventBusName?: string; Time?: number }> };
+      if (target !== 'AWSEvents.PutEvents') out = error('UnknownOperationException', `The local bus implements PutEvents only (got ${target || 'no target'})`);
+      else if (!Array.isArray(input.Entries) || input.Entries.length === 0) out = error('ValidationException', "1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length greater than or equal to 1");
+      else {
+        const foreign = input.Entries.find((e) => (e.EventBusName ?? 'default') !== opts.busName && !String(e.EventBusName).endsWith(`:event-bus/${opts.busName}`));
+        if (foreign) out = error('ResourceNotFoundException', `Event bus ${foreign.EventBusName ?? 'default'} does not exist.`);
+        else {
+          const result = await bus.putEvents(
+            input.Entries.map((e) => ({ source: e.Source ?? '', detailType: e.DetailType ?? '', detail: e.Detail ?? '', time: e.Time === undefined ? undefined : new Date(e.Time * 1000) })),
+          );
+          out = {
+            status: 200,
+            body: {
+              FailedEntryCount: result.failedEntryCount,
+              Entries: result.entries.map((e) => (e.errorCode ? { ErrorCode: e.errorCode, ErrorMessage: e.errorMessage } : { EventId: e.eventId })),
+            },
+          };
+        }
+      }
+    } catch (err) {
+      out = err instanceof BusValidationError ? error(err.name, err.message) : error('SerializationException', (err as Error).message);
+    }
+    res.writeHead(out.status, { 'Content-Type': 'application/x-amz-json-1.1', 'x-amzn-RequestId': randomUUID() });
+    res.end(JSON.stringify(out.body));
+  });
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -2,20 +2,24 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { API_GROUPS, AUTHORIZER, NOT_FOUND, type LoadHandler } from '#functions/registry.ts';
-import { interfaceOf, type RouteContract } from '#shared/http/contract.ts';
+import { interfaceOf } from '#shared/http/contract.ts';
 import { toHttpError } from '#shared/http/error-map.ts';
 import { PayloadTooLargeError } from '#shared/domain/errors.ts';
 import { logger } from '#shared/logger.ts';
+import type { ApiRoute } from './lambda/deployment.ts';
+import type { LocalLambda } from './lambda/index.ts';
+import type { LocalFunction } from './lambda/runtime.ts';
 
 /** API Gateway's own payload ceiling; the functions enforce the 1 MiB contract limit themselves. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
 
 interface CompiledRoute {
-  route: RouteContract;
-  load: LoadHandler;
+  route: ApiRoute;
+  fn: LocalFunction;
   segments: string[];
   literals: number;
+  /** The last segment is `{proxy+}`: it matches the rest of the path. */
+  greedy: boolean;
 }
 
 export interface GatewayExtras {
@@ -25,44 +29,29 @@ export interface GatewayExtras {
   authorizerCacheTtlSeconds?: number;
 }
 
-/**
- * A handler module loaded once, as a warm Lambda container keeps it: an
- * `import()` of a loaded module still goes through the ESM loader, which
- * showed as ~3% of the gateway's CPU when done on every request.
- */
-function once<T>(load: () => Promise<T>): () => Promise<T> {
-  let loaded: Promise<T> | undefined;
-  return () =>
-    (loaded ??= load().catch((err) => {
-      loaded = undefined;
-      throw err;
-    }));
-}
-
-function compile(): CompiledRoute[] {
-  return API_GROUPS.flatMap((g) => {
-    const load = once(g.load);
-    return g.routes.map((route) => {
-      const segments = route.path.split('/').filter(Boolean);
-      return { route, load, segments, literals: segments.filter((s) => !s.startsWith('{')).length };
-    });
+/** The template's API methods, each bound to its running function. */
+function compile(lambda: LocalLambda): CompiledRoute[] {
+  return lambda.deployment.api.routes.map((route) => {
+    const segments = route.path.split('/').filter(Boolean);
+    const greedy = segments.at(-1)?.endsWith('+}') ?? false;
+    return { route, fn: lambda.fn(route.functionId), segments, literals: segments.filter((seg) => !seg.startsWith('{')).length, greedy };
   });
 }
 
-const loadAuthorizer = once(AUTHORIZER.load);
-const loadNotFound = once(NOT_FOUND.load);
-
-/** Match a path against resource templates; literal segments beat parameters, as in API Gateway. */
+/** Match a path against resource templates; literal segments beat parameters and a greedy `{proxy+}` comes last, as in API Gateway. */
 function match(routes: CompiledRoute[], method: string, path: string) {
   const parts = path.split('/').filter(Boolean);
   let best: { r: CompiledRoute; params: Record<string, string> } | undefined;
+  const rank = (r: CompiledRoute) => (r.greedy ? -1 : r.literals);
   for (const r of routes) {
-    if (r.route.method !== method || r.segments.length !== parts.length) continue;
+    if (r.route.method !== method && r.route.method !== 'ANY') continue;
+    if (r.greedy ? parts.length < r.segments.length : r.segments.length !== parts.length) continue;
     const params: Record<string, string> = {};
     let ok = true;
-    for (let i = 0; i < parts.length && ok; i++) {
+    for (let i = 0; i < r.segments.length && ok; i++) {
       const seg = r.segments[i];
-      if (seg.startsWith('{')) {
+      if (r.greedy && i === r.segments.length - 1) params[seg.slice(1, -2)] = parts.slice(i).join('/');
+      else if (seg.startsWith('{')) {
         try {
           params[seg.slice(1, -1)] = decodeURIComponent(parts[i]);
         } catch {
@@ -70,25 +59,10 @@ function match(routes: CompiledRoute[], method: string, path: string) {
         }
       } else ok = seg === parts[i];
     }
-    if (ok && (!best || r.literals > best.r.literals)) best = { r, params };
+    if (ok && (!best || rank(r) > rank(best.r))) best = { r, params };
   }
   return best;
 }
-
-const lambdaContext = (functionName: string) => ({
-  awsRequestId: randomUUID(),
-  functionName,
-  functionVersion: '$LATEST',
-  invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-  memoryLimitInMB: '1024',
-  logGroupName: `/aws/lambda/${functionName}`,
-  logStreamName: 'local',
-  callbackWaitsForEmptyEventLoop: true,
-  getRemainingTimeInMillis: () => 29_000,
-  done: () => undefined,
-  fail: () => undefined,
-  succeed: () => undefined,
-});
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -108,20 +82,51 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
+/** Invoke the function behind a method; a function error is API Gateway's 502, logged loudly (it is a bug). */
+async function invokeIntegration(fn: LocalFunction, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  try {
+    return await fn.invoke<APIGatewayProxyResult>(event);
+  } catch (err) {
+    logger.error('local gateway: integration failed', { function: fn.name, err: (err as Error).message, method: event.httpMethod, path: event.path });
+    return INTEGRATION_FAILURE;
+  }
+}
+
 function send(res: ServerResponse, result: APIGatewayProxyResult) {
   res.writeHead(result.statusCode, { ...(result.headers as Record<string, string>) });
   res.end(result.body);
 }
 
+/** The REQUEST authorizer's answer, as the gateway uses it. */
+interface AuthorizerResult {
+  principalId: string;
+  context?: Record<string, string | number | boolean>;
+}
+
+/** API Gateway's answer when the integration fails (a function error or timeout). */
+const INTEGRATION_FAILURE: APIGatewayProxyResult = { statusCode: 502, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ message: 'Internal server error' }) };
+
+/** The stack's AUTHORIZER_FAILURE gateway response (infra/stack.ts). */
+const AUTHORIZER_FAILURE: APIGatewayProxyResult = {
+  statusCode: 503,
+  headers: { 'Content-Type': 'application/json', 'Retry-After': '1' },
+  body: JSON.stringify({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily overloaded; retry shortly' } }),
+};
+
 /**
- * A local stand-in for API Gateway REST: it matches the same route table,
- * runs the same REQUEST authorizer and invokes the same group handlers with
- * proxy events shaped like API Gateway's.
+ * A local stand-in for API Gateway REST: the resources and methods of the
+ * synthesized template, its REQUEST authorizer and the functions behind the
+ * methods, each run from its bundle in its own worker (local/lambda/), invoked
+ * with proxy events shaped like API Gateway's. Paths no method matches go to
+ * the catch-all function, as the template's `{proxy+}` methods do.
  */
-export async function startGateway(port: number, extras: GatewayExtras = {}): Promise<{ server: Server; url: string; close(): Promise<void> }> {
-  const routes = compile();
+export async function startGateway(port: number, lambda: LocalLambda, extras: GatewayExtras = {}): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const routes = compile(lambda);
+  const authorizer = lambda.fn(lambda.deployment.api.authorizerFunctionId);
+  const catchAll = routes.find((r) => r.greedy)?.fn;
+  if (!catchAll) throw new Error('The template has no {proxy+} catch-all method');
   const cacheMs = (extras.authorizerCacheTtlSeconds ?? 0) * 1000;
-  const authCache = new Map<string, { until: number; auth: Awaited<ReturnType<Awaited<ReturnType<typeof AUTHORIZER.load>>['handler']>> }>();
+  const authCache = new Map<string, { until: number; auth: AuthorizerResult }>();
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://local');
     const method = (req.method ?? 'GET').toUpperCase();
@@ -179,10 +184,8 @@ export async function startGateway(port: number, extras: GatewayExtras = {}): Pr
         isBase64Encoded: false,
         requestContext,
       };
-      if (!found) {
-        const { handler } = await loadNotFound();
-        return send(res, await handler(event));
-      }
+      const target = found ?? { r: { route: { authorized: false }, fn: catchAll } };
+      if (!target.r.route.authorized) return send(res, await invokeIntegration(target.r.fn, event));
       const authorizerEvent = {
         type: 'REQUEST',
         methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${path}`,
@@ -197,14 +200,19 @@ export async function startGateway(port: number, extras: GatewayExtras = {}): Pr
         stageVariables: null,
         requestContext,
       } as unknown as APIGatewayRequestAuthorizerEvent;
-      const { handler: authorize } = await loadAuthorizer();
       const identity = req.headers.authorization;
       const cached = cacheMs && identity ? authCache.get(identity) : undefined;
-      const auth = cached && cached.until > Date.now() ? cached.auth : await authorize(authorizerEvent);
+      let auth: AuthorizerResult;
+      try {
+        auth = cached && cached.until > Date.now() ? cached.auth : await authorizer.invoke<AuthorizerResult>(authorizerEvent);
+      } catch (err) {
+        // The template's AUTHORIZER_FAILURE gateway response: a retryable 503.
+        logger.error('local gateway: authorizer failed', { err: (err as Error).message, method, path });
+        return send(res, AUTHORIZER_FAILURE);
+      }
       if (cacheMs && identity && auth !== cached?.auth) authCache.set(identity, { until: Date.now() + cacheMs, auth });
       event.requestContext.authorizer = { ...auth.context, principalId: auth.principalId };
-      const { handler } = await found.r.load();
-      send(res, await handler(event, lambdaContext(found.r.route.group)));
+      send(res, await invokeIntegration(target.r.fn, event));
     } catch (err) {
       // A gateway-level failure is a bug in the stack, never the caller's fault: log it loudly.
       logger.error('local gateway failure', { err, method, path });

@@ -15,7 +15,11 @@ import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, Receive
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_MAX_CONCURRENCY, dlqName, MESSAGE_RETENTION_SECONDS, QUEUES, SCHEDULES, type QueueDef, type QueueName } from '#shared/events/topology.ts';
+import { DEFAULT_MAX_CONCURRENCY, dlqName, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, SCHEDULES, type QueueName } from '#shared/events/topology.ts';
+import { randomUUID } from 'node:crypto';
+import type { LocalLambda } from './lambda/index.ts';
+import { LOCAL_ACCOUNT } from './lambda/index.ts';
+import { matchesPattern } from './lambda/patterns.ts';
 
 /** fauxqs's account id: queue URLs are `<endpoint>/000000000000/<name>`. */
 const ACCOUNT = '000000000000';
@@ -31,19 +35,9 @@ export interface LocalSqs {
   stop(): Promise<void>;
 }
 
-/** Start fauxqs in-process and create every queue of the topology, each with its DLQ and redrive policy. */
-export async function startLocalSqs(port: number, region = 'us-east-1'): Promise<LocalSqs> {
+/** Start fauxqs in-process; the queues are the template's, created by createLocalQueues (local/lambda/queues.ts). */
+export async function startLocalSqs(port: number): Promise<LocalSqs> {
   const server = await startFauxqs({ port, logger: false });
-  for (const q of QUEUES) {
-    server.createQueue(dlqName(q.name), { attributes: { MessageRetentionPeriod: String(MESSAGE_RETENTION_SECONDS) } });
-    server.createQueue(q.name, {
-      attributes: {
-        VisibilityTimeout: String(q.visibilityTimeoutSeconds),
-        MessageRetentionPeriod: String(MESSAGE_RETENTION_SECONDS),
-        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: queueArn(region, dlqName(q.name)), maxReceiveCount: String(q.maxReceiveCount) }),
-      },
-    });
-  }
   return { endpoint: server.address, stop: () => server.stop() };
 }
 
@@ -228,6 +222,13 @@ class StreamPoller {
 
 type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 
+/** What a poller knows of its queue and mapping (from the template). */
+export interface PollerQueue {
+  name: string;
+  batchSize: number;
+  visibilityTimeoutSeconds: number;
+}
+
 function toSqsRecord(m: Message, arn: string, region: string): SQSRecord {
   const a = m.Attributes ?? {};
   return {
@@ -249,7 +250,7 @@ function toSqsRecord(m: Message, arn: string, region: string): SQSRecord {
 }
 
 /** Invoke a queue's consumer with received messages, as Lambda does: what it does not report failed is deleted. */
-async function consumeBatch(sqs: SQSClient, def: QueueDef, url: string, arn: string, region: string, handler: SqsHandler, messages: Message[]): Promise<void> {
+async function consumeBatch(sqs: SQSClient, def: PollerQueue, url: string, arn: string, region: string, handler: SqsHandler, messages: Message[]): Promise<void> {
   let failed: Set<string>;
   try {
     const res = await handler({ Records: messages.map((m) => toSqsRecord(m, arn, region)) });
@@ -274,7 +275,7 @@ abstract class SqsPoller {
 
   constructor(
     protected readonly sqs: SQSClient,
-    protected readonly def: QueueDef,
+    protected readonly def: PollerQueue,
     protected readonly url: string,
     protected readonly region: string,
     protected readonly handler: SqsHandler,
@@ -499,26 +500,28 @@ class FairQueuePoller extends SqsPoller {
 }
 
 export interface PipelineOptions {
+  /** The deployed functions (local/lambda/): the pollers invoke them as their event-source mappings would. */
+  lambda: LocalLambda;
   dynamodbEndpoint: string;
   sqsEndpoint: string;
   tableName: string;
   region?: string;
-  /** Stream poll interval (ms): a webhook gets its delivery within about a second of the ticket change. */
+  /** Stream poll interval when the stream is idle (ms): a webhook gets its delivery within about a second of the ticket change. */
   pollIntervalMs?: number;
-  /** How often the outbox sweeper runs (ms). */
+  /** How often the outbox sweeper runs (ms; default: its schedule in the template). */
   sweepIntervalMs?: number;
-  /** Which queues to consume (default: every queue of the topology). */
+  /** Which queues to consume (default: every queue with an event-source mapping in the template). */
   queues?: readonly QueueName[];
-  /** Concurrent batches per queue (default: the queue's maxConcurrency, as Lambda would scale to, capped at 8 locally). */
+  /** Concurrent batches per queue (default: the mapping's maximum concurrency, as Lambda would scale to, capped at 8 locally). */
   concurrency?: number;
   /**
    * Publish only these accounts' outbox items (stream and sweeper). Tests share
    * one table across files, and other files assert on their own outbox items.
    */
-  accounts?: (accountId: string) => boolean;
+  accounts?: ReadonlySet<string>;
   /** Sweep the whole outbox at start (default true: what a previous run left behind goes out). */
   sweepOnStart?: boolean;
-  /** Run the topology's scheduled jobs on their timers (default true; tests turn them off and call runSchedule). */
+  /** Run the template's scheduled jobs on their timers (default true; tests turn them off and call runSchedule). The sweeper always runs. */
   schedules?: boolean;
 }
 
@@ -526,83 +529,101 @@ export interface Pipeline {
   /** Stop / start the stream -> publisher path only (crash tests: events stay in the outbox meanwhile). */
   stopPublisher(): Promise<void>;
   startPublisher(): Promise<void>;
-  /** Run the outbox sweeper now. */
+  /** Run the outbox sweeper function now. */
   sweep(olderThanSeconds?: number): Promise<{ published: number; parked: number; unpublished: number }>;
   /** Run one scheduled job of the topology now, with the event its schedule would pass (tests). */
   runSchedule(name: string, event?: unknown): Promise<unknown>;
   stop(): Promise<void>;
 }
 
+/** The scheduled event EventBridge passes to a function on a schedule rule. */
+const scheduledEvent = (ruleArn: string) => ({
+  version: '0',
+  id: randomUUID(),
+  'detail-type': 'Scheduled Event',
+  source: 'aws.events',
+  account: LOCAL_ACCOUNT,
+  time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  region: 'us-east-1',
+  resources: [ruleArn],
+  detail: {},
+});
+
 /**
- * Start the pipeline in this process. The environment must already point at
- * the emulators (configureLocalEnv): the handlers read it when imported here.
+ * Start the pipeline: one poller per event-source mapping of the template
+ * (the table stream for the outbox publisher, each queue for its consumer),
+ * invoking the deployed functions with Lambda's event shapes, batch sizes,
+ * filters and partial-failure reports, and timers for the schedule rules.
  */
 export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
-  const region = opts.region ?? process.env.AWS_REGION ?? 'us-east-1';
+  const region = opts.region ?? 'us-east-1';
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
   const ddb = new DynamoDBClient({ region, endpoint: opts.dynamodbEndpoint, credentials });
   const streams = new DynamoDBStreamsClient({ region, endpoint: opts.dynamodbEndpoint, credentials });
   const sqs = new SQSClient({ region, endpoint: opts.sqsEndpoint, credentials });
-
-  const { OUTBOX_PUBLISHER } = await import('#shared/events/topology.ts');
-  (await import('#shared/events/bus.ts')).installLocalBus(async () => (await import('./bus.ts')).localBus());
-  const publisher = await import('#functions/outbox-publisher/handler.ts');
-  const { configuredBus } = await import('#shared/events/bus.ts');
-  const { sweepOutbox } = await import('#shared/events/publisher.ts');
-  const { pipelineEnv } = await import('#shared/events/env.ts');
-  const bus = await configuredBus();
-
+  const { lambda } = opts;
+  const d = lambda.deployment;
   const accounts = opts.accounts;
-  const streamFilter = accounts ? (r: DynamoDBRecord) => accounts(String(r.dynamodb?.NewImage?.accountId?.S ?? '')) : undefined;
+
+  const [mapping] = d.streamMappings;
+  if (!mapping || d.streamMappings.length !== 1) throw new Error('The template should have one stream mapping (the outbox publisher)');
+  const publisher = lambda.fn(mapping.functionId);
+  // The mapping's event filter, as Lambda applies it; tests add their own accounts on top.
+  const streamFilter = (r: DynamoDBRecord) =>
+    (mapping.filters.length === 0 || mapping.filters.some((f) => matchesPattern(f, r))) && (!accounts || accounts.has(String(r.dynamodb?.NewImage?.accountId?.S ?? '')));
   const stream = new StreamPoller(
     ddb,
     streams,
     opts.tableName,
     region,
-    publisher.handler,
+    (event) => publisher.invoke<DynamoDBBatchResponse | undefined>(event),
     opts.pollIntervalMs ?? 100,
-    OUTBOX_PUBLISHER.batchSize,
+    mapping.batchSize,
     streamFilter,
-    OUTBOX_PUBLISHER.parallelizationFactor,
+    mapping.parallelizationFactor,
   );
   await stream.start();
 
   const pollers: SqsPoller[] = [];
-  for (const def of QUEUES.filter((q) => !opts.queues || opts.queues.includes(q.name))) {
-    let handler: SqsHandler;
-    try {
-      handler = (await def.load()).handler;
-    } catch (err) {
-      // A consumer whose own settings are missing (e.g. EMAIL_TRANSPORT) is left out rather than stopping the stack.
-      log(`local pipeline: ${def.name} consumer not started`, { err: (err as Error).message });
-      continue;
-    }
-    const Poller = def.fair ? FairQueuePoller : QueuePoller;
-    const poller = new Poller(sqs, def, localQueueUrl(opts.sqsEndpoint, def.name), region, handler, opts.concurrency ?? Math.min(8, def.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY));
+  for (const m of d.sqsMappings) {
+    const queue = d.queues.get(m.queueId)!;
+    const def = QUEUES.find((q) => q.name === queue.name);
+    if (opts.queues && !opts.queues.includes(queue.name as QueueName)) continue;
+    const fn = lambda.fn(m.functionId);
+    const handler: SqsHandler = (event) => fn.invoke<SQSBatchResponse | undefined>(event);
+    const shape: PollerQueue = { name: queue.name, batchSize: m.batchSize, visibilityTimeoutSeconds: queue.visibilityTimeoutSeconds ?? 30 };
+    // fauxqs ignores MessageGroupId; the topology marks the queues whose messages carry one (SQS fair queues in AWS).
+    const Poller = def?.fair ? FairQueuePoller : QueuePoller;
+    const poller = new Poller(sqs, shape, lambda.queueUrl(m.queueId), region, handler, opts.concurrency ?? Math.min(8, m.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY));
     poller.start();
     pollers.push(poller);
   }
 
-  const sweep = (olderThanSeconds = pipelineEnv().OUTBOX_SWEEP_AGE_SECONDS) => sweepOutbox(bus, { olderThanSeconds, filter: accounts && ((r) => accounts(r.accountId)) });
+  const sweeperFn = lambda.byEntry(OUTBOX_PUBLISHER.sweeper);
+  const sweep = (olderThanSeconds?: number) =>
+    sweeperFn.invoke<{ published: number; parked: number; unpublished: number }>({ olderThanSeconds, ...(accounts ? { accountIds: [...accounts] } : {}) });
   // Anything left in the outbox by a previous run (stopped between a write and its publish) goes out now.
   if (opts.sweepOnStart ?? true) await sweep(0);
-  const sweeper = setInterval(() => void sweep().catch((err) => log('outbox sweep failed', { err: (err as Error).message })), opts.sweepIntervalMs ?? 30_000);
-  sweeper.unref();
 
-  // Scheduled jobs, as the schedule rules of the CDK app would invoke them.
-  const runSchedule = async (name: string, event: unknown = { source: 'aws.events', 'detail-type': 'Scheduled Event', time: new Date().toISOString() }) => {
+  // Schedule rules: the sweeper always (it is what makes the outbox safe), the other jobs unless turned off.
+  const timers = d.schedules
+    .filter((s) => s.functionId === sweeperFn.def.logicalId || (opts.schedules ?? true))
+    .map((s) => {
+      const fn = lambda.fn(s.functionId);
+      const sweeper = fn === sweeperFn;
+      const every = sweeper && opts.sweepIntervalMs ? opts.sweepIntervalMs : s.rateSeconds * 1000;
+      const run = () => (sweeper ? sweep() : fn.invoke(scheduledEvent(`arn:aws:events:${region}:${LOCAL_ACCOUNT}:rule/${s.logicalId}`)));
+      const t = setInterval(() => void run().catch((err) => log(`scheduled ${fn.name} failed`, { err: (err as Error).message })), every);
+      t.unref();
+      return t;
+    });
+
+  // Scheduled jobs by their topology name (tests run them with the event the schedule would pass).
+  const runSchedule = async (name: string, event: unknown = scheduledEvent(`arn:aws:events:${region}:${LOCAL_ACCOUNT}:rule/${name}`)) => {
     const def = SCHEDULES.find((s) => s.name === name);
     if (!def) throw new Error(`No scheduled job ${name}`);
-    return (await def.load()).handler(event, {});
+    return lambda.byEntry(def.entry).invoke(event);
   };
-  const timers =
-    (opts.schedules ?? true)
-      ? SCHEDULES.map((s) => {
-          const t = setInterval(() => void runSchedule(s.name).catch((err) => log(`scheduled job ${s.name} failed`, { err: (err as Error).message })), s.rateMinutes * 60_000);
-          t.unref();
-          return t;
-        })
-      : [];
 
   return {
     runSchedule,
@@ -610,7 +631,6 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     startPublisher: () => stream.start(),
     sweep,
     async stop() {
-      clearInterval(sweeper);
       timers.forEach(clearInterval);
       await stream.stop();
       await Promise.all(pollers.map((p) => p.stop()));

@@ -5,8 +5,16 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
 import type { GatewayExtras } from './gateway.ts';
-import { installLocalBus } from '#shared/events/bus.ts';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { buildBundles, type Bundles } from './lambda/build.ts';
+import { readDeployment, type Deployment, type FunctionDef } from './lambda/deployment.ts';
+import { LOCAL_ACCOUNT, startLocalLambda } from './lambda/index.ts';
+import { createLocalQueues } from './lambda/queues.ts';
+import { synthesizeLocalStack, type Template } from './lambda/template.ts';
 import { pipelineEnvVars, startLocalSqs } from './pipeline.ts';
+
+/** An SQS client of this process on the emulator (queue setup). */
+export const sqsClient = (endpoint: string) => new SQSClient({ region: LOCAL_REGION, endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 
 export const LOCAL_TABLE = 'support-desk';
 export const LOCAL_REGION = 'us-east-1';
@@ -35,8 +43,10 @@ export function localSessionSecret(dataDir: string): string {
 }
 
 /**
- * Point this process's handlers at the local emulators. Must run before any
- * handler module is imported: they read the environment once, at load.
+ * Point this process's own tools at the local emulators (the demo-account
+ * setup of `npm start`, the admin CLI, the tests' fixtures): they use the
+ * same services from the sources. The deployed functions never see this
+ * process's environment; each gets its template's (local/lambda/).
  */
 export function configureLocalEnv(opts: { dynamodbEndpoint: string; sessionSecret: string; tableName?: string; sqsEndpoint?: string }) {
   process.env.TABLE_NAME = opts.tableName ?? LOCAL_TABLE;
@@ -46,14 +56,45 @@ export function configureLocalEnv(opts: { dynamodbEndpoint: string; sessionSecre
   // The SDK must never reach for real credentials locally.
   process.env.AWS_ACCESS_KEY_ID = 'local';
   process.env.AWS_SECRET_ACCESS_KEY = 'local';
-  if (opts.sqsEndpoint) {
-    Object.assign(process.env, pipelineEnvVars(opts.sqsEndpoint));
-    installLocalBus(async () => (await import('./bus.ts')).localBus());
-    // Local receivers live on this machine with self-signed certificates; a deployed stack never sets these
-    // (the SSRF guard and certificate checks stay on). Set either to 0 to try the deployed behaviour locally.
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ??= '1';
-    process.env.WEBHOOK_ALLOW_INSECURE_TLS ??= '1';
-  }
+  if (opts.sqsEndpoint) Object.assign(process.env, pipelineEnvVars(opts.sqsEndpoint));
+}
+
+/** Settings of this process that the local stack hands to every function on top of its template's (test knobs). */
+const FORWARDED = ['LOG_LEVEL', 'WEBHOOK_RETRY_SCALE', 'CONSUMER_RETRY_BASE_SECONDS', 'WEBHOOK_ALLOW_PRIVATE_TARGETS', 'WEBHOOK_ALLOW_INSECURE_TLS'] as const;
+
+/**
+ * What the local stack changes in a function's environment, and nothing
+ * else (README, "How the local stack maps to the deployed one"):
+ * - webhook targets may be loopback addresses with self-signed certificates;
+ * - email goes to JSON files under DATA_DIR/emails instead of SES, and
+ *   enrichment reads data/companies.json instead of a provider's API;
+ * - no X-Ray daemon and no CloudWatch: tracing and EMF metrics are off;
+ * - the knobs in FORWARDED, when this process sets them (tests speed up retries),
+ *   and EMAIL_OUTBOX_DIR (a test's own outbox folder).
+ */
+export function localOverlay(dataDir: string | undefined) {
+  const knobs = Object.fromEntries(FORWARDED.flatMap((k) => (process.env[k] !== undefined ? [[k, process.env[k]!]] : [])));
+  return (_fn: FunctionDef, env: Record<string, string>): Record<string, string> => ({
+    POWERTOOLS_TRACE_ENABLED: 'false',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+    WEBHOOK_ALLOW_INSECURE_TLS: '1',
+    ...(env.EMAIL_TRANSPORT ? { EMAIL_TRANSPORT: 'file', EMAIL_OUTBOX_DIR: process.env.EMAIL_OUTBOX_DIR ?? join(dataDir ?? tmpdir(), 'emails') } : {}),
+    ...(env.ENRICHMENT_PROVIDER ? { ENRICHMENT_PROVIDER: 'file', ENRICHMENT_FILE: join(import.meta.dirname, '..', 'data', 'companies.json') } : {}),
+    ...knobs,
+  });
+}
+
+/**
+ * The deployment the local stack runs: the template of the `local` stage,
+ * synthesized by the CDK app, and its functions bundled with the options
+ * `cdk synth` uses (cached while no source changes).
+ */
+export async function prepareDeployment(): Promise<{ deployment: Deployment; bundles: Bundles; template: Template }> {
+  const { stackName, template } = await synthesizeLocalStack();
+  const deployment = readDeployment(stackName, template);
+  const bundles = await buildBundles([...deployment.functions.values()].map((f) => f.entry));
+  return { deployment, bundles, template };
 }
 
 /** The pages the local gateway serves without auth: health, the OpenAPI document, and the API reference with its assets. */
@@ -90,24 +131,37 @@ export interface LocalStack {
  * gateway in front of the same handlers.
  */
 export async function startLocalStack(opts: { port: number; dynamodbPort: number; sqsPort?: number; dataDir?: string; sessionSecret: string }): Promise<LocalStack> {
+  // The template and bundles are prepared while DynamoDB Local's JVM starts.
+  const prepared = prepareDeployment();
+  prepared.catch(() => undefined);
   const dynamo = await startDynamoDbLocal(opts.dynamodbPort, opts.dataDir ? join(opts.dataDir, 'dynamodb') : undefined);
   const stops: Array<() => Promise<void>> = [() => dynamo.stop()];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch(() => {});
   };
   try {
-    const sqs = await startLocalSqs(opts.sqsPort ?? 0, LOCAL_REGION);
+    const sqs = await startLocalSqs(opts.sqsPort ?? 0);
     stops.push(() => sqs.stop());
     configureLocalEnv({ dynamodbEndpoint: dynamo.endpoint, sessionSecret: opts.sessionSecret, sqsEndpoint: sqs.endpoint });
-    // The background consumers' ports, local flavour, unless the caller chose otherwise.
-    if (!process.env.EMAIL_TRANSPORT) Object.assign(process.env, { EMAIL_TRANSPORT: 'file', EMAIL_OUTBOX_DIR: join(opts.dataDir ?? tmpdir(), 'emails') });
-    if (!process.env.ENRICHMENT_PROVIDER) Object.assign(process.env, { ENRICHMENT_PROVIDER: 'file', ENRICHMENT_FILE: join(import.meta.dirname, '..', 'data', 'companies.json') });
     await ensureTable(dynamo.endpoint, LOCAL_TABLE);
+    const { deployment, bundles } = await prepared;
+    await createLocalQueues(sqsClient(sqs.endpoint), deployment, LOCAL_REGION, LOCAL_ACCOUNT);
+    const lambda = await startLocalLambda({
+      deployment,
+      bundles,
+      region: LOCAL_REGION,
+      tableName: LOCAL_TABLE,
+      dynamodbEndpoint: dynamo.endpoint,
+      sqsEndpoint: sqs.endpoint,
+      sessionSecret: { current: opts.sessionSecret },
+      overlay: localOverlay(opts.dataDir),
+    });
+    stops.push(() => lambda.stop());
     const { startPipeline } = await import('./pipeline.ts');
-    const pipeline = await startPipeline({ dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, tableName: LOCAL_TABLE, region: LOCAL_REGION });
+    const pipeline = await startPipeline({ lambda, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, tableName: LOCAL_TABLE, region: LOCAL_REGION });
     stops.push(() => pipeline.stop());
     const { startGateway } = await import('./gateway.ts');
-    const gateway = await startGateway(opts.port, { pages: await localPages() });
+    const gateway = await startGateway(opts.port, lambda, { pages: await localPages() });
     stops.push(() => gateway.close());
     return { baseUrl: gateway.url, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, stop: stopAll };
   } catch (err) {

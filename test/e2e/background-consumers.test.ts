@@ -6,9 +6,12 @@ import type { Pipeline } from '../../local/pipeline.ts';
 import { LOCAL_TABLE } from '../../local/stack.ts';
 import { eventually } from '../fixtures/webhook-receiver.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
+import { localLambda } from '../support/lambda.ts';
 
-const { client } = useGateway();
+// The local stack writes the email sender's messages here instead of sending them through SES (localOverlay).
 const outbox = mkdtempSync(join(tmpdir(), 'sd-emails-'));
+process.env.EMAIL_OUTBOX_DIR = outbox;
+const { client } = useGateway();
 let pipeline: Pipeline;
 const mine = new Set<string>();
 const account = async (): Promise<TestAccount> => {
@@ -18,16 +21,15 @@ const account = async (): Promise<TestAccount> => {
 };
 
 beforeAll(async () => {
-  // The consumers read their ports' settings when loaded, as a deployed function does at cold start.
-  Object.assign(process.env, { EMAIL_TRANSPORT: 'file', EMAIL_OUTBOX_DIR: outbox, ENRICHMENT_PROVIDER: 'file', ENRICHMENT_FILE: join(import.meta.dirname, '../../data/companies.json') });
   const { startPipeline } = await import('../../local/pipeline.ts');
   pipeline = await startPipeline({
+    lambda: await localLambda(),
     dynamodbEndpoint: inject('dynamodbEndpoint'),
     sqsEndpoint: inject('sqsEndpoint'),
     tableName: LOCAL_TABLE,
     queues: ['email-sender', 'enrichment'],
     pollIntervalMs: 50,
-    accounts: (id) => mine.has(id),
+    accounts: mine,
   });
 });
 afterAll(async () => pipeline?.stop());

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '#functions/registry.ts';
+import { localLambda } from '../support/lambda.ts';
 
 /** Debian's chromium (apt-get install -y chromium); .ci/run installs it. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -11,7 +12,7 @@ let close: (() => Promise<void>) | undefined;
 beforeAll(async () => {
   const { startGateway } = await import('../../local/gateway.ts');
   const { localPages } = await import('../../local/stack.ts');
-  const gw = await startGateway(0, { pages: await localPages() });
+  const gw = await startGateway(0, await localLambda(), { pages: await localPages() });
   url = gw.url;
   close = gw.close;
 });

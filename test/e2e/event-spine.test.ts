@@ -4,37 +4,46 @@ import type { Pipeline, PipelineOptions } from '../../local/pipeline.ts';
 import { LOCAL_TABLE } from '../../local/stack.ts';
 import { eventually, startReceiver } from '../fixtures/webhook-receiver.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
+import { localLambda } from '../support/lambda.ts';
 import { as, newField, outboxItems, TICKETS } from '../support/desk.ts';
 
 // decisions §7 under stress: events no transport refuses, none held up by another, parked ones kept and republishable.
+// A message that fails is retried at once (not after seconds), so one that always fails is parked within the test.
+// Set before the file's functions start: the local stack hands it to them (localOverlay), read once at cold start.
+process.env.CONSUMER_RETRY_BASE_SECONDS = '0';
 const { client } = useGateway();
 let pipeline: Pipeline;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const mine = new Set<string>();
 let seq = 0;
-const options = (): PipelineOptions => ({
+const options = async (): Promise<PipelineOptions> => ({
+  lambda: await localLambda(),
   dynamodbEndpoint: inject('dynamodbEndpoint'),
   sqsEndpoint: inject('sqsEndpoint'),
   tableName: LOCAL_TABLE,
   queues: ['webhook-fanout', 'webhook-delivery'],
   pollIntervalMs: 50,
-  accounts: (id) => mine.has(id),
+  accounts: mine,
   schedules: false,
 });
 
-// A message that fails is retried at once (not after seconds), so one that always fails is parked within the test.
-// Set before anything reads the pipeline's environment (it is read once).
-process.env.CONSUMER_RETRY_BASE_SECONDS = '0';
-
 beforeAll(async () => {
   const { startPipeline } = await import('../../local/pipeline.ts');
-  pipeline = await startPipeline(options());
+  pipeline = await startPipeline(await options());
   receiver = await startReceiver();
 });
 afterAll(async () => {
   await pipeline?.stop();
   await receiver?.close();
 });
+
+/** The file's local bus as the deployed publisher reaches it: EventBridge's PutEvents over HTTP, through the SDK. */
+async function localBusClient() {
+  const lambda = await localLambda();
+  const { EventBridgeClient } = await import('@aws-sdk/client-eventbridge');
+  const { eventBridgeBus } = await import('#shared/events/bus.ts');
+  return eventBridgeBus(lambda.deployment.busName, new EventBridgeClient({ region: 'us-east-1', endpoint: lambda.eventBridgeEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+}
 
 async function account() {
   const a = await createTestAccount();
@@ -129,11 +138,10 @@ describe('event spine: every event publishable, none holding up another', () => 
 
   it('parks a message a consumer fails on every time (DLQ, listed) while every other event keeps flowing', async () => {
     const quiet = await account();
-    const { localBus } = await import('../../local/bus.ts');
     const { listDeadLetters } = await import('#shared/events/dead-letters.ts');
     // Routed as a ticket event, but no fan-out can ever accept it.
     const poisonId = `evt_poison_${Date.now()}`;
-    const put = await localBus().putEvents([
+    const put = await (await localBusClient()).putEvents([
       {
         source: 'support-desk.tickets',
         detailType: 'ticket.created',
@@ -159,7 +167,6 @@ describe('event spine: every event publishable, none holding up another', () => 
     const { keys } = await import('#shared/db/keys.ts');
     const { pendingIndexAttributes } = await import('#shared/events/outbox.ts');
     const { listParkedEvents, republishParkedEvent } = await import('#shared/events/publisher.ts');
-    const { configuredBus } = await import('#shared/events/bus.ts');
     // An outbox item as an older release could have written it: 300 KB of detail, over EventBridge's entry limit.
     // Written while the stream publisher is down, so the sweeper is the one that meets it, with another event behind it.
     const ticket = await createTicket(a, { subject: 'Oversized event' });
@@ -186,7 +193,7 @@ describe('event spine: every event publishable, none holding up another', () => 
     expect((await pipeline.sweep(0)).parked).toBe(0);
 
     // The fix (bounding on republish) is in: the operator republishes it and it arrives, trimmed.
-    expect(await republishParkedEvent(await configuredBus(), a.accountId, eventId)).toBe('published');
+    expect(await republishParkedEvent(await localBusClient(), a.accountId, eventId)).toBe('published');
     const resolved = await received(a, 'ticket.resolved', ticket.id);
     expect(resolved).toMatchObject({ event: 'ticket.resolved', truncated: true, data: { ticket: { id: ticket.id, status: 'resolved' } } });
     expect(resolved.data.ticket.description.length).toBeLessThan(300_000);
@@ -195,12 +202,11 @@ describe('event spine: every event publishable, none holding up another', () => 
   });
 
   it('the local bus and queues are as strict as AWS: 10 entries and 256 KB per PutEvents, JSON detail, 256 KB per message', async () => {
-    const { localBus } = await import('../../local/bus.ts');
     const { sqs } = await import('#shared/events/sqs.ts');
     const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
     const { localQueueUrl } = await import('../../local/pipeline.ts');
     const entry = (detail: string) => ({ source: 'support-desk.tests', detailType: 'test.event', detail });
-    const bus = localBus();
+    const bus = await localBusClient();
     await expect(bus.putEvents(Array.from({ length: 11 }, () => entry('{}')))).rejects.toMatchObject({ name: 'ValidationException' });
     await expect(bus.putEvents([entry(JSON.stringify({ big: 'x'.repeat(256 * 1024) }))])).rejects.toMatchObject({ name: 'ValidationException' });
     const malformed = await bus.putEvents([entry('[1,2]'), entry('{"ok":true}')]);
@@ -215,7 +221,7 @@ describe('event spine: every event publishable, none holding up another', () => 
     await pipeline.stop();
     const tickets = await Promise.all([1, 2, 3].map((i) => createTicket(a, { subject: `While down ${i} 🚀` })));
     const { startPipeline } = await import('../../local/pipeline.ts');
-    pipeline = await startPipeline(options());
+    pipeline = await startPipeline(await options());
     for (const t of tickets) expect((await received(a, 'ticket.created', t.id)).data.ticket.subject).toBe(t.subject);
     expect(await outboxItems(a.accountId)).toEqual([]);
   });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { Plan } from '#shared/auth/principal.ts';
+import type { GatewayExtras } from '../../local/gateway.ts';
+import { localLambda } from './lambda.ts';
 
 export interface Response<T = any> {
   status: number;
@@ -12,13 +14,18 @@ export interface Client {
   request<T = any>(method: string, path: string, opts?: { token?: string | null; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> }): Promise<Response<T>>;
 }
 
-/** Start the local gateway for this test file (in-process, on a free port) and give a fetch-based client. */
-export function useGateway(): { url: () => string; client: Client } {
+/**
+ * Start the local gateway for this test file (on a free port, in front of the
+ * deployed functions run from their bundles: test/support/lambda.ts) and give
+ * a fetch-based client.
+ */
+export function useGateway(extras: GatewayExtras = {}): { url: () => string; client: Client } {
   let url = '';
   let close: (() => Promise<void>) | undefined;
+  const lambda = localLambda();
   beforeAll(async () => {
     const { startGateway } = await import('../../local/gateway.ts');
-    const gw = await startGateway(0);
+    const gw = await startGateway(0, await lambda, extras);
     url = gw.url;
     close = gw.close;
   });

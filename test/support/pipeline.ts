@@ -3,6 +3,7 @@ import type { Pipeline, PipelineOptions } from '../../local/pipeline.ts';
 import { LOCAL_TABLE } from '../../local/stack.ts';
 import type { QueueName } from '#shared/events/topology.ts';
 import { createTestAccount } from './api.ts';
+import { localLambda } from './lambda.ts';
 
 /**
  * The local pipeline for one test file: the run's DynamoDB Local and fauxqs,
@@ -14,16 +15,18 @@ import { createTestAccount } from './api.ts';
 export function usePipeline(queues: readonly QueueName[], extra: Partial<PipelineOptions> = {}) {
   const mine = new Set<string>();
   let pipeline: Pipeline | undefined;
+  const lambda = localLambda();
   beforeAll(async () => {
     const { startPipeline } = await import('../../local/pipeline.ts');
     pipeline = await startPipeline({
+      lambda: await lambda,
       dynamodbEndpoint: inject('dynamodbEndpoint'),
       sqsEndpoint: inject('sqsEndpoint'),
       tableName: LOCAL_TABLE,
       queues,
       pollIntervalMs: 50,
       schedules: false,
-      accounts: (id) => mine.has(id),
+      accounts: mine,
       ...extra,
     });
   });

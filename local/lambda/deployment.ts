@@ -1,0 +1,238 @@
+import { constructId, resourcesOf, type CfnResource, type Template } from './template.ts';
+
+/**
+ * The parts of the synthesized template the local stack runs, read once:
+ * functions, queues, event-source mappings, bus rules, schedules and the API.
+ * Everything is keyed by CloudFormation logical id, as the template is.
+ */
+
+export interface FunctionDef {
+  logicalId: string;
+  /** The construct id (`Group-users`, `Consumer-webhook-fanout`, `OutboxPublisher`, ...): what logs and errors name. */
+  name: string;
+  /** Entry file relative to the project root (template metadata, infra/service-function.ts). */
+  entry: string;
+  /** Environment.Variables as synthesized (values may be intrinsics). */
+  environment: Record<string, unknown>;
+  timeoutSeconds: number;
+  memoryMb: number;
+  reservedConcurrency?: number;
+  /** The Parameters and Secrets extension layer is attached: the function reads secrets over localhost. */
+  secretsExtension: boolean;
+}
+
+export interface QueueResource {
+  logicalId: string;
+  /** The queue's name locally: its construct id (`webhook-fanout`, `webhook-fanout-dlq`, ...). */
+  name: string;
+  visibilityTimeoutSeconds?: number;
+  retentionSeconds?: number;
+  redrive?: { deadLetterQueue: string; maxReceiveCount: number };
+}
+
+export interface SqsMapping {
+  functionId: string;
+  queueId: string;
+  batchSize: number;
+  maxConcurrency?: number;
+  reportBatchItemFailures: boolean;
+}
+
+export interface StreamMapping {
+  functionId: string;
+  batchSize: number;
+  parallelizationFactor: number;
+  reportBatchItemFailures: boolean;
+  /** Lambda event filters (FilterCriteria.Filters[].Pattern, parsed): a record must match one. */
+  filters: unknown[];
+  maxRecordAgeSeconds?: number;
+  retryAttempts?: number;
+}
+
+export interface BusRule {
+  logicalId: string;
+  pattern: Record<string, unknown>;
+  /** Target queues (logical ids). */
+  queues: string[];
+}
+
+export interface ScheduleRule {
+  logicalId: string;
+  functionId: string;
+  rateSeconds: number;
+}
+
+export interface ApiRoute {
+  method: string;
+  /** Resource path template, e.g. `/helpdesk/api/v1/tickets/{ticketId}`. */
+  path: string;
+  functionId: string;
+  /** The method is behind the authorizer. */
+  authorized: boolean;
+}
+
+export interface Deployment {
+  stackName: string;
+  tableId: string;
+  busId: string;
+  busName: string;
+  functions: Map<string, FunctionDef>;
+  queues: Map<string, QueueResource>;
+  sqsMappings: SqsMapping[];
+  streamMappings: StreamMapping[];
+  rules: BusRule[];
+  schedules: ScheduleRule[];
+  api: { routes: ApiRoute[]; authorizerFunctionId: string };
+  /** Secrets of the stack (logical id -> construct id). */
+  secrets: Map<string, string>;
+}
+
+const refId = (v: unknown): string | undefined => (v && typeof v === 'object' && 'Ref' in v ? String((v as { Ref: unknown }).Ref) : undefined);
+const getAttId = (v: unknown): string | undefined => {
+  if (!v || typeof v !== 'object' || !('Fn::GetAtt' in v)) return undefined;
+  const a = (v as { 'Fn::GetAtt': unknown })['Fn::GetAtt'];
+  return Array.isArray(a) ? String(a[0]) : String(a).split('.')[0];
+};
+
+/** Every logical id referenced anywhere inside a value (Ref and Fn::GetAtt). */
+function referencedIds(v: unknown, out: string[] = []): string[] {
+  if (Array.isArray(v)) v.forEach((x) => referencedIds(x, out));
+  else if (v && typeof v === 'object') {
+    const ref = refId(v) ?? getAttId(v);
+    if (ref) out.push(ref);
+    else Object.values(v).forEach((x) => referencedIds(x, out));
+  }
+  return out;
+}
+
+function rateSeconds(expr: string): number {
+  const m = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(expr);
+  if (!m) throw new Error(`Unsupported schedule expression locally: ${expr}`);
+  const unit = m[2].startsWith('minute') ? 60 : m[2].startsWith('hour') ? 3600 : 86400;
+  return Number(m[1]) * unit;
+}
+
+/** Read the deployment out of a synthesized template. */
+export function readDeployment(stackName: string, template: Template): Deployment {
+  const R = template.Resources;
+  const single = (type: string) => {
+    const found = resourcesOf(template, type);
+    if (found.length !== 1) throw new Error(`Expected one ${type} in the template, found ${found.length}`);
+    return found[0];
+  };
+  const [tableId] = single('AWS::DynamoDB::Table');
+  const [busId, bus] = single('AWS::Events::EventBus');
+
+  const functions = new Map<string, FunctionDef>();
+  for (const [id, r] of resourcesOf(template, 'AWS::Lambda::Function')) {
+    const entry = r.Metadata?.['SupportDesk::Entry'];
+    if (typeof entry !== 'string') throw new Error(`Function ${id} has no SupportDesk::Entry metadata (infra/service-function.ts)`);
+    const path = String(r.Metadata?.['aws:cdk:path'] ?? id).split('/');
+    const p = r.Properties ?? {};
+    functions.set(id, {
+      logicalId: id,
+      name: path.length >= 3 ? path[path.length - 3] : id,
+      entry,
+      environment: (p.Environment?.Variables ?? {}) as Record<string, unknown>,
+      timeoutSeconds: Number(p.Timeout ?? 3),
+      memoryMb: Number(p.MemorySize ?? 128),
+      reservedConcurrency: p.ReservedConcurrentExecutions === undefined ? undefined : Number(p.ReservedConcurrentExecutions),
+      secretsExtension: JSON.stringify(p.Layers ?? []).includes('Parameters-and-Secrets'),
+    });
+  }
+
+  const queues = new Map<string, QueueResource>();
+  for (const [id, r] of resourcesOf(template, 'AWS::SQS::Queue')) {
+    const p = r.Properties ?? {};
+    const name = constructId(r) ?? id;
+    queues.set(id, {
+      logicalId: id,
+      name,
+      visibilityTimeoutSeconds: p.VisibilityTimeout === undefined ? undefined : Number(p.VisibilityTimeout),
+      retentionSeconds: p.MessageRetentionPeriod === undefined ? undefined : Number(p.MessageRetentionPeriod),
+      redrive: p.RedrivePolicy ? { deadLetterQueue: getAttId(p.RedrivePolicy.deadLetterTargetArn)!, maxReceiveCount: Number(p.RedrivePolicy.maxReceiveCount) } : undefined,
+    });
+  }
+
+  const sqsMappings: SqsMapping[] = [];
+  const streamMappings: StreamMapping[] = [];
+  for (const [, r] of resourcesOf(template, 'AWS::Lambda::EventSourceMapping')) {
+    const p = r.Properties ?? {};
+    const functionId = refId(p.FunctionName)!;
+    const source = getAttId(p.EventSourceArn)!;
+    const reportBatchItemFailures = (p.FunctionResponseTypes ?? []).includes('ReportBatchItemFailures');
+    if (queues.has(source)) {
+      sqsMappings.push({ functionId, queueId: source, batchSize: Number(p.BatchSize ?? 10), maxConcurrency: p.ScalingConfig?.MaximumConcurrency, reportBatchItemFailures });
+    } else if (source === tableId) {
+      streamMappings.push({
+        functionId,
+        batchSize: Number(p.BatchSize ?? 100),
+        parallelizationFactor: Number(p.ParallelizationFactor ?? 1),
+        reportBatchItemFailures,
+        filters: (p.FilterCriteria?.Filters ?? []).map((f: { Pattern: string }) => JSON.parse(f.Pattern)),
+        maxRecordAgeSeconds: p.MaximumRecordAgeInSeconds,
+        retryAttempts: p.MaximumRetryAttempts,
+      });
+    } else throw new Error(`Event source ${source} of ${functionId} is neither a queue nor the table`);
+  }
+
+  const rules: BusRule[] = [];
+  const schedules: ScheduleRule[] = [];
+  for (const [id, r] of resourcesOf(template, 'AWS::Events::Rule')) {
+    const p = r.Properties ?? {};
+    if (p.State && p.State !== 'ENABLED') continue;
+    const targets = (p.Targets ?? []).map((t: { Arn: unknown }) => getAttId(t.Arn)).filter(Boolean) as string[];
+    if (p.ScheduleExpression) {
+      for (const t of targets) if (functions.has(t)) schedules.push({ logicalId: id, functionId: t, rateSeconds: rateSeconds(p.ScheduleExpression) });
+    } else if (p.EventPattern && refId(p.EventBusName) === busId) {
+      rules.push({ logicalId: id, pattern: p.EventPattern, queues: targets.filter((t) => queues.has(t)) });
+    }
+  }
+
+  // API Gateway: resource tree -> paths; methods -> the function in their integration URI.
+  const paths = new Map<string, string>();
+  const pathOf = (resourceRef: unknown): string => {
+    const id = refId(resourceRef);
+    if (!id) return ''; // the API's root resource (Fn::GetAtt Api.RootResourceId)
+    const known = paths.get(id);
+    if (known !== undefined) return known;
+    const res = R[id] as CfnResource;
+    const path = `${pathOf(res.Properties!.ParentId)}/${res.Properties!.PathPart}`;
+    paths.set(id, path);
+    return path;
+  };
+  const lambdaIn = (v: unknown) => referencedIds(v).find((id) => functions.has(id));
+  const routes: ApiRoute[] = [];
+  for (const [, r] of resourcesOf(template, 'AWS::ApiGateway::Method')) {
+    const p = r.Properties ?? {};
+    const functionId = lambdaIn(p.Integration?.Uri);
+    if (!functionId) continue;
+    routes.push({ method: String(p.HttpMethod), path: pathOf(p.ResourceId) || '/', functionId, authorized: p.AuthorizationType === 'CUSTOM' });
+  }
+  const [, authorizer] = single('AWS::ApiGateway::Authorizer');
+  const authorizerFunctionId = lambdaIn(authorizer.Properties?.AuthorizerUri);
+  if (!authorizerFunctionId) throw new Error('The authorizer has no function');
+
+  const secrets = new Map(resourcesOf(template, 'AWS::SecretsManager::Secret').map(([id, r]) => [id, constructId(r) ?? id]));
+
+  return {
+    stackName,
+    tableId,
+    busId,
+    busName: String(bus.Properties?.Name),
+    functions,
+    queues,
+    sqsMappings,
+    streamMappings,
+    rules,
+    schedules,
+    api: { routes, authorizerFunctionId },
+    secrets,
+  };
+}
+
+/** A function by its entry file (the route table and topology name entries). */
+export function functionByEntry(d: Deployment, entry: string): FunctionDef {
+  for (const f of d.functions.values()) if (f.entry === entry) return f;
+  throw new Error(`No function with entry ${entry} in the template`);
+}

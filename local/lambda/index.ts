@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import { startLocalEventBridge } from '../bus.ts';
+import type { Bundles } from './build.ts';
+import { functionByEntry, type Deployment, type FunctionDef } from './deployment.ts';
+import { LocalFunction } from './runtime.ts';
+import { startSecretsExtension, type LocalSecret } from './secrets-extension.ts';
+import { resolveValue, type LocalValues } from './template.ts';
+
+/** fauxqs's account id: queue URLs are `<endpoint>/000000000000/<name>`. */
+export const LOCAL_ACCOUNT = '000000000000';
+
+export const localQueueUrl = (sqsEndpoint: string, name: string) => `${sqsEndpoint}/${LOCAL_ACCOUNT}/${name}`;
+
+export interface LocalLambdaOptions {
+  deployment: Deployment;
+  bundles: Bundles;
+  region: string;
+  tableName: string;
+  dynamodbEndpoint: string;
+  sqsEndpoint: string;
+  sessionSecret: LocalSecret;
+  /**
+   * The local stack's documented differences from AWS, added on top of each
+   * function's template environment (README, "How the local stack maps to the
+   * deployed one"): providers with no local account (email, enrichment),
+   * loopback webhook targets, log level, and test knobs.
+   */
+  overlay?: (fn: FunctionDef, env: Record<string, string>) => Record<string, string>;
+}
+
+export interface LocalLambda {
+  deployment: Deployment;
+  /** The running function of a template resource. */
+  fn(logicalId: string): LocalFunction;
+  /** The running function built from an entry file (route table and topology name entries). */
+  byEntry(entry: string): LocalFunction;
+  /** Every function's environment as given to its runtime (tests compare it with the template). */
+  environment(logicalId: string): Record<string, string>;
+  queueUrl(logicalId: string): string;
+  /** The local bus endpoint (AWS_ENDPOINT_URL_EVENTBRIDGE of every function). */
+  eventBridgeEndpoint: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The deployed functions of the synthesized template, ready to invoke: the
+ * local EventBridge endpoint and the secrets extension they reach, and one
+ * LocalFunction per function with exactly its template's environment
+ * (references resolved to the local resources) plus what Lambda itself sets
+ * (region, function name, credentials) and the endpoints of the emulators
+ * (AWS_ENDPOINT_URL_*, which the AWS SDK honours), then the overlay.
+ */
+export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalLambda> {
+  const d = opts.deployment;
+  const secretArn = (logicalId: string) => `arn:aws:secretsmanager:${opts.region}:${LOCAL_ACCOUNT}:secret:${d.stackName}/${d.secrets.get(logicalId)}`;
+  const values: LocalValues = {
+    region: opts.region,
+    account: LOCAL_ACCOUNT,
+    ref(id) {
+      if (id === d.tableId) return opts.tableName;
+      if (id === d.busId) return d.busName;
+      const q = d.queues.get(id);
+      if (q) return localQueueUrl(opts.sqsEndpoint, q.name);
+      if (d.secrets.has(id)) return secretArn(id);
+      return d.functions.get(id)?.name;
+    },
+    getAtt(id, attr) {
+      const q = d.queues.get(id);
+      if (q && attr === 'Arn') return `arn:aws:sqs:${opts.region}:${LOCAL_ACCOUNT}:${q.name}`;
+      if (q && attr === 'QueueName') return q.name;
+      if (q && attr === 'QueueUrl') return localQueueUrl(opts.sqsEndpoint, q.name);
+      if (id === d.busId && attr === 'Name') return d.busName;
+      if (id === d.busId && attr === 'Arn') return `arn:aws:events:${opts.region}:${LOCAL_ACCOUNT}:event-bus/${d.busName}`;
+      return undefined;
+    },
+  };
+
+  const eventBridge = await startLocalEventBridge({
+    busName: d.busName,
+    region: opts.region,
+    sqsEndpoint: opts.sqsEndpoint,
+    rules: d.rules.map((r) => ({ pattern: r.pattern, queueUrls: r.queues.map((q) => values.ref(q)!) })),
+  });
+  const sessionToken = randomBytes(16).toString('hex');
+  const secretIds = new Map([...d.secrets.keys()].map((id) => [secretArn(id), id]));
+  const extension = await startSecretsExtension((id) => (secretIds.has(id) ? opts.sessionSecret : undefined), sessionToken);
+
+  const envs = new Map<string, Record<string, string>>();
+  const functions = new Map<string, LocalFunction>();
+  for (const def of d.functions.values()) {
+    const fromTemplate = Object.fromEntries(Object.entries(def.environment).map(([k, v]) => [k, resolveValue(v, values)]));
+    const env: Record<string, string> = {
+      ...fromTemplate,
+      // What the Lambda service sets in every sandbox.
+      AWS_REGION: opts.region,
+      AWS_DEFAULT_REGION: opts.region,
+      AWS_LAMBDA_FUNCTION_NAME: def.name,
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(def.memoryMb),
+      AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_SESSION_TOKEN: sessionToken,
+      TZ: 'UTC',
+      // The network: AWS's service endpoints are the emulators.
+      AWS_ENDPOINT_URL_DYNAMODB: opts.dynamodbEndpoint,
+      AWS_ENDPOINT_URL_DYNAMODB_STREAMS: opts.dynamodbEndpoint,
+      AWS_ENDPOINT_URL_SQS: opts.sqsEndpoint,
+      AWS_ENDPOINT_URL_EVENTBRIDGE: eventBridge.endpoint,
+      ...(def.secretsExtension ? { PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(extension.port) } : {}),
+    };
+    Object.assign(env, opts.overlay?.(def, env));
+    envs.set(def.logicalId, env);
+    functions.set(def.logicalId, new LocalFunction(def, opts.bundles.file(def.entry), env));
+  }
+
+  const fn = (logicalId: string) => {
+    const f = functions.get(logicalId);
+    if (!f) throw new Error(`No function ${logicalId} in the template`);
+    return f;
+  };
+  return {
+    deployment: d,
+    fn,
+    byEntry: (entry) => fn(functionByEntry(d, entry).logicalId),
+    environment: (logicalId) => ({ ...envs.get(logicalId)! }),
+    queueUrl: (logicalId) => values.ref(logicalId)!,
+    eventBridgeEndpoint: eventBridge.endpoint,
+    async stop() {
+      await Promise.all([...functions.values()].map((f) => f.stop()));
+      await Promise.all([eventBridge.stop(), extension.stop()]);
+    },
+  };
+}

@@ -1,0 +1,150 @@
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { FunctionDef } from './deployment.ts';
+
+const WORKER = join(import.meta.dirname, 'worker.mjs');
+
+/** What an invocation that failed inside the function reports (Lambda's error shape). */
+export class FunctionError extends Error {
+  constructor(
+    readonly functionName: string,
+    readonly errorType: string,
+    errorMessage: string,
+  ) {
+    super(`${functionName}: ${errorType}: ${errorMessage}`);
+    this.name = 'FunctionError';
+  }
+}
+
+interface Pending {
+  resolve(v: unknown): void;
+  reject(e: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * One deployed function, run locally as Lambda runs it: its synthesized
+ * bundle imported in its own worker thread (own module state, own
+ * `process.env`, heap capped at the function's memory), started on the first
+ * invocation (a cold start) and kept warm. Each invocation gets the
+ * function's timeout; at most `reservedConcurrency` run at once, further ones
+ * wait their turn. A crashed worker fails what it was running and is replaced
+ * on the next invocation, as Lambda replaces a failed sandbox. A function that
+ * cannot initialise fails every invocation with its init error.
+ *
+ * One worker serves concurrent invocations (Lambda would start more
+ * containers): module state is shared between them, as it already was when
+ * everything ran in one process.
+ */
+export class LocalFunction {
+  private worker?: Worker;
+  private ready?: Promise<Worker>;
+  private readonly pending = new Map<number, Pending>();
+  private seq = 0;
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  /** Cold starts so far and the last init time (ms): the bench and tests read them. */
+  coldStarts = 0;
+  lastInitMs?: number;
+
+  constructor(
+    readonly def: FunctionDef,
+    private readonly bundleFile: string,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  get name(): string {
+    return this.def.name;
+  }
+
+  /** Start the worker now (a provisioned container), resolving once the bundle is imported. */
+  warm(): Promise<void> {
+    return this.start().then(() => undefined);
+  }
+
+  private start(): Promise<Worker> {
+    if (this.ready) return this.ready;
+    const worker = new Worker(WORKER, {
+      env: this.env,
+      execArgv: [],
+      workerData: { file: this.bundleFile, functionName: this.def.name, memoryMb: this.def.memoryMb },
+      resourceLimits: { maxOldGenerationSizeMb: this.def.memoryMb },
+    });
+    this.coldStarts += 1;
+    this.ready = new Promise<Worker>((resolve, reject) => {
+      const onMessage = (m: { type?: string; id?: number; result?: unknown; error?: { errorType: string; errorMessage: string }; initMs?: number }) => {
+        if (m.type === 'ready') {
+          this.lastInitMs = m.initMs;
+          return resolve(worker);
+        }
+        if (m.type === 'init-error') return reject(new FunctionError(this.def.name, `Init: ${m.error!.errorType}`, m.error!.errorMessage));
+        const p = this.pending.get(m.id!);
+        if (!p) return;
+        this.pending.delete(m.id!);
+        clearTimeout(p.timer);
+        if (m.error) p.reject(new FunctionError(this.def.name, m.error.errorType, m.error.errorMessage));
+        else p.resolve(m.result);
+      };
+      worker.on('message', onMessage);
+      const down = (err: Error) => {
+        reject(err);
+        for (const [id, p] of this.pending) {
+          clearTimeout(p.timer);
+          p.reject(new FunctionError(this.def.name, 'Runtime.ExitError', err.message));
+          this.pending.delete(id);
+        }
+        if (this.worker === worker) {
+          this.worker = undefined;
+          this.ready = undefined;
+        }
+      };
+      worker.on('error', down);
+      worker.on('exit', (code) => down(new Error(`the runtime exited with code ${code}`)));
+    });
+    this.worker = worker;
+    // An init failure is kept (every invocation reports it) until the function is stopped.
+    return this.ready;
+  }
+
+  private async slot(): Promise<void> {
+    const limit = this.def.reservedConcurrency;
+    if (limit === undefined || this.running < limit) {
+      this.running += 1;
+      return;
+    }
+    await new Promise<void>((wake) => this.waiting.push(wake));
+    this.running += 1;
+  }
+
+  private release() {
+    this.running -= 1;
+    this.waiting.shift()?.();
+  }
+
+  /** Invoke with an event; resolves with the handler's result, rejects with a FunctionError. */
+  async invoke<T = unknown>(event: unknown): Promise<T> {
+    await this.slot();
+    try {
+      const worker = await this.start();
+      const id = ++this.seq;
+      const timeoutMs = this.def.timeoutSeconds * 1000;
+      return await new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          this.pending.delete(id);
+          reject(new FunctionError(this.def.name, 'Sandbox.Timedout', `Task timed out after ${this.def.timeoutSeconds.toFixed(2)} seconds`));
+        }, timeoutMs);
+        this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
+        worker.postMessage({ id, event, deadline: Date.now() + timeoutMs });
+      });
+    } finally {
+      this.release();
+    }
+  }
+
+  async stop(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    this.ready = undefined;
+    if (worker) await worker.terminate();
+  }
+}

@@ -1,0 +1,46 @@
+// One warm Lambda container: a worker thread with its own module state and its own process.env (exactly the
+// environment local/lambda/runtime.ts gives it), which imports the function's bundle once and then serves
+// invocations as Lambda's runtime interface would. Plain JavaScript, so the worker loads no TypeScript tooling.
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { parentPort, workerData } from 'node:worker_threads';
+
+const { file, functionName, memoryMb } = workerData;
+
+const serializeError = (err) =>
+  err instanceof Error ? { errorType: err.name, errorMessage: err.message, stackTrace: String(err.stack ?? '').split('\n') } : { errorType: 'Error', errorMessage: String(err) };
+
+let handler;
+const started = performance.now();
+try {
+  const mod = await import(pathToFileURL(file).href);
+  handler = mod.handler;
+  if (typeof handler !== 'function') throw new Error(`${file} exports no handler function`);
+  parentPort.postMessage({ type: 'ready', initMs: performance.now() - started });
+} catch (err) {
+  parentPort.postMessage({ type: 'init-error', error: serializeError(err) });
+}
+
+parentPort.on('message', async ({ id, event, deadline }) => {
+  const awsRequestId = randomUUID();
+  const context = {
+    awsRequestId,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${process.env.AWS_REGION}:000000000000:function:${functionName}`,
+    memoryLimitInMB: String(memoryMb),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+  try {
+    const result = await handler(event, context);
+    parentPort.postMessage({ id, result });
+  } catch (err) {
+    parentPort.postMessage({ id, error: serializeError(err) });
+  }
+});

@@ -1,0 +1,37 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, inject } from 'vitest';
+import { bundlesAt } from '../../local/lambda/build.ts';
+import { readDeployment } from '../../local/lambda/deployment.ts';
+import { startLocalLambda, type LocalLambda } from '../../local/lambda/index.ts';
+import { LOCAL_REGION, LOCAL_TABLE, localOverlay } from '../../local/stack.ts';
+
+let running: Promise<LocalLambda> | undefined;
+
+/**
+ * The deployed functions for this test file, as `npm start` runs them: the
+ * run's template and bundles (global setup), each function in its own worker
+ * with its template's environment on the run's emulators, started on first
+ * use and stopped after the file. The gateway and the pipeline of one file
+ * share them, as they share the functions of one deployment.
+ */
+export function localLambda(): Promise<LocalLambda> {
+  if (!running) {
+    const { stackName, templateFile, bundleDir } = inject('deployment');
+    running = startLocalLambda({
+      deployment: readDeployment(stackName, JSON.parse(readFileSync(templateFile, 'utf8'))),
+      bundles: bundlesAt(bundleDir),
+      region: LOCAL_REGION,
+      tableName: LOCAL_TABLE,
+      dynamodbEndpoint: inject('dynamodbEndpoint'),
+      sqsEndpoint: inject('sqsEndpoint'),
+      sessionSecret: { current: inject('sessionSecret') },
+      overlay: localOverlay(undefined),
+    });
+    afterAll(async () => {
+      const lambda = await running;
+      running = undefined;
+      await lambda?.stop();
+    });
+  }
+  return running;
+}
