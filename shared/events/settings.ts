@@ -9,6 +9,8 @@ export const sqsSettings = defineSettings(
     AWS_REGION: z.string().min(1),
     /** Only the local stack sets it (fauxqs). */
     SQS_ENDPOINT: z.url().optional(),
+    /** The SDK's own endpoint override, which the local stack gives every function; queue URLs built from ARNs follow it. */
+    AWS_ENDPOINT_URL_SQS: z.url().optional(),
   }),
 );
 
