@@ -43,8 +43,10 @@ export class LocalFunction {
   private seq = 0;
   private running = 0;
   private readonly waiting: (() => void)[] = [];
-  /** Cold starts so far and the last init time (ms): the bench and tests read them. */
+  /** Cold starts, invocations and failed invocations so far, and the last init time (ms): the bench and tests read them. */
   coldStarts = 0;
+  invocations = 0;
+  failures = 0;
   lastInitMs?: number;
 
   constructor(
@@ -124,6 +126,7 @@ export class LocalFunction {
   /** Invoke with an event; resolves with the handler's result, rejects with a FunctionError. */
   async invoke<T = unknown>(event: unknown): Promise<T> {
     await this.slot();
+    this.invocations += 1;
     try {
       const worker = await this.start();
       const id = ++this.seq;
@@ -136,6 +139,9 @@ export class LocalFunction {
         this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
         worker.postMessage({ id, event, deadline: Date.now() + timeoutMs });
       });
+    } catch (err) {
+      this.failures += 1;
+      throw err;
     } finally {
       this.release();
     }
