@@ -6,6 +6,17 @@ import { startLocalLambda, type LocalLambda } from '../../local/lambda/index.ts'
 import { LOCAL_REGION, LOCAL_TABLE, localOverlay } from '../../local/stack.ts';
 
 let running: Promise<LocalLambda> | undefined;
+let storeEndpoint: Promise<string> | undefined;
+
+/**
+ * Give this file's functions another DynamoDB endpoint than the run's (a proxy
+ * in front of it: test/support/store-proxy.ts). Call it before anything starts
+ * them (useGateway, usePipeline).
+ */
+export function routeStoreThrough(endpoint: Promise<string>): void {
+  if (running) throw new Error('routeStoreThrough must come before the functions start (before useGateway / usePipeline)');
+  storeEndpoint = endpoint;
+}
 
 /**
  * The deployed functions for this test file, as `npm start` runs them: the
@@ -17,16 +28,18 @@ let running: Promise<LocalLambda> | undefined;
 export function localLambda(): Promise<LocalLambda> {
   if (!running) {
     const { stackName, templateFile, bundleDir } = inject('deployment');
-    running = startLocalLambda({
-      deployment: readDeployment(stackName, JSON.parse(readFileSync(templateFile, 'utf8'))),
-      bundles: bundlesAt(bundleDir),
-      region: LOCAL_REGION,
-      tableName: LOCAL_TABLE,
-      dynamodbEndpoint: inject('dynamodbEndpoint'),
-      sqsEndpoint: inject('sqsEndpoint'),
-      sessionSecret: { current: inject('sessionSecret') },
-      overlay: localOverlay(undefined),
-    });
+    running = (storeEndpoint ?? Promise.resolve(inject('dynamodbEndpoint'))).then((dynamodbEndpoint) =>
+      startLocalLambda({
+        deployment: readDeployment(stackName, JSON.parse(readFileSync(templateFile, 'utf8'))),
+        bundles: bundlesAt(bundleDir),
+        region: LOCAL_REGION,
+        tableName: LOCAL_TABLE,
+        dynamodbEndpoint,
+        sqsEndpoint: inject('sqsEndpoint'),
+        sessionSecret: { current: inject('sessionSecret') },
+        overlay: localOverlay(undefined),
+      }),
+    );
     afterAll(async () => {
       const lambda = await running;
       running = undefined;

@@ -1,0 +1,200 @@
+/**
+ * A local DynamoDB proxy: the endpoint the deployed functions reach
+ * (`AWS_ENDPOINT_URL_DYNAMODB`) when something has to see their store
+ * traffic. Each function runs in its own worker with its own SDK client
+ * (local/lambda/), so neither a counter nor a test hook inside this process
+ * sees its calls; the wire does. Every request goes to DynamoDB Local
+ * unchanged (streamed, over keep-alive connections) and is counted per
+ * operation with its [start, end] span. Two options change that:
+ *
+ * - `consumedCapacity`: data-plane requests get `ReturnConsumedCapacity:
+ *   TOTAL` (unless they ask for more) and the capacity in their answers is
+ *   summed, as the bench used to force on its own client;
+ * - `inject`: a hook that may answer an attempt in DynamoDB's place (a
+ *   throttle, a 500, every batch key unprocessed) or drop its connection; the
+ *   function's SDK sees a real answer and retries it as it would in AWS.
+ */
+import { Agent, createServer, request as upstreamRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sequentialSteps, type DdbCallStats } from '#shared/db/stats.ts';
+
+/** What an injected attempt gets instead of DynamoDB Local's answer. */
+export type StoreAnswer =
+  /** An HTTP answer in DynamoDB's JSON protocol (`body` is serialised). */
+  | { status: number; body: unknown }
+  /** The connection is dropped before any answer: the SDK sees a network error (ECONNRESET). */
+  | { reset: true };
+
+/**
+ * Called for every request with its operation (`GetItem`, `TransactWriteItems`,
+ * `GetRecords`, ...) and its JSON body (DynamoDB wire format: `{"S": "..."}`);
+ * `undefined` lets the request through.
+ */
+export type StoreFailureHook = (operation: string, request: Record<string, any>) => StoreAnswer | undefined;
+
+/** DynamoDB's answer to a throttled or failed request, as the SDK parses it (`__type` names the exception). */
+export const storeError = (type: string, message: string, status = 400): StoreAnswer => ({
+  status,
+  body: { __type: `${type.includes('#') ? '' : 'com.amazonaws.dynamodb.v20120810#'}${type}`, message },
+});
+
+/** Answers a hook can give, named as DynamoDB names them. */
+export const STORE_ANSWERS = {
+  throughputExceeded: (message = 'injected: provisioned throughput exceeded') => storeError('ProvisionedThroughputExceededException', message),
+  throttling: (message = 'injected: rate of requests exceeds the allowed throughput') => storeError('com.amazon.coral.availability#ThrottlingException', message),
+  internalError: (message = 'injected: internal server error') => storeError('InternalServerError', message, 500),
+  /** BatchGetItem when DynamoDB reads nothing: every requested key handed back as unprocessed. */
+  allUnprocessed: (request: Record<string, any>): StoreAnswer => ({ status: 200, body: { Responses: {}, UnprocessedKeys: request.RequestItems ?? {} } }),
+  connectionReset: (): StoreAnswer => ({ reset: true }),
+} as const;
+
+/** Operations that accept ReturnConsumedCapacity (the data plane). */
+const CAPACITY_OPERATIONS = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan', 'BatchGetItem', 'BatchWriteItem', 'TransactGetItems', 'TransactWriteItems']);
+
+/** Headers that belong to one connection, not to the request or answer. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+
+const endToEnd = (headers: IncomingHttpHeaders): IncomingHttpHeaders => Object.fromEntries(Object.entries(headers).filter(([k]) => !HOP_BY_HOP.has(k)));
+
+const sumCapacity = (c: unknown): number => {
+  if (!c) return 0;
+  if (Array.isArray(c)) return c.reduce((s: number, x) => s + sumCapacity(x), 0);
+  return Number((c as { CapacityUnits?: number }).CapacityUnits ?? 0);
+};
+
+export interface DynamoDbProxy {
+  /** The URL to give the functions as their DynamoDB endpoint. */
+  endpoint: string;
+  /** Add ReturnConsumedCapacity to data-plane requests and sum what the answers report (default off: requests pass byte for byte). */
+  consumedCapacity: boolean;
+  /** Install (or, with undefined, remove) the failure hook. */
+  inject(hook: StoreFailureHook | undefined): void;
+  /** What went through since the last reset, in the shape of shared/db/stats.ts's resetDdbStats(); starts a new tally. */
+  reset(): DdbCallStats & { criticalPath: number };
+  stop(): Promise<void>;
+}
+
+/**
+ * Start the proxy on `port` (0: a free one) in front of `upstream` (DynamoDB
+ * Local's endpoint). A request counts once its answer is complete (or
+ * injected, or failed); requests are HTTP attempts, so an SDK retry counts
+ * again, as DynamoDB would bill it.
+ */
+export async function startDynamoDbProxy(opts: { upstream: string; port?: number; consumedCapacity?: boolean }): Promise<DynamoDbProxy> {
+  const upstream = new URL(opts.upstream);
+  const agent = new Agent({ keepAlive: true });
+  let hook: StoreFailureHook | undefined;
+  let stats: DdbCallStats = { requests: 0, byCommand: {}, capacityUnits: 0, millis: 0, spans: [] };
+
+  const record = (operation: string, started: number, capacity = 0) => {
+    const ended = performance.now();
+    stats.requests += 1;
+    stats.byCommand[operation] = (stats.byCommand[operation] ?? 0) + 1;
+    stats.capacityUnits += capacity;
+    stats.millis += ended - started;
+    stats.spans.push([started, ended]);
+  };
+
+  /** Send the request on to DynamoDB Local and its answer back; `body` replaces the streamed request body when it was read. */
+  const forward = (req: IncomingMessage, res: ServerResponse, operation: string, started: number, body: Buffer | undefined, readCapacity: boolean) => {
+    const headers = endToEnd(req.headers);
+    if (body) headers['content-length'] = String(body.length);
+    const up = upstreamRequest({ protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent }, (upRes) => {
+      res.writeHead(upRes.statusCode ?? 502, endToEnd(upRes.headers));
+      const chunks: Buffer[] = [];
+      if (readCapacity) upRes.on('data', (c: Buffer) => chunks.push(c));
+      // Counted before the answer's last byte goes on to the function, so a caller that resets right after its call sees it.
+      upRes.on('end', () => {
+        let capacity = 0;
+        if (readCapacity) {
+          try {
+            capacity = sumCapacity(JSON.parse(Buffer.concat(chunks).toString('utf8')).ConsumedCapacity);
+          } catch {
+            // not JSON (an error page): nothing consumed
+          }
+        }
+        record(operation, started, capacity);
+      });
+      upRes.on('error', () => res.destroy());
+      upRes.pipe(res);
+    });
+    // DynamoDB Local unreachable: the function sees its connection drop, as it would with the real endpoint.
+    up.on('error', () => {
+      if (!res.writableEnded) {
+        record(operation, started);
+        res.destroy();
+      }
+    });
+    // The SDK gave up on this attempt (its request timeout): stop waiting upstream too.
+    res.on('close', () => {
+      if (!res.writableFinished) up.destroy();
+    });
+    if (body) up.end(body);
+    else req.pipe(up);
+  };
+
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    const target = String(req.headers['x-amz-target'] ?? '');
+    const operation = target.slice(target.indexOf('.') + 1) || 'unknown';
+    const addCapacity = proxy.consumedCapacity && CAPACITY_OPERATIONS.has(operation);
+    const current = hook;
+    // Plain counting streams the request through; the options need its JSON.
+    if (!current && !addCapacity) return forward(req, res, operation, started, undefined, false);
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('error', () => res.destroy());
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      let json: Record<string, any>;
+      try {
+        json = JSON.parse(raw.toString('utf8'));
+      } catch {
+        // Not a JSON request (DynamoDB Local will say so): pass it as it came.
+        return forward(req, res, operation, started, raw, false);
+      }
+      const answer = current?.(operation, json);
+      if (answer && 'reset' in answer) {
+        record(operation, started);
+        return req.socket.destroy();
+      }
+      if (answer) {
+        const body = JSON.stringify(answer.body);
+        res.writeHead(answer.status, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(body), 'x-amzn-RequestId': `injected-${stats.requests}` });
+        res.end(body);
+        return record(operation, started);
+      }
+      if (!addCapacity) return forward(req, res, operation, started, raw, false);
+      if (json.ReturnConsumedCapacity !== 'INDEXES') json.ReturnConsumedCapacity = 'TOTAL';
+      forward(req, res, operation, started, Buffer.from(JSON.stringify(json)), true);
+    });
+  });
+  // Longer than the SDK keeps an idle socket, so a reused connection is never closed under it.
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+  });
+
+  const proxy: DynamoDbProxy = {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    consumedCapacity: opts.consumedCapacity ?? false,
+    inject(h) {
+      hook = h;
+    },
+    reset() {
+      const snapshot = { ...stats, criticalPath: sequentialSteps(stats.spans) };
+      stats = { requests: 0, byCommand: {}, capacityUnits: 0, millis: 0, spans: [] };
+      return snapshot;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          agent.destroy();
+          resolve();
+        });
+      }),
+  };
+  return proxy;
+}

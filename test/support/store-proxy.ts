@@ -1,0 +1,27 @@
+import { afterAll, afterEach, inject } from 'vitest';
+import { startDynamoDbProxy, type StoreFailureHook } from '../../local/dynamodb-proxy.ts';
+import { routeStoreThrough } from './lambda.ts';
+
+/**
+ * Route this file's deployed functions to the run's DynamoDB Local through a
+ * proxy (local/dynamodb-proxy.ts) whose hook can answer their requests in
+ * DynamoDB's place: a throttle or a 500 reaches the function's SDK over the
+ * wire and is retried there as in AWS. Call before useGateway / usePipeline.
+ * The hook is removed after each test; the test process's own calls (fixtures)
+ * go straight to DynamoDB Local and are never affected.
+ */
+export function useStoreProxy(): { inject(hook: StoreFailureHook | undefined): void } {
+  const proxy = startDynamoDbProxy({ upstream: inject('dynamodbEndpoint') });
+  routeStoreThrough(proxy.then((p) => p.endpoint));
+  let hook: StoreFailureHook | undefined;
+  void proxy.then((p) => p.inject((operation, request) => hook?.(operation, request)));
+  afterEach(() => {
+    hook = undefined;
+  });
+  afterAll(async () => (await proxy).stop());
+  return {
+    inject(h) {
+      hook = h;
+    },
+  };
+}
