@@ -2,7 +2,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { sqsSettings } from './settings.ts';
 import { escapeForTransport, sqsBodyProblem } from './transport.ts';
 
-const { AWS_REGION, SQS_ENDPOINT } = sqsSettings();
+const { AWS_REGION, SQS_ENDPOINT, AWS_ENDPOINT_URL_SQS } = sqsSettings();
 
 /** The one SQS client of a process (fauxqs locally), created at module load. */
 export const sqs = new SQSClient({
@@ -45,5 +45,8 @@ sqs.middlewareStack.add(
 /** A queue's URL from its ARN (as Lambda's SQS records carry it), on this client's endpoint. */
 export function queueUrlFromArn(arn: string): string {
   const [, , , region, account, name] = arn.split(':');
-  return SQS_ENDPOINT ? `${SQS_ENDPOINT}/${account}/${name}` : `https://sqs.${region}.amazonaws.com/${account}/${name}`;
+  // AWS_ENDPOINT_URL_SQS is the SDK's own setting for a custom endpoint (the local stack gives it to every function);
+  // a URL on another host would make the client send there instead.
+  const endpoint = SQS_ENDPOINT ?? AWS_ENDPOINT_URL_SQS;
+  return endpoint ? `${endpoint}/${account}/${name}` : `https://sqs.${region}.amazonaws.com/${account}/${name}`;
 }
