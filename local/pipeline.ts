@@ -51,6 +51,9 @@ export function pipelineEnvVars(sqsEndpoint: string): Record<string, string> {
   return vars;
 }
 
+/** The longest pause between reads of an idle stream: the first event after a quiet spell waits at most this long. */
+const IDLE_STREAM_MAX_MS = 500;
+
 type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
 
 /** Lambda's shape of a stream record (numbers where the SDK gives Dates). */
@@ -163,6 +166,8 @@ class StreamPoller {
 
   private async run() {
     let rounds = 0;
+    // An idle stream is read less and less often (up to IDLE_STREAM_MAX_MS apart); a record resets the pace.
+    let idleMs = this.intervalMs;
     while (this.running) {
       try {
         if (rounds++ % 25 === 0) await this.discover(false);
@@ -170,11 +175,15 @@ class StreamPoller {
         // Shards are independent (Lambda runs one mapping per shard), so they are read side by side.
         await Promise.all([...this.shards].map(async ([id, shard]) => (busy = (await this.pollShard(id, shard)) || busy)));
         // Under load, read on at once: the interval only paces an idle stream.
-        if (busy) continue;
+        if (busy) {
+          idleMs = this.intervalMs;
+          continue;
+        }
       } catch (err) {
         log('stream poller: error, retrying', { err: (err as Error).message });
       }
-      await sleep(this.intervalMs);
+      await sleep(idleMs);
+      idleMs = Math.min(Math.max(this.intervalMs, IDLE_STREAM_MAX_MS), idleMs * 2);
     }
   }
 
@@ -286,40 +295,62 @@ abstract class SqsPoller {
   abstract stop(): Promise<void>;
 }
 
+/**
+ * Lambda's SQS poller scales with the backlog: one long poll per queue while
+ * it is idle, more (up to the mapping's concurrency) while messages keep
+ * coming. An idle queue costs one receive a second, not `concurrency` of them.
+ */
 class QueuePoller extends SqsPoller {
+  private sleepers: (() => void)[] = [];
+
   start() {
     this.running = true;
-    for (let i = 0; i < this.concurrency; i++) this.loops.push(this.run());
+    for (let i = 0; i < this.concurrency; i++) this.loops.push(this.run(i === 0));
   }
 
   async stop() {
     this.running = false;
+    this.wakeAll();
     // No abort of the pending long polls: fauxqs would still hand a message to an abandoned receive, hiding it
     // for the whole visibility timeout (a restart then seemed to lose events). They end within WaitTimeSeconds
     // and whatever they bring is handled.
     await Promise.all(this.loops);
   }
 
-  private async run() {
+  private wakeAll() {
+    const sleepers = this.sleepers;
+    this.sleepers = [];
+    sleepers.forEach((wake) => wake());
+  }
+
+  private async run(first: boolean) {
     const arn = queueArn(this.region, this.def.name);
     while (this.running) {
-      try {
-        const out = await this.sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: this.url,
-            MaxNumberOfMessages: Math.min(10, this.def.batchSize),
-            WaitTimeSeconds: 1,
-            MessageSystemAttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          }),
-        );
-        const messages = out.Messages ?? [];
-        if (!messages.length) continue;
-        await consumeBatch(this.sqs, this.def, this.url, arn, this.region, this.handler, messages);
-      } catch (err) {
-        if (!this.running) return;
-        log(`${this.def.name}: poll failed`, { err: (err as Error).message });
-        await sleep(500);
+      // Extra pollers wait until the first one finds work.
+      if (!first) await new Promise<void>((wake) => this.sleepers.push(wake));
+      while (this.running) {
+        try {
+          const out = await this.sqs.send(
+            new ReceiveMessageCommand({
+              QueueUrl: this.url,
+              MaxNumberOfMessages: Math.min(10, this.def.batchSize),
+              WaitTimeSeconds: 1,
+              MessageSystemAttributeNames: ['All'],
+              MessageAttributeNames: ['All'],
+            }),
+          );
+          const messages = out.Messages ?? [];
+          if (!messages.length) {
+            if (first) continue;
+            break;
+          }
+          if (first) this.wakeAll();
+          await consumeBatch(this.sqs, this.def, this.url, arn, this.region, this.handler, messages);
+        } catch (err) {
+          if (!this.running) return;
+          log(`${this.def.name}: poll failed`, { err: (err as Error).message });
+          await sleep(500);
+        }
       }
     }
   }
@@ -600,8 +631,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   }
 
   const sweeperFn = lambda.byEntry(OUTBOX_PUBLISHER.sweeper);
-  const sweep = (olderThanSeconds?: number) =>
-    sweeperFn.invoke<{ published: number; parked: number; unpublished: number }>({ olderThanSeconds, ...(accounts ? { accountIds: [...accounts] } : {}) });
+  const sweep = (olderThanSeconds?: number) => sweeperFn.invoke<{ published: number; parked: number; unpublished: number }>({ olderThanSeconds, ...(accounts ? { accountIds: [...accounts] } : {}) });
   // Anything left in the outbox by a previous run (stopped between a write and its publish) goes out now.
   if (opts.sweepOnStart ?? true) await sweep(0);
 

@@ -80,11 +80,11 @@ export async function buildBundles(entries: readonly string[]): Promise<Bundles>
   const tmp = `${manifestFile}.${process.pid}`;
   writeFileSync(tmp, JSON.stringify({ dir, entries: wanted, options, inputs } satisfies Manifest));
   renameSync(tmp, manifestFile);
-  // Keep the last few builds (another process may still be running one of them).
-  const builds = readdirSync(BUNDLE_CACHE)
-    .filter((d) => d.startsWith('build-'))
-    .sort((a, b) => Number(a.split('-')[1]) - Number(b.split('-')[1]));
-  for (const old of builds.slice(0, -3)) rmSync(join(BUNDLE_CACHE, old), { recursive: true, force: true });
+  // Old builds go once no process can still be running them (a test run or `npm start` keeps its folder for
+  // as long as it runs, and several may build at once): anything but this build older than a day.
+  for (const old of readdirSync(BUNDLE_CACHE).filter((d) => d.startsWith('build-') && join(BUNDLE_CACHE, d) !== dir)) {
+    if (Date.now() - Number(old.split('-')[1]) > 24 * 3600_000) rmSync(join(BUNDLE_CACHE, old), { recursive: true, force: true });
+  }
   return make(dir, true);
 }
 

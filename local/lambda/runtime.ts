@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import type { FunctionDef } from './deployment.ts';
 
@@ -29,8 +30,8 @@ interface Pending {
  * invocation (a cold start) and kept warm. Each invocation gets the
  * function's timeout; at most `reservedConcurrency` run at once, further ones
  * wait their turn. A crashed worker fails what it was running and is replaced
- * on the next invocation, as Lambda replaces a failed sandbox. A function that
- * cannot initialise fails every invocation with its init error.
+ * on the next invocation, as Lambda replaces a failed sandbox; so is one
+ * whose init failed (that invocation reports the init error).
  *
  * One worker serves concurrent invocations (Lambda would start more
  * containers): module state is shared between them, as it already was when
@@ -43,6 +44,7 @@ export class LocalFunction {
   private seq = 0;
   private running = 0;
   private readonly waiting: (() => void)[] = [];
+  private readonly logListeners = new Set<(line: string) => void>();
   /** Cold starts, invocations and failed invocations so far, and the last init time (ms): the bench and tests read them. */
   coldStarts = 0;
   invocations = 0;
@@ -52,8 +54,26 @@ export class LocalFunction {
   constructor(
     readonly def: FunctionDef,
     private readonly bundleFile: string,
-    private readonly env: Record<string, string>,
+    private env: Record<string, string>,
   ) {}
+
+  /** Read the function's log lines (instead of this process's output) until the returned function is called. */
+  onLog(listener: (line: string) => void): () => void {
+    this.logListeners.add(listener);
+    return () => this.logListeners.delete(listener);
+  }
+
+  /**
+   * Lambda's UpdateFunctionConfiguration for the environment: the running
+   * sandbox is retired, and the next invocation cold-starts with `changes`
+   * applied (a value of undefined removes the variable).
+   */
+  async updateEnvironment(changes: Record<string, string | undefined>): Promise<void> {
+    const env = { ...this.env, ...changes };
+    for (const [k, v] of Object.entries(changes)) if (v === undefined) delete env[k];
+    this.env = env as Record<string, string>;
+    await this.stop();
+  }
 
   get name(): string {
     return this.def.name;
@@ -71,7 +91,19 @@ export class LocalFunction {
       execArgv: [],
       workerData: { file: this.bundleFile, functionName: this.def.name, memoryMb: this.def.memoryMb },
       resourceLimits: { maxOldGenerationSizeMb: this.def.memoryMb },
+      stdout: true,
+      stderr: true,
     });
+    // The function's log stream (CloudWatch Logs in AWS): each line to whoever reads it, else to this process's output.
+    for (const [stream, out] of [
+      [worker.stdout, process.stdout],
+      [worker.stderr, process.stderr],
+    ] as const) {
+      createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+        if (this.logListeners.size) this.logListeners.forEach((l) => l(line));
+        else out.write(`${line}\n`);
+      });
+    }
     this.coldStarts += 1;
     this.ready = new Promise<Worker>((resolve, reject) => {
       const onMessage = (m: { type?: string; id?: number; result?: unknown; error?: { errorType: string; errorMessage: string }; initMs?: number }) => {
@@ -79,7 +111,12 @@ export class LocalFunction {
           this.lastInitMs = m.initMs;
           return resolve(worker);
         }
-        if (m.type === 'init-error') return reject(new FunctionError(this.def.name, `Init: ${m.error!.errorType}`, m.error!.errorMessage));
+        if (m.type === 'init-error') {
+          // As Lambda does after a failed init: this invocation fails, the next one initialises a new sandbox.
+          reject(new FunctionError(this.def.name, `Init: ${m.error!.errorType}`, m.error!.errorMessage));
+          void worker.terminate();
+          return;
+        }
         const p = this.pending.get(m.id!);
         if (!p) return;
         this.pending.delete(m.id!);
@@ -104,7 +141,6 @@ export class LocalFunction {
       worker.on('exit', (code) => down(new Error(`the runtime exited with code ${code}`)));
     });
     this.worker = worker;
-    // An init failure is kept (every invocation reports it) until the function is stopped.
     return this.ready;
   }
 

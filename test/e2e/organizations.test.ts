@@ -1,8 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fileProvider, httpProvider } from '#shared/organizations/enrichment.ts';
-import { setEnrichmentProvider } from '#shared/organizations/service.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
+import { localLambda } from '../support/lambda.ts';
 import {
   as,
   CONTACTS,
@@ -444,6 +443,15 @@ describe('contactCount and ticketCount stay exact', () => {
 // A stand-in company-data API: /ok answers facts, /fail 500, /slow answers too late.
 let server: Server;
 let base = '';
+
+/**
+ * The organizations function's enrichment provider, changed as a platform team would change a deployed
+ * function's environment (UpdateFunctionConfiguration): the next request cold-starts with it.
+ */
+async function setEnrichmentProvider(env: Record<string, string>) {
+  const fn = (await localLambda()).byEntry('functions/organizations/handler.ts');
+  await fn.updateEnvironment({ ENRICHMENT_PROVIDER: undefined, ENRICHMENT_URL: undefined, ENRICHMENT_API_KEY: undefined, ENRICHMENT_TIMEOUT_MS: undefined, ENRICHMENT_FILE: undefined, ...env });
+}
 beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.url?.startsWith('/ok')) {
@@ -459,7 +467,6 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 });
 afterAll(() => {
-  setEnrichmentProvider(null);
   server.closeAllConnections();
   server.close();
 });
@@ -470,7 +477,7 @@ const NULL_FACTS = { country: null, industry: null, employeeCount: null, yearlyR
 describe('POST /organizations/:id/enrich', () => {
   it('with the file provider fills every company field, and the name when unset', async () => {
     const { d } = await setup();
-    setEnrichmentProvider(fileProvider('data/companies.json'));
+    await setEnrichmentProvider({ ENRICHMENT_PROVIDER: 'file', ENRICHMENT_FILE: 'data/companies.json' });
     const o = await newOrg(d, { organizationalDomain: 'SAP.com' });
 
     const res = await enrich(d, o.id);
@@ -485,7 +492,7 @@ describe('POST /organizations/:id/enrich', () => {
 
   it('keeps a hand-set name and hand-set company fields; a field the provider lacks stays null', async () => {
     const { d } = await setup();
-    setEnrichmentProvider(fileProvider('data/companies.json'));
+    await setEnrichmentProvider({ ENRICHMENT_PROVIDER: 'file', ENRICHMENT_FILE: 'data/companies.json' });
     const o = await newOrg(d, { name: 'Stripe (billing partner)', organizationalDomain: 'stripe.com' });
     must(await d.patch(`${ORGS}/${o.id}`, { industry: 'Payments' }), 200, 'hand-set industry');
 
@@ -506,7 +513,7 @@ describe('POST /organizations/:id/enrich', () => {
 
   it('with no provider, fields stay null and the call still answers 200', async () => {
     const { d } = await setup();
-    setEnrichmentProvider(null);
+    await setEnrichmentProvider({ ENRICHMENT_PROVIDER: 'none' });
     const o = await newOrg(d, { organizationalDomain: 'apple.com' });
 
     const res = await enrich(d, o.id);
@@ -517,7 +524,7 @@ describe('POST /organizations/:id/enrich', () => {
 
   it('with the file provider and an unknown domain, fields stay null and the call answers 200', async () => {
     const { d } = await setup();
-    setEnrichmentProvider(fileProvider('data/companies.json'));
+    await setEnrichmentProvider({ ENRICHMENT_PROVIDER: 'file', ENRICHMENT_FILE: 'data/companies.json' });
     const o = await newOrg(d, { organizationalDomain: 'unknown-company.example' });
 
     const res = await enrich(d, o.id);
@@ -528,7 +535,7 @@ describe('POST /organizations/:id/enrich', () => {
 
   it('with an HTTP provider that answers, fills the fields (numbers as strings)', async () => {
     const { d } = await setup();
-    setEnrichmentProvider(httpProvider(`${base}/ok`, 'test-key', 1000));
+    await setEnrichmentProvider({ ENRICHMENT_PROVIDER: 'http', ENRICHMENT_URL: `${base}/ok`, ENRICHMENT_API_KEY: 'test-key', ENRICHMENT_TIMEOUT_MS: '1000' });
     const o = await newOrg(d, { organizationalDomain: 'remote.example' });
 
     const res = await enrich(d, o.id);
@@ -542,7 +549,7 @@ describe('POST /organizations/:id/enrich', () => {
     ['times out', '/slow'],
   ])('with an HTTP provider that %s, the record is unchanged and the call answers 200', async (_what, path) => {
     const { d } = await setup();
-    setEnrichmentProvider(httpProvider(`${base}${path}`, undefined, 300));
+    await setEnrichmentProvider({ ENRICHMENT_PROVIDER: 'http', ENRICHMENT_URL: `${base}${path}`, ENRICHMENT_TIMEOUT_MS: '300' });
     const o = await newOrg(d, { organizationalDomain: 'broken.example' });
 
     const res = await enrich(d, o.id);
@@ -554,7 +561,7 @@ describe('POST /organizations/:id/enrich', () => {
 
   it('of an unknown organization is 404', async () => {
     const { d } = await setup();
-    setEnrichmentProvider(fileProvider('data/companies.json'));
+    await setEnrichmentProvider({ ENRICHMENT_PROVIDER: 'file', ENRICHMENT_FILE: 'data/companies.json' });
 
     expectDeskError(await enrich(d, 'org_doesnotexist'), 404, 'NOT_FOUND');
   });

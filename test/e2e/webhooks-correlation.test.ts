@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { eventually, useReceiver, type Script } from '../fixtures/webhook-receiver.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { useGateway, type TestAccount } from '../support/api.ts';
+import { localLambda } from '../support/lambda.ts';
 
 const { client } = useGateway();
 const BASE = '/helpdesk/api/v1/webhooks';
@@ -22,22 +23,25 @@ type Attempt = { deliveryId: string; attempt: number; state: string; correlation
 const deliveries = async (acct: TestAccount, id: string): Promise<Attempt[]> => (await client.request('GET', `${BASE}/${id}/deliveries`, { token: acct.ownerKey })).body.deliveries;
 
 /**
- * What the code hands Powertools' logger while `fn` runs: message, level and
- * the structured fields (correlation id included). Taken at the logger's
- * entry points because under tests it prints nothing (LOG_LEVEL=silent), and
- * every API request resets its level to that.
+ * The log lines of the webhook delivery function while `fn` runs, parsed
+ * (Powertools writes one JSON object per line): what CloudWatch Logs would
+ * hold. The function logs at INFO meanwhile (tests otherwise run it silent).
  */
 async function capturingLogs<T>(fn: (lines: Record<string, unknown>[]) => Promise<T>): Promise<T> {
-  const { baseLogger } = await import('#shared/observability.ts');
+  const delivery = (await localLambda()).byEntry('functions/webhook-delivery/handler.ts');
+  await delivery.updateEnvironment({ LOG_LEVEL: 'INFO' });
   const lines: Record<string, unknown>[] = [];
-  const target = baseLogger as unknown as Record<string, unknown>;
-  for (const level of ['info', 'warn', 'error'] as const) {
-    target[level] = (message: string, data?: Record<string, unknown>) => lines.push({ level: level.toUpperCase(), message, ...data });
-  }
+  const stop = delivery.onLog((line) => {
+    try {
+      lines.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      // not a structured line
+    }
+  });
   try {
     return await fn(lines);
   } finally {
-    for (const level of ['info', 'warn', 'error']) delete target[level];
+    stop();
   }
 }
 

@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { BUNDLE_FILE, BUNDLING } from '../../infra/bundling.ts';
 import { stageConfig, stackNameOf } from '../../infra/config.ts';
 import { PROJECT_ROOT } from '../../infra/service-function.ts';
 import { SupportDeskStack } from '../../infra/stack.ts';
-import { buildBundles } from '../../local/lambda/build.ts';
+import { buildBundles, bundlesAt } from '../../local/lambda/build.ts';
 import { readDeployment, type Deployment } from '../../local/lambda/deployment.ts';
 import { LocalFunction } from '../../local/lambda/runtime.ts';
 import type { Template } from '../../local/lambda/template.ts';
@@ -49,7 +49,8 @@ describe('deployed artifacts', () => {
     }
     const assembly = app.synth();
     const template = assembly.getStackByName('BundleParity').template as Template;
-    const local = await buildBundles(entries);
+    // The bundles this test run uses (global setup), built by the local builder in one esbuild run for every entry.
+    const local = bundlesAt(inject('deployment').bundleDir);
     for (const [i, entry] of entries.entries()) {
       const id = Object.keys(template.Resources).find((k) => k.startsWith(`F${i}`) && template.Resources[k].Type === 'AWS::Lambda::Function')!;
       const assetDir = join(assembly.directory, template.Resources[id].Metadata!['aws:asset:path']);
