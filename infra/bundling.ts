@@ -1,4 +1,30 @@
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { join } from 'node:path';
+
+/**
+ * The AWS SDK's default credential chain tries the environment first and
+ * imports every other source (SSO, shared ini files and the STS/SSO clients
+ * they need, credential_process, web identity, container and instance
+ * metadata) only when the ones before it found nothing. Lambda always puts
+ * the role's credentials in the environment, so a function never reaches
+ * them: left out of the bundle (about 120 KB of every bundle that talks to
+ * AWS), they resolve from the runtime's SDK if a function ever does, and from
+ * node_modules where the local stack runs bundles inside the project. The SDK
+ * that does run (clients, signing, retries, serialisation) stays bundled at
+ * the version package.json pins (docs/performance.md, "Cold start").
+ */
+export const SDK_CREDENTIAL_SOURCES_NEVER_LOADED_IN_LAMBDA = [
+  '@aws-sdk/credential-provider-ini',
+  '@aws-sdk/credential-provider-sso',
+  '@aws-sdk/credential-provider-process',
+  '@aws-sdk/credential-provider-web-identity',
+  '@aws-sdk/credential-provider-http',
+  '@smithy/credential-provider-imds',
+];
+
+/** `node:http` as a CommonJS value rather than an ES namespace, which would load undici on import (see the file). */
+const NODE_HTTP_SHIM = 'infra/node-http.cjs';
+const ALIASES = { 'node:http': NODE_HTTP_SHIM, http: NODE_HTTP_SHIM };
 
 /**
  * How every function is bundled, in one place: the CDK app hands these
@@ -17,8 +43,11 @@ export const BUNDLING = {
   mainFields: ['module', 'main'],
   // Some dependencies still call require(); give the ESM bundle one.
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-  // Bundle the pinned AWS SDK too, rather than whatever version the runtime ships.
-  externalModules: [] as string[],
+  // The pinned AWS SDK is bundled (minified and tree-shaken it imports faster than the runtime's copy, and
+  // its version is ours), except the credential sources a Lambda function never loads.
+  externalModules: SDK_CREDENTIAL_SOURCES_NEVER_LOADED_IN_LAMBDA,
+  // esbuild resolves these relative to its working directory, the project root (NodejsFunction's projectRoot).
+  esbuildArgs: { '--alias': Object.entries(ALIASES).map(([from, to]) => `${from}=./${to}`) },
 } satisfies BundlingOptions;
 
 /** The bundle's file name inside its asset directory (NodejsFunction names an ESM bundle `index.mjs`). */
@@ -28,7 +57,8 @@ export const BUNDLE_FILE = 'index.mjs';
  * The esbuild JS-API options equivalent to the command line NodejsFunction
  * builds from BUNDLING (aws-lambda-nodejs bundling.js, buildEsbuildArgs):
  * `--bundle entry --target --platform=node --format --outfile --minify
- * --sourcemap --sources-content=false --external:... --banner:js --main-fields`.
+ * --sourcemap --sources-content=false --external:... --banner:js --main-fields`
+ * followed by BUNDLING.esbuildArgs (`--alias:...`).
  */
 export function esbuildOptions(entry: string, outdir: string) {
   return {
@@ -42,6 +72,7 @@ export function esbuildOptions(entry: string, outdir: string) {
     sourcemap: BUNDLING.sourceMap,
     sourcesContent: BUNDLING.sourcesContent,
     external: [...BUNDLING.externalModules],
+    alias: Object.fromEntries(Object.entries(ALIASES).map(([from, to]) => [from, join(import.meta.dirname, '..', to)])),
     banner: { js: BUNDLING.banner },
     mainFields: [...BUNDLING.mainFields],
     logLevel: 'warning' as const,
