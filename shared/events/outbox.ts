@@ -6,7 +6,8 @@ import type { TxWrite } from '../db/transact.ts';
 import { newId } from '../ids.ts';
 import { currentCorrelationId } from '../observability.ts';
 import { boundDetail } from './entry-size.ts';
-import { TICKET_EVENT_SOURCE, type TicketEventDetail, type TicketEventPayload } from './ticket-events.ts';
+import { TICKET_EVENT_SOURCE } from './ticket-event-names.ts';
+import type { TicketEventDetail, TicketEventPayload } from './ticket-events.ts';
 
 /** Any event recorded through the outbox: ticket events, and the other domains' own (organization.created, message.created). */
 export interface EventDetail {

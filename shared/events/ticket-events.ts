@@ -1,11 +1,8 @@
 import * as z from 'zod';
 import { TicketSchema } from '../tickets/model.ts';
+import { TICKET_EVENT_TYPES, type TicketEventType } from './ticket-event-names.ts';
 
-/** EventBridge source of every ticket event (decisions §7). */
-export const TICKET_EVENT_SOURCE = 'support-desk.tickets';
-
-export const TICKET_EVENT_TYPES = ['ticket.created', 'ticket.updated', 'ticket.deleted', 'ticket.assignment.changed', 'ticket.resolved'] as const;
-export type TicketEventType = (typeof TICKET_EVENT_TYPES)[number];
+export { TICKET_EVENT_SOURCE, TICKET_EVENT_TYPES, type TicketEventType } from './ticket-event-names.ts';
 
 const timestamp = z.iso.datetime({ precision: 3 }).describe('ISO 8601 UTC with milliseconds');
 const change = z.object({ from: z.unknown(), to: z.unknown() });
@@ -59,7 +56,3 @@ export const TicketEventDetailSchema = z
   })
   .meta({ id: 'TicketEventDetail' });
 export type TicketEventDetail = z.infer<typeof TicketEventDetailSchema>;
-
-/** The webhook body of a detail: exactly the payload of api-spec "Events". */
-export const webhookBody = (d: TicketEventDetail): TicketEventPayload =>
-  (d.truncated ? { event: d.event, truncated: true, timestamp: d.timestamp, data: d.data } : { event: d.event, timestamp: d.timestamp, data: d.data }) as TicketEventPayload;

@@ -2,7 +2,7 @@ import { GROUP_EVENT_SOURCE, GROUP_EVENT_TYPES } from '../groups/events.ts';
 import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from '../messages/events.ts';
 import { ORGANIZATION_CREATED, ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE } from '../organizations/events.ts';
 import { USER_EVENT_SOURCE, USER_INVITED } from '../users/events.ts';
-import { TICKET_EVENT_SOURCE, TICKET_EVENT_TYPES } from './ticket-events.ts';
+import { TICKET_EVENT_SOURCE, TICKET_EVENT_TYPES } from './ticket-event-names.ts';
 
 /**
  * The event pipeline in one table: which bus events go to which queue, and

@@ -2,7 +2,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { BatchMemo } from '../events/consumer.ts';
 import { emitMetric, METRICS } from '../events/metrics.ts';
 import { sqs } from '../events/sqs.ts';
-import { webhookBody, type TicketEventDetail } from '../events/ticket-events.ts';
+import type { TicketEventDetail, TicketEventPayload } from '../events/ticket-events.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import { currentCorrelationId } from '../observability.ts';
@@ -80,6 +80,10 @@ export interface FanOutOptions {
   batch?: BatchMemo;
   now?: Date;
 }
+
+/** The webhook body of a detail: exactly the payload of api-spec "Events". */
+const webhookBody = (d: TicketEventDetail): TicketEventPayload =>
+  (d.truncated ? { event: d.event, truncated: true, timestamp: d.timestamp, data: d.data } : { event: d.event, timestamp: d.timestamp, data: d.data }) as TicketEventPayload;
 
 /**
  * Fan a ticket event out to the account's active webhooks subscribed to it:

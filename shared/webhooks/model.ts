@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { TICKET_EVENT_TYPES } from '../events/ticket-events.ts';
+import { TICKET_EVENT_TYPES } from '../events/ticket-event-names.ts';
 
 export const WebhookSchema = z
   .object({
