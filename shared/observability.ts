@@ -2,15 +2,17 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { SERVICE_NAME } from './service.ts';
 import { observabilitySettings } from './settings.ts';
 
 /**
- * One logger, one metrics and one tracer per process (Powertools for AWS
- * Lambda). In Lambda every log line carries the function name, the cold-start
- * flag (injectLambdaContext) and the correlation id of the request or event
- * being handled; metrics are CloudWatch EMF, dimensioned by stack.
+ * One logger and one metrics per process (Powertools for AWS Lambda). In
+ * Lambda every log line carries the function name, the cold-start flag
+ * (injectLambdaContext) and the correlation id of the request or event being
+ * handled; metrics are CloudWatch EMF, dimensioned by stack. Traces are
+ * Lambda's own (active tracing): no X-Ray SDK in the bundles, whose weight
+ * in every cold start and async hook on every promise cost more than the
+ * per-call subsegments it added (docs/performance.md, "Cold start").
  */
 const serviceName = SERVICE_NAME;
 const { AWS_LAMBDA_FUNCTION_NAME, LOG_LEVEL, STACK_NAME } = observabilitySettings();
@@ -22,13 +24,6 @@ if (!inLambda) process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 /** Powertools' logger; code logs through `logger` below, which adds the correlation id of the current request. */
 export const baseLogger = new Logger({ serviceName, logLevel: LOG_LEVEL });
 export const metrics = new Metrics({ namespace: 'SupportDesk', serviceName, defaultDimensions: { Stack: STACK_NAME } });
-/**
- * The tracer exists only in Lambda. Its X-Ray SDK enables a process-wide
- * async hook (cls-hooked) on import, which taxes every promise of the process;
- * outside Lambda tracing is off anyway, so the local stack, tests and the CLI
- * never load it (a profile of the local gateway showed ~17% of CPU there).
- */
-export const tracer: Tracer | undefined = inLambda ? new (await import('@aws-lambda-powertools/tracer')).Tracer({ serviceName }) : undefined;
 
 /** Record a metric at once (one EMF line), so nothing depends on a flush at the end of the invocation. */
 export function recordMetric(name: string, value: number, unit: 'Count' | 'Seconds' = 'Count'): void {

@@ -8,10 +8,7 @@ import { consume, RateLimitExceededError, type RateLimitState } from '../ratelim
 import { interfaceOf, routeKey, takesIdempotencyKey, type Interface, type RouteContract } from './contract.ts';
 import { toHttpError } from './error-map.ts';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { baseLogger, correlationIdFrom, countMetric, logger, tracer, withCorrelation } from '../observability.ts';
-
-/** Powertools' tracing middleware, loaded only where the tracer exists (Lambda; see observability.ts). */
-const tracing = tracer ? (await import('@aws-lambda-powertools/tracer/middleware')).captureLambdaHandler(tracer) : undefined;
+import { baseLogger, correlationIdFrom, countMetric, logger, withCorrelation } from '../observability.ts';
 import { beginIdempotent, completeIdempotent, IDEMPOTENCY_HEADER, releaseIdempotent, type IdempotencyClaim } from '../idempotency/service.ts';
 
 /** Bodies above 1 MiB are refused with 413 (decisions §3). */
@@ -260,7 +257,7 @@ export function httpGroup<const T extends readonly RouteContract[]>(routes: T, h
   const table = new Map<string, RouteContract>(routes.map((r) => [routeKey(r.method, r.path), r]));
   const impl = handlers as unknown as Record<string, (req: RouteRequest) => Promise<unknown>>;
   const stack = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, AppContext>()
-    .use(tracing ? [injectLambdaContext(baseLogger), tracing] : [injectLambdaContext(baseLogger)])
+    .use(injectLambdaContext(baseLogger))
     .use(errorResponder())
     .use(routeResolver(table))
     .use(principalFromAuthorizer())
