@@ -6,9 +6,7 @@ import type { BusEntry, EventBusPort, PutEventsResult } from '#shared/events/bus
 import { entrySize, MAX_ENTRY_BYTES } from '#shared/events/entry-size.ts';
 import { escapeForTransport, sqsBodyProblem } from '#shared/events/transport.ts';
 import { matchesPattern } from './lambda/patterns.ts';
-
-/** Account id of every local resource (fauxqs uses the same). */
-export const LOCAL_ACCOUNT = '000000000000';
+import { LOCAL_STAGE } from './lambda/template.ts';
 
 /** The EventBridge event as EventBridge delivers it to an SQS target: the message body consumers parse. */
 export function busEnvelope(entry: BusEntry, region: string) {
@@ -17,7 +15,7 @@ export function busEnvelope(entry: BusEntry, region: string) {
     id: randomUUID(),
     'detail-type': entry.detailType,
     source: entry.source,
-    account: LOCAL_ACCOUNT,
+    account: LOCAL_STAGE.account,
     // EventBridge stamps whole seconds.
     time: (entry.time ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     region,
@@ -125,7 +123,8 @@ export async function startLocalEventBridge(opts: { busName: string; rules: read
       const target = String(req.headers['x-amz-target'] ?? '');
       const input = (await readJson(req)) as { Entries?: Array<{ Source?: string; DetailType?: string; Detail?: string; EventBusName?: string; Time?: number }> };
       if (target !== 'AWSEvents.PutEvents') out = error('UnknownOperationException', `The local bus implements PutEvents only (got ${target || 'no target'})`);
-      else if (!Array.isArray(input.Entries) || input.Entries.length === 0) out = error('ValidationException', "1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length greater than or equal to 1");
+      else if (!Array.isArray(input.Entries) || input.Entries.length === 0)
+        out = error('ValidationException', "1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length greater than or equal to 1");
       else {
         const foreign = input.Entries.find((e) => (e.EventBusName ?? 'default') !== opts.busName && !String(e.EventBusName).endsWith(`:event-bus/${opts.busName}`));
         if (foreign) out = error('ResourceNotFoundException', `Event bus ${foreign.EventBusName ?? 'default'} does not exist.`);

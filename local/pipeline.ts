@@ -15,16 +15,13 @@ import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, Receive
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_MAX_CONCURRENCY, dlqName, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, SCHEDULES, type QueueName } from '#shared/events/topology.ts';
+import { DEFAULT_MAX_CONCURRENCY, dlqName, OUTBOX_PUBLISHER, QUEUES, SCHEDULES, type QueueName } from '#shared/events/topology.ts';
 import { randomUUID } from 'node:crypto';
 import type { LocalLambda } from './lambda/index.ts';
-import { LOCAL_ACCOUNT } from './lambda/index.ts';
+import { LOCAL_ACCOUNT, localQueueUrl } from './lambda/index.ts';
 import { matchesPattern } from './lambda/patterns.ts';
 
-/** fauxqs's account id: queue URLs are `<endpoint>/000000000000/<name>`. */
-const ACCOUNT = '000000000000';
-export const localQueueUrl = (sqsEndpoint: string, name: string) => `${sqsEndpoint}/${ACCOUNT}/${name}`;
-const queueArn = (region: string, name: string) => `arn:aws:sqs:${region}:${ACCOUNT}:${name}`;
+const queueArn = (region: string, name: string) => `arn:aws:sqs:${region}:${LOCAL_ACCOUNT}:${name}`;
 
 const log = (message: string, data?: Record<string, unknown>) => {
   if (process.env.LOG_LEVEL !== 'silent') console.log(JSON.stringify({ level: 'WARN', message, ...data }));
@@ -41,9 +38,9 @@ export async function startLocalSqs(port: number): Promise<LocalSqs> {
   return { endpoint: server.address, stop: () => server.stop() };
 }
 
-/** The environment the pipeline's handlers read (set before any of them is imported). */
+/** The queue settings this process's own tools read (dead-letter listing, redrive, tests' fixtures). */
 export function pipelineEnvVars(sqsEndpoint: string): Record<string, string> {
-  const vars: Record<string, string> = { SQS_ENDPOINT: sqsEndpoint, EVENT_BUS_NAME: 'local' };
+  const vars: Record<string, string> = { SQS_ENDPOINT: sqsEndpoint };
   for (const q of QUEUES) {
     if (q.urlEnv) vars[q.urlEnv] = localQueueUrl(sqsEndpoint, q.name);
     if (q.dlqUrlEnv) vars[q.dlqUrlEnv] = localQueueUrl(sqsEndpoint, dlqName(q.name));
@@ -247,7 +244,7 @@ function toSqsRecord(m: Message, arn: string, region: string): SQSRecord {
     attributes: {
       ApproximateReceiveCount: a.ApproximateReceiveCount ?? '1',
       SentTimestamp: a.SentTimestamp ?? String(Date.now()),
-      SenderId: a.SenderId ?? ACCOUNT,
+      SenderId: a.SenderId ?? LOCAL_ACCOUNT,
       ApproximateFirstReceiveTimestamp: a.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
     },
     messageAttributes: {},

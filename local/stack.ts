@@ -117,6 +117,20 @@ export async function localPages(): Promise<NonNullable<GatewayExtras['pages']>>
   };
 }
 
+/** Where a running local stack's emulators listen, for the admin CLI (written under DATA_DIR at start). */
+export interface LocalEndpoints {
+  sqsEndpoint: string;
+  eventBridgeEndpoint: string;
+  busName: string;
+}
+export const LOCAL_ENDPOINTS_FILE = 'local-endpoints.json';
+
+/** The endpoints of the stack running on this data directory, if one has started there. */
+export function localEndpoints(dataDir: string): LocalEndpoints | undefined {
+  const file = join(dataDir, LOCAL_ENDPOINTS_FILE);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as LocalEndpoints) : undefined;
+}
+
 export interface LocalStack {
   baseUrl: string;
   dynamodbEndpoint: string;
@@ -157,6 +171,10 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
       overlay: localOverlay(opts.dataDir),
     });
     stops.push(() => lambda.stop());
+    // This process's own tools reach the same bus; the admin CLI finds it (and the queues) in the data directory.
+    const endpoints: LocalEndpoints = { sqsEndpoint: sqs.endpoint, eventBridgeEndpoint: lambda.eventBridgeEndpoint, busName: deployment.busName };
+    Object.assign(process.env, { EVENT_BUS_NAME: endpoints.busName, AWS_ENDPOINT_URL_EVENTBRIDGE: endpoints.eventBridgeEndpoint });
+    if (opts.dataDir) writeFileSync(join(opts.dataDir, LOCAL_ENDPOINTS_FILE), JSON.stringify(endpoints, null, 2));
     const { startPipeline } = await import('./pipeline.ts');
     const pipeline = await startPipeline({ lambda, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, tableName: LOCAL_TABLE, region: LOCAL_REGION });
     stops.push(() => pipeline.stop());

@@ -3,7 +3,7 @@
  * JSON object on stdout and exits 0, or an error on stderr and exits 1.
  *
  * Local stack (default): same environment as `npm start` (DYNAMODB_PORT, DATA_DIR;
- * SQS_PORT for the dead-letter queues and republishing).
+ * the running stack's queues and bus are found under DATA_DIR, SQS_PORT overrides the queues).
  * Deployed stack: set ADMIN_TARGET=aws with AWS_REGION and STACK_NAME (e.g.
  * SupportDesk-prod); TABLE_NAME, SESSION_SECRET_ARN and EVENT_BUS_NAME come
  * from the stack's outputs unless set explicitly, and API Gateway keys go to
@@ -12,7 +12,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { PLANS } from '#shared/auth/principal.ts';
-import { configureLocalEnv, localSessionSecret, localSettings } from '../local/stack.ts';
+import { configureLocalEnv, localEndpoints, localSessionSecret, localSettings } from '../local/stack.ts';
 
 const USAGE = `usage: npm run --silent admin -- <command> [options]
   help           (or --help, -h) this text on stdout
@@ -76,11 +76,11 @@ async function main(): Promise<unknown> {
   const deployed = process.env.ADMIN_TARGET === 'aws';
   if (!deployed) {
     const settings = localSettings();
-    configureLocalEnv({
-      dynamodbEndpoint: `http://127.0.0.1:${settings.dynamodbPort}`,
-      sessionSecret: localSessionSecret(settings.dataDir),
-      ...(settings.sqsPort ? { sqsEndpoint: `http://127.0.0.1:${settings.sqsPort}` } : {}),
-    });
+    // The queues and bus of the stack `npm start` runs on this DATA_DIR (SQS_PORT still wins for the queues).
+    const running = localEndpoints(settings.dataDir);
+    const sqsEndpoint = settings.sqsPort ? `http://127.0.0.1:${settings.sqsPort}` : running?.sqsEndpoint;
+    configureLocalEnv({ dynamodbEndpoint: `http://127.0.0.1:${settings.dynamodbPort}`, sessionSecret: localSessionSecret(settings.dataDir), ...(sqsEndpoint ? { sqsEndpoint } : {}) });
+    if (running) Object.assign(process.env, { EVENT_BUS_NAME: running.busName, AWS_ENDPOINT_URL_EVENTBRIDGE: running.eventBridgeEndpoint });
   }
   let planIds: ((p: (typeof PLANS)[number]) => Promise<string>) | undefined;
   if (deployed) {

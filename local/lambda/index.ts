@@ -4,10 +4,10 @@ import type { Bundles } from './build.ts';
 import { functionByEntry, type Deployment, type FunctionDef } from './deployment.ts';
 import { LocalFunction } from './runtime.ts';
 import { startSecretsExtension, type LocalSecret } from './secrets-extension.ts';
-import { resolveValue, type LocalValues } from './template.ts';
+import { LOCAL_STAGE, resolveValue, type LocalValues } from './template.ts';
 
-/** fauxqs's account id: queue URLs are `<endpoint>/000000000000/<name>`. */
-export const LOCAL_ACCOUNT = '000000000000';
+/** The account of every local resource (fauxqs's too: queue URLs are `<endpoint>/000000000000/<name>`). */
+export const LOCAL_ACCOUNT = LOCAL_STAGE.account;
 
 export const localQueueUrl = (sqsEndpoint: string, name: string) => `${sqsEndpoint}/${LOCAL_ACCOUNT}/${name}`;
 

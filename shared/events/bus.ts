@@ -17,8 +17,9 @@ export interface PutEventsResult {
 }
 
 /**
- * The event-bus port: EventBridge in AWS; locally a bus that routes entries by
- * the topology rules to fauxqs queues (local/bus.ts). Both take
+ * The event-bus port: EventBridge, in AWS and locally (local/bus.ts serves
+ * PutEvents on the stack's EventBridge endpoint, routing by the template's
+ * rules to the fauxqs queues). Both take
  * at most 10 entries per call and may reject some entries of a call.
  */
 export interface EventBusPort {
@@ -37,22 +38,7 @@ export function eventBridgeBus(busName: string, client = new EventBridgeClient({
   };
 }
 
-let localBusFactory: (() => Promise<EventBusPort>) | undefined;
-
-/**
- * The local stack installs its bus here (local/stack.ts, local/pipeline.ts)
- * before any publisher loads, so shared/ never imports the local-only code.
- */
-export function installLocalBus(factory: () => Promise<EventBusPort>): void {
-  localBusFactory = factory;
-}
-
-/** The bus chosen by configuration: EVENT_BUS_NAME=local is the local stack's bus, anything else an EventBridge bus name. */
+/** The configured bus (EVENT_BUS_NAME): EventBridge, locally the stack's EventBridge endpoint (AWS_ENDPOINT_URL_EVENTBRIDGE). */
 export async function configuredBus(): Promise<EventBusPort> {
-  const name = busSettings().EVENT_BUS_NAME;
-  if (name === 'local') {
-    if (!localBusFactory) throw new Error('EVENT_BUS_NAME=local: the local bus is not installed (local/stack.ts configureLocalEnv or startPipeline does it)');
-    return localBusFactory();
-  }
-  return eventBridgeBus(name);
+  return eventBridgeBus(busSettings().EVENT_BUS_NAME);
 }

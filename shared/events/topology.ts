@@ -31,7 +31,6 @@ export interface QueueDef {
   name: QueueName;
   /** The consumer function's entry file, relative to the project root (NodejsFunction entry). */
   consumer: string;
-  load: () => Promise<{ handler: (event: any, context?: any) => Promise<any> }>;
   /** Lambda event-source batch size; the local poller receives the same number at most. */
   batchSize: number;
   /** Seconds a received message stays hidden; at least 6x the consumer's timeout (AWS guidance). */
@@ -74,7 +73,6 @@ export interface ScheduleDef {
   name: string;
   /** The job's entry file, relative to the project root; it exports `handler`. */
   entry: string;
-  load: () => Promise<{ handler: (event?: any, context?: any) => Promise<any> }>;
   rateMinutes: number;
   functionTimeoutSeconds: number;
   /** Queues the job sends work to (their URLs through `urlEnv`; sending is granted). */
@@ -93,7 +91,6 @@ export const QUEUES: readonly QueueDef[] = [
   {
     name: 'webhook-fanout',
     consumer: 'functions/webhook-fanout/handler.ts',
-    load: () => import('#functions/webhook-fanout/handler.ts'),
     sendsTo: ['webhook-delivery'],
     batchSize: 10,
     functionTimeoutSeconds: 30,
@@ -104,7 +101,6 @@ export const QUEUES: readonly QueueDef[] = [
   {
     name: 'webhook-delivery',
     consumer: 'functions/webhook-delivery/handler.ts',
-    load: () => import('#functions/webhook-delivery/handler.ts'),
     // Deliveries in a batch run concurrently, each bounded by the 10 s delivery timeout.
     batchSize: 10,
     functionTimeoutSeconds: 30,
@@ -123,7 +119,6 @@ export const QUEUES: readonly QueueDef[] = [
   {
     name: 'email-sender',
     consumer: 'functions/email-sender/handler.ts',
-    load: () => import('#functions/email-sender/handler.ts'),
     batchSize: 10,
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
@@ -133,7 +128,6 @@ export const QUEUES: readonly QueueDef[] = [
   {
     name: 'enrichment',
     consumer: 'functions/enrichment/handler.ts',
-    load: () => import('#functions/enrichment/handler.ts'),
     batchSize: 10,
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
@@ -143,7 +137,6 @@ export const QUEUES: readonly QueueDef[] = [
   {
     name: 'automations',
     consumer: 'functions/automations/consumer.ts',
-    load: () => import('#functions/automations/consumer.ts'),
     batchSize: 10,
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
@@ -153,7 +146,6 @@ export const QUEUES: readonly QueueDef[] = [
   {
     name: 'automation-time-rules',
     consumer: 'functions/automations/time-rules-consumer.ts',
-    load: () => import('#functions/automations/time-rules-consumer.ts'),
     // One message holds up to 50 tickets; one per invocation keeps each run short.
     batchSize: 1,
     functionTimeoutSeconds: 60,
@@ -166,7 +158,6 @@ export const QUEUES: readonly QueueDef[] = [
   {
     name: 'sla',
     consumer: 'functions/sla-state/handler.ts',
-    load: () => import('#functions/sla-state/handler.ts'),
     batchSize: 10,
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
@@ -176,7 +167,6 @@ export const QUEUES: readonly QueueDef[] = [
   {
     name: 'sla-recompute',
     consumer: 'functions/sla-recompute/handler.ts',
-    load: () => import('#functions/sla-recompute/handler.ts'),
     // One message is one page of 100 tickets; the consumer queues the next page itself.
     batchSize: 1,
     functionTimeoutSeconds: 60,
@@ -190,7 +180,6 @@ export const QUEUES: readonly QueueDef[] = [
   {
     name: 'group-distribution',
     consumer: 'functions/group-distribution/handler.ts',
-    load: () => import('#functions/group-distribution/handler.ts'),
     // Each message is a bounded run (at most 50 assignments, then a follow-up event).
     batchSize: 5,
     functionTimeoutSeconds: 60,
@@ -262,7 +251,6 @@ export const SCHEDULES: readonly ScheduleDef[] = [
   {
     name: 'automation-time-rules',
     entry: 'functions/automations/time-rules.ts',
-    load: () => import('#functions/automations/time-rules.ts'),
     rateMinutes: 60,
     functionTimeoutSeconds: 300,
     sendsTo: ['automation-time-rules'],
@@ -271,7 +259,6 @@ export const SCHEDULES: readonly ScheduleDef[] = [
   {
     name: 'sla-breach-check',
     entry: 'functions/sla-breach-check/handler.ts',
-    load: () => import('#functions/sla-breach-check/handler.ts'),
     rateMinutes: 1,
     functionTimeoutSeconds: 55,
     description: 'Overdue SLA metrics (sharded due index on gsi4) -> marked breached, sla.breached through the outbox',

@@ -42,7 +42,10 @@ async function localBusClient() {
   const lambda = await localLambda();
   const { EventBridgeClient } = await import('@aws-sdk/client-eventbridge');
   const { eventBridgeBus } = await import('#shared/events/bus.ts');
-  return eventBridgeBus(lambda.deployment.busName, new EventBridgeClient({ region: 'us-east-1', endpoint: lambda.eventBridgeEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+  return eventBridgeBus(
+    lambda.deployment.busName,
+    new EventBridgeClient({ region: 'us-east-1', endpoint: lambda.eventBridgeEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  );
 }
 
 async function account() {
@@ -141,7 +144,9 @@ describe('event spine: every event publishable, none holding up another', () => 
     const { listDeadLetters } = await import('#shared/events/dead-letters.ts');
     // Routed as a ticket event, but no fan-out can ever accept it.
     const poisonId = `evt_poison_${Date.now()}`;
-    const put = await (await localBusClient()).putEvents([
+    const put = await (
+      await localBusClient()
+    ).putEvents([
       {
         source: 'support-desk.tickets',
         detailType: 'ticket.created',
@@ -204,7 +209,7 @@ describe('event spine: every event publishable, none holding up another', () => 
   it('the local bus and queues are as strict as AWS: 10 entries and 256 KB per PutEvents, JSON detail, 256 KB per message', async () => {
     const { sqs } = await import('#shared/events/sqs.ts');
     const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
-    const { localQueueUrl } = await import('../../local/pipeline.ts');
+    const { localQueueUrl } = await import('../../local/lambda/index.ts');
     const entry = (detail: string) => ({ source: 'support-desk.tests', detailType: 'test.event', detail });
     const bus = await localBusClient();
     await expect(bus.putEvents(Array.from({ length: 11 }, () => entry('{}')))).rejects.toMatchObject({ name: 'ValidationException' });
