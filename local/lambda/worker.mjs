@@ -2,6 +2,8 @@
 // environment local/lambda/runtime.ts gives it), which imports the function's bundle once and then serves
 // invocations as Lambda's runtime interface would. Plain JavaScript, so the worker loads no TypeScript tooling.
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 
