@@ -1,24 +1,44 @@
 /**
  * Automations in `npm run bench`: DynamoDB requests per evaluated event (no
  * match, and match + apply), the pure engine's CPU time, and the hourly pass
- * per 1,000 open tickets. Calls the services in-process (no SQS): the queue
- * messages are counted, not sent.
+ * per 1,000 open tickets. The deployed functions do the work, invoked as
+ * Lambda would: the automations consumer with one-record SQS events carrying
+ * the bus envelope, the hourly job with its scheduled event (it really queues
+ * its batches in fauxqs), and the time-rule consumer with those messages. The
+ * functions' DynamoDB requests are counted by the proxy they reach it through.
  */
+import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
 import type { Principal } from '#shared/auth/principal.ts';
+import type { DynamoDbProxy } from '../local/dynamodb-proxy.ts';
+import { LOCAL_ACCOUNT, type LocalLambda } from '../local/lambda/index.ts';
+import { LOCAL_REGION, sqsClient } from '../local/stack.ts';
+import { sqsEvent, templateQueue } from './stack.ts';
 
 type Call = (method: string, path: string, body?: unknown) => Promise<any>;
 
 const fmt = (n: number, d = 1) => n.toFixed(d);
 
-export async function benchAutomations(call: Call, principal: Principal): Promise<void> {
-  const { resetDdbStats } = await import('#shared/db/stats.ts');
-  const { onTicketEvent } = await import('#shared/automations/service.ts');
+export interface AutomationBenchStack {
+  lambda: LocalLambda;
+  store: DynamoDbProxy;
+  sqsEndpoint: string;
+}
+
+export async function benchAutomations(call: Call, principal: Principal, stack: AutomationBenchStack): Promise<void> {
+  const { lambda, store } = stack;
+  const resetDdbStats = () => store.reset();
   const { explainRule, firstMatch } = await import('#shared/automations/engine.ts');
-  const { accountsWithTimeRules } = await import('#shared/automations/repository.ts');
-  const { evaluateBatch, TICKETS_PER_MESSAGE } = await import('#shared/automations/time-rules.ts');
+  const { TICKET_EVENT_SOURCE } = await import('#shared/events/ticket-events.ts');
   const tickets = await import('#shared/tickets/service.ts');
   const { newId } = await import('#shared/ids.ts');
+  const { SCHEDULES } = await import('#shared/events/topology.ts');
   const accountId = principal.accountId;
+  const automations = templateQueue(lambda, 'automations');
+  const timeRules = templateQueue(lambda, 'automation-time-rules');
+  const job = lambda.byEntry(SCHEDULES.find((s) => s.name === 'automation-time-rules')!.entry);
+  // The functions start before anything is timed (cold starts are the bundles table's business).
+  await Promise.all([automations.fn.warm(), timeRules.fn.warm(), job.warm()]);
 
   // 10 automations, each with 3 conditions; only the last matches tickets tagged `bench`.
   for (let i = 0; i < 9; i++) {
@@ -49,13 +69,16 @@ export async function benchAutomations(call: Call, principal: Principal): Promis
   });
 
   const N = 100;
-  const event = (ticketId: string) => ({
-    eventId: newId('evt'),
-    accountId,
-    event: 'ticket.updated' as const,
-    timestamp: new Date().toISOString(),
-    data: { ticket: { id: ticketId, updatedFields: {} } },
-  });
+  /** A ticket.updated as the automations queue delivers it: the bus envelope in a one-record SQS event. */
+  const event = (ticketId: string) => {
+    const detail = { eventId: newId('evt'), accountId, event: 'ticket.updated' as const, timestamp: new Date().toISOString(), data: { ticket: { id: ticketId, updatedFields: {} } } };
+    const envelope = { version: '0', id: detail.eventId, source: TICKET_EVENT_SOURCE, 'detail-type': detail.event, time: detail.timestamp, detail };
+    return sqsEvent([{ MessageId: detail.eventId, Body: JSON.stringify(envelope) }], automations.arn);
+  };
+  const onTicketEvent = async (e: SQSEvent) => {
+    const res = await automations.fn.invoke<{ batchItemFailures?: unknown[] } | undefined>(e);
+    if (res?.batchItemFailures?.length) throw new Error(`the automations consumer failed the event: ${JSON.stringify(res)}`);
+  };
   const plain = await tickets.createTicket(principal, { subject: 'No match', status: 'new', priority: 'normal', type: 'question', tags: [] });
   const matching: { id: string; tags: string[] }[] = [];
   for (let i = 0; i < N; i++) matching.push(await tickets.createTicket(principal, { subject: 'Match', status: 'new', priority: 'normal', type: 'question', tags: ['bench'] }));
@@ -71,7 +94,7 @@ export async function benchAutomations(call: Call, principal: Principal): Promis
       .join(' ');
     console.log(`  ${name.padEnd(42)} ${fmt(st.requests / N)} DDB req/event (${by}), ${fmt(ms, 2)} ms/event`);
   };
-  console.log('\nAutomations (10 automations of 3 conditions; in-process, DynamoDB Local):\n');
+  console.log('\nAutomations (10 automations of 3 conditions; the deployed consumer invoked with one-record SQS events, DynamoDB Local):\n');
   await measure('event, no automation matches', () => onTicketEvent(event(plain.id)));
   await measure('event, the 10th matches and applies', (i) => onTicketEvent(event(matching[i].id)));
   await measure('event again, actions change nothing', (i) => onTicketEvent(event(matching[i].id)));
@@ -116,31 +139,48 @@ export async function benchAutomations(call: Call, principal: Principal): Promis
       actions: [{ field: 'status', value: 'closed' }],
     },
   });
+  // The job and the consumer report consumed capacity (the proxy asks DynamoDB Local for it) while they are measured.
+  store.consumedCapacity = true;
   resetDdbStats();
   let started = performance.now();
-  const accounts = await accountsWithTimeRules();
-  const ids: string[] = [];
-  for (const a of accounts) {
-    let key: Record<string, string> | undefined;
-    do {
-      const page = await tickets.openTicketIdsPage(a, 1000, key);
-      ids.push(...page.ids);
-      key = page.nextKey;
-    } while (key);
-  }
+  const scheduled = {
+    version: '0',
+    id: newId('evt'),
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: LOCAL_ACCOUNT,
+    time: now.toISOString(),
+    region: LOCAL_REGION,
+    resources: [],
+    detail: {},
+  };
+  const queued = await job.invoke<{ accounts: number; tickets: number; messages: number }>(scheduled);
   const jobMs = performance.now() - started;
-  const job = resetDdbStats();
+  const jobStats = resetDdbStats();
+  // What the job queued, handed to the consumer as its event-source mapping would (the mapping's batch size).
+  const sqs = sqsClient(stack.sqsEndpoint);
+  const received: Message[] = [];
+  for (const until = Date.now() + 10_000; received.length < queued.messages && Date.now() < until;) {
+    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: timeRules.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+    received.push(...(out.Messages ?? []));
+  }
+  sqs.destroy();
+  resetDdbStats();
   started = performance.now();
-  for (let i = 0; i < ids.length; i += TICKETS_PER_MESSAGE) await evaluateBatch({ accountId, ticketIds: ids.slice(i, i + TICKETS_PER_MESSAGE), now: now.toISOString() });
+  for (let i = 0; i < received.length; i += timeRules.batchSize) {
+    const res = await timeRules.fn.invoke<{ batchItemFailures?: unknown[] } | undefined>(sqsEvent(received.slice(i, i + timeRules.batchSize), timeRules.arn));
+    if (res?.batchItemFailures?.length) throw new Error(`the time-rule consumer failed a batch: ${JSON.stringify(res)}`);
+  }
   const consumerMs = performance.now() - started;
   const consumer = resetDdbStats();
-  const per = 1000 / ids.length;
-  const by = (s: typeof job) =>
+  store.consumedCapacity = false;
+  const per = 1000 / queued.tickets;
+  const by = (s: typeof jobStats) =>
     Object.entries(s.byCommand)
       .map(([k, v]) => `${k}×${fmt(v * per)}`)
       .join(' ');
   console.log(
-    `  hourly pass, per 1,000 open tickets (${ids.length} listed): job ${fmt(job.requests * per)} DDB req (${by(job)}) + ${Math.ceil(1000 / TICKETS_PER_MESSAGE)} SQS messages, ${fmt(jobMs * per, 0)} ms;`,
+    `  hourly pass, per 1,000 open tickets (${queued.tickets} listed, ${received.length}/${queued.messages} messages consumed): job ${fmt(jobStats.requests * per)} DDB req (${by(jobStats)}) + ${fmt(queued.messages * per, 0)} SQS messages sent, ${fmt(jobMs * per, 0)} ms;`,
   );
   console.log(`    consumer ${fmt(consumer.requests * per)} DDB req (${by(consumer)}), ${fmt(consumer.capacityUnits * per)} capacity units, ${fmt(consumerMs * per, 0)} ms`);
 }

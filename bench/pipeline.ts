@@ -9,12 +9,16 @@
  *   - a quiet account's write-to-delivery p50/p99 while another account
  *     creates tickets at concurrency 16.
  *
- * `runPipelineBench` is called by bench/run.ts with its DynamoDB Local and
- * gateway; `node --import tsx bench/pipeline.ts` runs it alone (for profiling:
- * add --cpu-prof).
+ * `runPipelineBench` is called by bench/run.ts with its stack (bench/stack.ts:
+ * the deployed functions in their workers, their DynamoDB traffic counted by
+ * the proxy); `node --import tsx bench/pipeline.ts` runs it alone (for
+ * profiling: add --cpu-prof, which profiles this process: the gateway, the
+ * pollers, the bus and the proxy, not the functions' workers).
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { freePort } from '../local/ports.ts';
+import type { DynamoDbProxy } from '../local/dynamodb-proxy.ts';
+import type { LocalLambda } from '../local/lambda/index.ts';
+import type { QueueName } from '#shared/events/topology.ts';
 import { gatewayCaller } from './http.ts';
 
 const pct = (xs: number[], p: number) => {
@@ -34,7 +38,14 @@ async function pool(n: number, concurrency: number, task: (i: number) => Promise
 }
 
 export interface PipelineBenchOptions {
+  /** The deployed functions the pipeline invokes (and the gateway runs). */
+  lambda: LocalLambda;
+  /** The proxy the functions reach DynamoDB through: their requests in the burst. */
+  store: DynamoDbProxy;
+  /** DynamoDB Local itself: the stream poller reads it as Lambda's event-source mapping would, uncounted. */
   dynamodbEndpoint: string;
+  /** fauxqs with the template's queues (the functions' queue URLs point at it). */
+  sqsEndpoint: string;
   /** Base URL of a running local gateway on the same store. */
   gatewayUrl: string;
   tableName: string;
@@ -45,12 +56,10 @@ export interface PipelineBenchOptions {
 export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void> {
   const BURST = opts.burst ?? Number(process.env.BENCH_PIPELINE_BURST ?? 300);
   const NOISY = opts.noisyBurst ?? Number(process.env.BENCH_PIPELINE_NOISY ?? 600);
-  const { startLocalSqs, pipelineEnvVars, startPipeline } = await import('../local/pipeline.ts');
+  const { startPipeline } = await import('../local/pipeline.ts');
   const { startReceiver } = await import('../test/fixtures/webhook-receiver.ts');
   const accounts = await import('#shared/accounts/service.ts');
   const { ddb, tableName } = await import('#shared/db/client.ts');
-  const sqs = await startLocalSqs(await freePort());
-  Object.assign(process.env, pipelineEnvVars(sqs.endpoint), { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_ALLOW_INSECURE_TLS: '1' });
   // Each tenant has its own receiver (its own host:port), as customers' endpoints are: the delivery agent's
   // per-host connection cap then applies per tenant, not to every tenant at once as one shared receiver would.
   const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
@@ -121,19 +130,25 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
   const aloneRate = BURST / ((performance.now() - aloneStarted) / 1000);
 
   // The pipeline starts now: the stream is read from its tip, so the ceiling run's events are not part of the burst.
+  const queues: QueueName[] = ['webhook-fanout', 'webhook-delivery'];
   const pipeline = await startPipeline({
+    lambda: opts.lambda,
     dynamodbEndpoint: opts.dynamodbEndpoint,
-    sqsEndpoint: sqs.endpoint,
+    sqsEndpoint: opts.sqsEndpoint,
     tableName: opts.tableName,
-    queues: ['webhook-fanout', 'webhook-delivery'],
+    queues,
     pollIntervalMs: 50,
     sweepOnStart: false,
     schedules: false,
   });
+  // Its functions start now (their cold starts are the bundles table's business, not the burst's).
+  const d = opts.lambda.deployment;
+  const consumers = d.sqsMappings.filter((m) => queues.includes(d.queues.get(m.queueId)!.name as QueueName)).map((m) => m.functionId);
+  await Promise.all([...d.streamMappings.map((m) => m.functionId), ...consumers].map((id) => opts.lambda.fn(id).warm()));
 
   // 2. Burst: creates at concurrency 8, a webhook on every event.
   const busy = await tenant('burst');
-  const { resetDdbStats } = await import('#shared/db/stats.ts');
+  const resetDdbStats = () => opts.store.reset();
   resetDdbStats();
   const burstStarted = performance.now();
   const watcher = setInterval(() => busy.collect(), 5);
@@ -145,7 +160,7 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
   const deliveredRate = busy.deliveredAt.size / ((lastDelivery - burstStarted) / 1000);
   const writeRate = BURST / ((writesDone - burstStarted) / 1000);
   const burstLags = busy.lags();
-  // Every DynamoDB call of the process in the burst (API, publisher, fan-out, delivery), per delivered event.
+  // Every DynamoDB request of the functions in the burst (authorizer, API, publisher, fan-out, delivery), per delivered event.
   const burstCalls = resetDdbStats();
 
   // 3. Fairness: a quiet account writes one ticket every 100 ms while a noisy one bursts at concurrency 16.
@@ -185,24 +200,17 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
 
   await Promise.all(receivers.map((r) => r.close()));
   await pipeline.stop();
-  await sqs.stop();
 }
 
 if (process.argv[1]?.endsWith('bench/pipeline.ts')) {
-  process.env.LOG_LEVEL = 'silent';
-  process.env.DDB_STATS = '1';
-  const { ensureTable, startDynamoDbLocal } = await import('../local/dynamodb-local.ts');
-  const { configureLocalEnv, LOCAL_TABLE } = await import('../local/stack.ts');
-  const dynamo = await startDynamoDbLocal(await freePort());
-  configureLocalEnv({ dynamodbEndpoint: dynamo.endpoint, sessionSecret: 'bench-secret-bench-secret-bench-secret-0123456789' });
-  await ensureTable(dynamo.endpoint, LOCAL_TABLE);
-  const { startGateway } = await import('../local/gateway.ts');
-  const gw = await startGateway(0);
+  const { startBenchStack } = await import('./stack.ts');
+  const { LOCAL_TABLE } = await import('../local/stack.ts');
+  const stack = await startBenchStack();
   try {
-    await runPipelineBench({ dynamodbEndpoint: dynamo.endpoint, gatewayUrl: gw.url, tableName: LOCAL_TABLE });
+    const gw = await stack.gateway();
+    await runPipelineBench({ lambda: stack.lambda, store: stack.store, dynamodbEndpoint: stack.dynamo.endpoint, sqsEndpoint: stack.sqs.endpoint, gatewayUrl: gw.url, tableName: LOCAL_TABLE });
   } finally {
-    await gw.close();
-    await dynamo.stop();
+    await stack.stop();
   }
   process.exit(0);
 }

@@ -4,27 +4,28 @@
  * Writes a .cpuprofile (open it in Chrome DevTools or VS Code) and prints both
  * p50s. `CACHE=1` turns the authorizer cache on; `N` sets the calls (1500).
  *
+ * What it covers: this process's main thread, which runs the gateway, the
+ * DynamoDB proxy the functions reach the store through, the bench's HTTP
+ * client and its bare calls. The authorizer and the tickets function run in
+ * their own worker threads (local/lambda/, as `npm start` runs them), which
+ * node:inspector's session on the main thread does not sample; to profile a
+ * function, import its bundle in a process of its own with --cpu-prof.
+ *
  *   node --import tsx bench/profile-get.ts [out.cpuprofile]
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { freePort } from '../local/ports.ts';
 import { gatewayCaller } from './http.ts';
-import { ensureTable, startDynamoDbLocal } from '../local/dynamodb-local.ts';
-import { configureLocalEnv, LOCAL_TABLE } from '../local/stack.ts';
+import { startBenchStack } from './stack.ts';
 
-process.env.LOG_LEVEL = 'silent';
 const out = process.argv[2] ?? 'get.cpuprofile';
 const N = Number(process.env.N ?? 1500);
-const dynamo = await startDynamoDbLocal(await freePort());
-configureLocalEnv({ dynamodbEndpoint: dynamo.endpoint, sessionSecret: 'bench-secret-bench-secret-bench-secret-0123456789' });
-await ensureTable(dynamo.endpoint, LOCAL_TABLE);
-const { startGateway } = await import('../local/gateway.ts');
+const stack = await startBenchStack();
 const accounts = await import('#shared/accounts/service.ts');
 const { ddb, tableName } = await import('#shared/db/client.ts');
 const { keys } = await import('#shared/db/keys.ts');
 const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
-const gw = await startGateway(0, process.env.CACHE === '1' ? { authorizerCacheTtlSeconds: 300 } : undefined);
+const gw = await stack.gateway(process.env.CACHE === '1' ? { authorizerCacheTtlSeconds: 300 } : undefined);
 const acct = await accounts.createAccount({ name: 'Profile', plan: 'enterprise', ownerEmail: 'owner@profile.example' });
 const send = gatewayCaller(gw.url);
 const call = (method: string, path: string, body?: unknown) => send(acct.apiKey, method, path, body);
@@ -54,6 +55,5 @@ const { profile } = await session.post('Profiler.stop');
 writeFileSync(out, JSON.stringify(profile));
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(`GET /v1/tickets/{id} p50 ${p50(api).toFixed(2)} ms, bare GetItem p50 ${p50(direct).toFixed(2)} ms, ratio ${(p50(api) / p50(direct)).toFixed(2)}; profile in ${out}`);
-await gw.close();
-await dynamo.stop();
+await stack.stop();
 process.exit(0);

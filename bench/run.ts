@@ -4,19 +4,19 @@
  * access pattern measured in the same run (with and without the authorizer
  * cache), GET-ticket throughput at concurrency 16, the pipeline, and each
  * function's bundle size and cold import time.
+ *
+ * The stack is the one `npm start` runs (bench/stack.ts): each function from
+ * its bundle in its own worker. Their DynamoDB requests are counted by the
+ * proxy they reach DynamoDB Local through; bare calls go straight to it.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort } from '../local/ports.ts';
+import { statSync } from 'node:fs';
 import { gatewayCaller } from './http.ts';
-import { build } from 'esbuild';
-import { ensureTable, startDynamoDbLocal } from '../local/dynamodb-local.ts';
-import { configureLocalEnv, LOCAL_TABLE } from '../local/stack.ts';
+import { startBenchStack } from './stack.ts';
+import { LOCAL_TABLE } from '../local/stack.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
-/** BENCH_ONLY=endpoints|automations|groups|pipeline runs only that section (after the shared seeding); `npm run bench:sla` is separate. */
+/** BENCH_ONLY=endpoints|automations|groups|pipeline|bundles runs only that section (after the shared seeding, none for bundles); `npm run bench:sla` is separate. */
 const ONLY = process.env.BENCH_ONLY;
 const WARMUP = 20;
 
@@ -26,15 +26,12 @@ const pct = (xs: number[], p: number) => {
 };
 const fmt = (n: number, d = 2) => n.toFixed(d);
 
-process.env.DDB_STATS = '1';
-process.env.LOG_LEVEL = 'silent';
-const dynamo = await startDynamoDbLocal(await freePort());
-configureLocalEnv({ dynamodbEndpoint: dynamo.endpoint, sessionSecret: 'bench-secret-bench-secret-bench-secret-0123456789' });
-await ensureTable(dynamo.endpoint, LOCAL_TABLE);
-const { startGateway } = await import('../local/gateway.ts');
-const { resetDdbStats } = await import('#shared/db/stats.ts');
+const stack = await startBenchStack();
+const { dynamo, store, lambda } = stack;
+/** The functions' DynamoDB requests since the last call (the proxy's tally), and a new tally. */
+const resetDdbStats = () => store.reset();
 const accounts = await import('#shared/accounts/service.ts');
-const gw = await startGateway(0);
+const gw = await stack.gateway();
 
 const acct = await accounts.createAccount({ name: 'Bench', plan: 'enterprise', ownerEmail: 'owner@bench.example' });
 const session = (await accounts.issueSessionToken(acct.accountId, acct.owner.id)).token;
@@ -55,6 +52,7 @@ await call('POST', '/helpdesk/api/organizations', { name: 'Bench Co', organizati
 for (let i = 0; i < 40; i++) await call('POST', '/helpdesk/api/contacts', { name: `Person ${i}`, email: `person${i}@bench-co.example` });
 
 // Bare calls of each access pattern, on the same DynamoDB Local in the same run: what an endpoint is compared with.
+// This process's client goes straight to DynamoDB Local, not through the functions' counting proxy.
 const { ddb, tableName } = await import('#shared/db/client.ts');
 const { keys } = await import('#shared/db/keys.ts');
 const { GetCommand, QueryCommand, TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
@@ -79,6 +77,34 @@ const BARE = {
     );
   },
 };
+
+/**
+ * What the counting proxy adds to each of the functions' calls: a bare GetItem
+ * through it against one straight to DynamoDB Local, interleaved, both on plain
+ * clients. The endpoint rows include this per call; the bare calls do not.
+ */
+async function proxyHop() {
+  const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+  const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
+  const client = (endpoint: string) => DynamoDBDocumentClient.from(new DynamoDBClient({ region: process.env.AWS_REGION, endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+  const [direct, proxied] = [client(dynamo.endpoint), client(store.endpoint)];
+  const get = (c: typeof direct, i: number) => c.send(new GetCommand({ TableName: tableName(), Key: keys.ticket(acct.accountId, tickets[i % tickets.length]) }));
+  const [d, p]: number[][] = [[], []];
+  for (let i = 0; i < ITERATIONS + WARMUP; i++) {
+    let t = performance.now();
+    await get(direct, i);
+    if (i >= WARMUP) d.push(performance.now() - t);
+    t = performance.now();
+    await get(proxied, i);
+    if (i >= WARMUP) p.push(performance.now() - t);
+  }
+  store.reset();
+  direct.destroy();
+  proxied.destroy();
+  console.log(
+    `Counting proxy (the functions' DynamoDB endpoint): a bare GetItem through it p50 ${fmt(pct(p, 50))} ms against ${fmt(pct(d, 50))} ms straight to DynamoDB Local, +${fmt(pct(p, 50) - pct(d, 50))} ms per call in the rows below.`,
+  );
+}
 
 let n = 0;
 interface Scenario {
@@ -192,8 +218,8 @@ async function throughput(total: number, workers: number, f: () => Promise<unkno
 }
 
 // --- Pipeline (bench/pipeline.ts): raw transaction rate, burst throughput and latency, a quiet tenant beside a noisy one.
-// First, before any handler has read (and cached) the environment without the pipeline's queue settings.
-if (!ONLY || ONLY === 'pipeline') await (await import('./pipeline.ts')).runPipelineBench({ dynamodbEndpoint: dynamo.endpoint, gatewayUrl: gw.url, tableName: LOCAL_TABLE });
+if (!ONLY || ONLY === 'pipeline')
+  await (await import('./pipeline.ts')).runPipelineBench({ lambda, store, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: stack.sqs.endpoint, gatewayUrl: gw.url, tableName: LOCAL_TABLE });
 
 if (!ONLY || ONLY === 'endpoints') {
   console.log(`\nEndpoints: ${ITERATIONS} warm calls each through the local gateway (DynamoDB Local, in memory), each followed by the bare call of its access pattern.`);
@@ -203,9 +229,10 @@ if (!ONLY || ONLY === 'endpoints') {
   // compiles, which would slow whichever rows came first (and their bare calls) and make ratios depend on row order.
   for (let i = 0; i < 1500; i++) await Promise.all([BARE.GetItem(), call('GET', `/helpdesk/api/v1/tickets/${tickets[i % tickets.length]}`)]);
   resetDdbStats();
+  await proxyHop();
   await endpointTable('Authorizer cache off (the default):', call);
 
-  const cachedGw = await startGateway(0, { authorizerCacheTtlSeconds: 300 });
+  const cachedGw = await stack.gateway({ authorizerCacheTtlSeconds: 300 });
   const cachedCall = callerVia(cachedGw.url);
   await endpointTable('Authorizer cache on (authorizerCacheTtlSeconds > 0; revocation waits for the TTL):', cachedCall, [
     'GET /v1/tickets/{id}',
@@ -229,7 +256,7 @@ if (!ONLY || ONLY === 'endpoints') {
 
 if (!ONLY || ONLY === 'automations') {
   const { benchAutomations } = await import('./automations.ts');
-  await benchAutomations(call, { accountId: acct.accountId, userId: acct.owner.id, role: 'owner', plan: 'enterprise', credential: 'api_key' });
+  await benchAutomations(call, { accountId: acct.accountId, userId: acct.owner.id, role: 'owner', plan: 'enterprise', credential: 'api_key' }, { lambda, store, sqsEndpoint: stack.sqs.endpoint });
 }
 
 if (!ONLY || ONLY === 'groups') {
@@ -241,37 +268,32 @@ if (!ONLY || ONLY === 'groups') {
   for (const r of groupRows) console.log(r.map((c, i) => c.padEnd(gw2[i])).join('  '));
 }
 
-await gw.close();
-await dynamo.stop();
-
-// Bundles: what each Lambda ships, and how long a cold import of it takes.
-const { API_GROUPS, AUTHORIZER, NOT_FOUND } = await import('#functions/registry.ts');
-const outDir = mkdtempSync(join(tmpdir(), 'bench-bundles-'));
-const entries = [...API_GROUPS.map((g) => ({ name: g.name, entry: g.entry })), { name: 'authorizer', entry: AUTHORIZER.entry }, { name: 'notFound', entry: NOT_FOUND.entry }];
-if (!ONLY) console.log('\nFunction bundles (esbuild, minified ESM, node24; goal < 1 MB):\n');
-const bundleRows = [['function', 'bundle KB', 'cold import ms (median of 5)']];
-for (const e of ONLY ? [] : entries) {
-  const outfile = join(outDir, `${e.name}.mjs`);
-  await build({
-    entryPoints: [e.entry],
-    bundle: true,
-    minify: true,
-    platform: 'node',
-    target: 'node24',
-    format: 'esm',
-    outfile,
-    banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
-    logLevel: 'silent',
-  });
-  const times: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    const r = spawnSync(process.execPath, ['-e', `const t=performance.now();await import(${JSON.stringify(outfile)});console.log(performance.now()-t)`, '--input-type=module'], {
-      env: { ...process.env, TABLE_NAME: 't', AWS_REGION: 'us-east-1', SESSION_SECRET_ARN: 'arn:bench', DDB_STATS: '0' },
-      encoding: 'utf8',
-    });
-    times.push(Number(r.stdout.trim()));
+// Bundles: what each function ships (the bundles this stack ran: local/lambda/build.ts, with cdk synth's esbuild options)
+// and how long a cold import of it takes: a fresh Node process importing it with exactly the environment the stack gave
+// the function (as ../shared/hooks/bundles-init.mjs does with the deployed one), beside the init its worker reported
+// when it started in this run.
+if (!ONLY || ONLY === 'bundles') {
+  const RUNS = 5;
+  console.log(`\nFunction bundles (the stack's, minified ESM, node24; goal ≤ 300 KB and ≤ 60 ms to import, issue 17):\n`);
+  const bundleRows = [['function', 'bundle KB', `cold import ms (fresh process, median of ${RUNS})`, 'worker init ms (this run)']];
+  const defs = [...lambda.deployment.functions.values()].sort((a, b) => a.name.localeCompare(b.name));
+  for (const def of defs) {
+    const file = stack.bundles.file(def.entry);
+    const times: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', `const t=performance.now();await import(${JSON.stringify(file)});console.log(performance.now()-t)`], {
+        env: lambda.environment(def.logicalId),
+        encoding: 'utf8',
+      });
+      times.push(r.status === 0 ? Number(r.stdout.trim().split('\n').pop()) : NaN);
+    }
+    const fn = lambda.fn(def.logicalId);
+    const cold = times.every(Number.isFinite) ? fmt(pct(times, 50), 1) : 'FAILED';
+    bundleRows.push([def.name, fmt(statSync(file).size / 1024, 1), cold, fn.lastInitMs === undefined ? '-' : fmt(fn.lastInitMs, 1)]);
   }
-  bundleRows.push([e.name, fmt(statSync(outfile).size / 1024, 1), fmt(pct(times, 50), 1)]);
+  const bw = bundleRows[0].map((_, i) => Math.max(...bundleRows.map((r) => r[i].length)));
+  for (const r of bundleRows) console.log(r.map((c, i) => c.padEnd(bw[i])).join('  '));
 }
-const bw = bundleRows[0].map((_, i) => Math.max(...bundleRows.map((r) => r[i].length)));
-if (!ONLY) for (const r of bundleRows) console.log(r.map((c, i) => c.padEnd(bw[i])).join('  '));
+
+await stack.stop();
+process.exit(0);

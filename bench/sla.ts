@@ -2,31 +2,34 @@
  * SLA benchmark (`node --import tsx bench/sla.ts`, BENCH_SLA_TICKETS to resize):
  * recompute of N open tickets through the sla-recompute queue (wall time and
  * DynamoDB requests per ticket), and the state consumer's cost per event.
- * Runs on DynamoDB Local (in memory) and fauxqs, like the local stack.
+ * Runs the stack `npm start` runs (bench/stack.ts): the recompute is asked of
+ * the API, its queue is drained into the deployed recompute function as its
+ * event-source mapping would (batch size 1), and the deployed state consumer
+ * gets one-record SQS events. The functions' DynamoDB requests and consumed
+ * capacity are counted by the proxy they reach DynamoDB Local through; the
+ * seeding goes straight to it.
  */
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { freePort } from '../local/ports.ts';
-import { ensureTable, startDynamoDbLocal } from '../local/dynamodb-local.ts';
-import { configureLocalEnv, LOCAL_TABLE } from '../local/stack.ts';
+import { sqsClient } from '../local/stack.ts';
+import { gatewayCaller } from './http.ts';
+import { sqsEvent, startBenchStack, templateQueue } from './stack.ts';
 
 const TICKETS = Number(process.env.BENCH_SLA_TICKETS ?? 10_000);
 const EVENTS = 300;
 
-process.env.DDB_STATS = '1';
-process.env.LOG_LEVEL = 'silent';
-const dynamo = await startDynamoDbLocal(await freePort());
-await ensureTable(dynamo.endpoint, LOCAL_TABLE);
-const { startLocalSqs, localQueueUrl } = await import('../local/pipeline.ts');
-const sqsLocal = await startLocalSqs(0);
-configureLocalEnv({ dynamodbEndpoint: dynamo.endpoint, sessionSecret: 'bench-secret-bench-secret-bench-secret-0123456789', sqsEndpoint: sqsLocal.endpoint });
+const stack = await startBenchStack();
+const { lambda, store } = stack;
+store.consumedCapacity = true;
+const resetDdbStats = () => store.reset();
+const gw = await stack.gateway();
 
-const { resetDdbStats } = await import('#shared/db/stats.ts');
 const accounts = await import('#shared/accounts/service.ts');
 const ticketsRepo = await import('#shared/tickets/repository.ts');
 const sla = await import('#shared/sla/service.ts');
-const { sqs } = await import('#shared/events/sqs.ts');
 const { newId } = await import('#shared/ids.ts');
 const { transactWrite } = await import('#shared/db/transact.ts');
+const { TICKET_EVENT_SOURCE } = await import('#shared/events/ticket-events.ts');
+const { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } = await import('#shared/messages/events.ts');
 
 const acct = await accounts.createAccount({ name: 'SLA bench', plan: 'enterprise', ownerEmail: 'owner@sla-bench.example' });
 const admin = { accountId: acct.accountId, userId: acct.owner.id, role: 'owner' as const, plan: 'enterprise' as const, credential: 'api_key' as const };
@@ -73,20 +76,26 @@ await Promise.all(
 );
 console.log(`Seeded ${TICKETS} open tickets in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
 
-const queueUrl = localQueueUrl(sqsLocal.endpoint, 'sla-recompute');
+const recomputeQueue = templateQueue(lambda, 'sla-recompute');
+const stateQueue = templateQueue(lambda, 'sla');
+const sqs = sqsClient(stack.sqs.endpoint);
+const call = gatewayCaller(gw.url);
+// The functions start before anything is timed (cold starts are the bundles table's business).
+await Promise.all([recomputeQueue.fn.warm(), stateQueue.fn.warm(), call(acct.apiKey, 'GET', '/helpdesk/api/sla-policies')]);
 
-/** Drain the recompute queue with the consumer's own function, as Lambda would (batch size 1). */
+/** Ask the API for a recompute, then drain the recompute queue into the deployed consumer, as its mapping would (batch size 1). */
 async function recompute(label: string) {
   resetDdbStats();
   const started = performance.now();
-  const accepted = await sla.requestRecompute(admin, queueUrl);
+  const accepted = (await call(acct.apiKey, 'POST', '/helpdesk/api/sla-policies/recompute')).data as { ticketCount: number };
   let batches = 0;
   for (;;) {
-    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }));
+    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: recomputeQueue.url, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }));
     const m = out.Messages?.[0];
     if (!m) break;
-    await sla.recomputeBatch(JSON.parse(m.Body!), queueUrl);
-    await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle! }));
+    const res = await recomputeQueue.fn.invoke<{ batchItemFailures?: unknown[] }>(sqsEvent([m], recomputeQueue.arn));
+    if (res?.batchItemFailures?.length) throw new Error(`the recompute consumer failed a batch: ${JSON.stringify(res)}`);
+    await sqs.send(new DeleteMessageCommand({ QueueUrl: recomputeQueue.url, ReceiptHandle: m.ReceiptHandle! }));
     batches += 1;
   }
   const wall = (performance.now() - started) / 1000;
@@ -99,6 +108,16 @@ async function recompute(label: string) {
 
 await recompute('Recompute, first run (no state yet)');
 await recompute('Recompute, again (state exists, nothing changed)');
+
+/** An event as the SLA queue delivers it to the deployed state consumer: the bus envelope in a one-record SQS event. */
+const busEvent = (source: string, event: string, data: Record<string, unknown>) => {
+  const detail = { eventId: newId('evt'), accountId: acct.accountId, event, timestamp: new Date().toISOString(), data };
+  return sqsEvent([{ MessageId: detail.eventId, Body: JSON.stringify({ version: '0', id: detail.eventId, source, 'detail-type': event, time: detail.timestamp, detail }) }], stateQueue.arn);
+};
+const consume = async (event: ReturnType<typeof busEvent>) => {
+  const res = await stateQueue.fn.invoke<{ batchItemFailures?: unknown[] }>(event);
+  if (res?.batchItemFailures?.length) throw new Error(`the SLA state consumer failed an event: ${JSON.stringify(res)}`);
+};
 
 async function perEvent(label: string, run: (i: number) => Promise<void>) {
   resetDdbStats();
@@ -116,11 +135,13 @@ for (let i = 0; i < EVENTS; i++) {
   const t = (await ticketsRepo.getTicket(acct.accountId, ids[i]))!;
   await transactWrite([ticketsRepo.replaceTicketWrite({ ...t, status: t.status === 'pending' ? 'open' : 'pending', updatedAt: new Date().toISOString(), version: t.version + 1 }, t.version)]);
 }
-await perEvent('State consumer, ticket.updated (status change)', (i) => sla.onTicketChanged(acct.accountId, ids[i]));
-await perEvent('State consumer, the same ticket event redelivered', (i) => sla.onTicketChanged(acct.accountId, ids[i]));
-await perEvent('State consumer, message.created (response)', (i) => sla.onMessage(acct.accountId, { id: newId('msg'), ticketId: ids[i], type: 'response', createdAt: new Date().toISOString() }));
-await perEvent('State consumer, message.created (note)', (i) => sla.onMessage(acct.accountId, { id: newId('msg'), ticketId: ids[i], type: 'note', createdAt: new Date().toISOString() }));
+const updated = ids.slice(0, EVENTS).map((id) => busEvent(TICKET_EVENT_SOURCE, 'ticket.updated', { ticket: { id } }));
+await perEvent('State consumer, ticket.updated (status change)', (i) => consume(updated[i]));
+await perEvent('State consumer, the same ticket event redelivered', (i) => consume(updated[i]));
+const message = (i: number, type: string) => busEvent(MESSAGE_EVENT_SOURCE, MESSAGE_CREATED, { message: { id: newId('msg'), ticketId: ids[i], type, createdAt: new Date().toISOString() } });
+await perEvent('State consumer, message.created (response)', (i) => consume(message(i, 'response')));
+await perEvent('State consumer, message.created (note)', (i) => consume(message(i, 'note')));
 
-await sqsLocal.stop();
-await dynamo.stop();
+sqs.destroy();
+await stack.stop();
 process.exit(0);
