@@ -3,7 +3,7 @@
  * create with no group, in the same run, interleaved so both see the same
  * machine load. Called by bench/run.ts (see benchGroupDistribution).
  */
-import type { DdbCallStats } from '#shared/db/stats.ts';
+import type { DdbCallStats } from '../local/dynamodb-proxy.ts';
 
 export interface GroupBenchOptions {
   /** Authenticated JSON call through the local gateway as an admin (bench/run.ts `call`). */

@@ -16,7 +16,31 @@
  */
 import { Agent, createServer, request as upstreamRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sequentialSteps, type DdbCallStats } from '#shared/db/stats.ts';
+
+/** A tally of DynamoDB calls: what the benchmark reports per API call. */
+export interface DdbCallStats {
+  requests: number;
+  byCommand: Record<string, number>;
+  capacityUnits: number;
+  millis: number;
+  /** [start, end] of each call, to find the round trips on the critical path. */
+  spans: Array<[number, number]>;
+}
+
+/**
+ * Round trips on the critical path: calls that overlap in time ran in
+ * parallel and count once; each gap starts a new sequential step.
+ */
+export function sequentialSteps(spans: Array<[number, number]>): number {
+  const sorted = [...spans].sort((a, b) => a[0] - b[0]);
+  let steps = 0;
+  let end = -Infinity;
+  for (const [s, e] of sorted) {
+    if (s >= end) steps += 1;
+    end = Math.max(end, e);
+  }
+  return steps;
+}
 
 /** What an injected attempt gets instead of DynamoDB Local's answer. */
 export type StoreAnswer =
@@ -69,7 +93,7 @@ export interface DynamoDbProxy {
   consumedCapacity: boolean;
   /** Install (or, with undefined, remove) the failure hook. */
   inject(hook: StoreFailureHook | undefined): void;
-  /** What went through since the last reset, in the shape of shared/db/stats.ts's resetDdbStats(); starts a new tally. */
+  /** What went through since the last reset, in the shape of the bench's DdbCallStats; starts a new tally. */
   reset(): DdbCallStats & { criticalPath: number };
   stop(): Promise<void>;
 }

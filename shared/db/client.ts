@@ -1,13 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FinalizeRequestMiddleware } from '@smithy/types';
 import { ServiceUnavailableError } from '../domain/errors.ts';
 import { dbSettings } from './settings.ts';
-import { instrument } from './stats.ts';
 
-const { AWS_REGION, DYNAMODB_ENDPOINT, DDB_STATS } = dbSettings();
+const { AWS_REGION, DYNAMODB_ENDPOINT } = dbSettings();
 
 /**
  * Per-attempt socket limits: a DynamoDB call answers in milliseconds, so an
@@ -59,32 +57,7 @@ ddb.middlewareStack.add(
   { step: 'initialize', name: 'requestScope' },
 );
 
-/** What an injected attempt does instead of reaching the store: fail, or (BatchGetItem) leave every key unprocessed. */
-type Injected = Error | { unprocessedKeys: true } | undefined;
-type Injector = (commandName: string, input: Record<string, unknown>) => Injected;
-let injector: Injector | undefined;
-
-/**
- * Test hook: make attempts of this process's DynamoDB calls fail with the
- * error `fn` returns, or a BatchGetItem answer with every key unprocessed
- * (undefined lets the attempt through). It sits inside the
- * SDK's retry loop, so an injected throttle is retried and backed off exactly
- * like a real one. Pass undefined to remove it.
- */
-export function injectStoreFailures(fn: Injector | undefined): void {
-  injector = fn;
-}
-
-const attemptDeadline: FinalizeRequestMiddleware<object, object> = (next, context) => async (args) => {
-  const injected = injector?.(String(context.commandName), args.input as Record<string, unknown>);
-  if (injected instanceof Error) throw injected;
-  if (injected) {
-    // DynamoDB's answer when it throttles a batch: nothing read, every key handed back.
-    // At this step the input is in wire form and the document client no longer converts what we return: hand the keys back native.
-    const { RequestItems } = args.input as { RequestItems: Record<string, { Keys: Record<string, AttributeValue>[] }> };
-    const UnprocessedKeys = Object.fromEntries(Object.entries(RequestItems).map(([table, r]) => [table, { Keys: r.Keys.map((k) => unmarshall(k)) }]));
-    return { response: {}, output: { $metadata: {}, Responses: {}, UnprocessedKeys } } as never;
-  }
+const attemptDeadline: FinalizeRequestMiddleware<object, object> = (next) => async (args) => {
   const deadline = scope.getStore()?.deadline;
   if (deadline === undefined) return next(args);
   const left = deadline - Date.now();
@@ -98,5 +71,3 @@ const attemptDeadline: FinalizeRequestMiddleware<object, object> = (next, contex
   }
 };
 ddb.middlewareStack.addRelativeTo(attemptDeadline as never, { relation: 'after', toMiddleware: 'retryMiddleware', name: 'attemptDeadline' });
-
-if (DDB_STATS) instrument(ddb);

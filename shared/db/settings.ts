@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineSettings, flag } from '../config/settings.ts';
+import { defineSettings } from '../config/settings.ts';
 
 /** What the DynamoDB client reads (shared/db/client.ts), at load. */
 export const dbSettings = defineSettings(
@@ -10,7 +10,5 @@ export const dbSettings = defineSettings(
     AWS_REGION: z.string().min(1),
     /** Only the local stack sets it (DynamoDB Local). */
     DYNAMODB_ENDPOINT: z.url().optional(),
-    /** The bench counts requests per call (shared/db/stats.ts). */
-    DDB_STATS: flag,
   }),
 );
