@@ -22,7 +22,14 @@ export const SDK_CREDENTIAL_SOURCES_NEVER_LOADED_IN_LAMBDA = [
   '@smithy/credential-provider-imds',
 ];
 
-/** `node:http` as a CommonJS value rather than an ES namespace, which would load undici on import (see the file). */
+/**
+ * `node:http` as a CommonJS value rather than an ES namespace, whose creation
+ * loads undici (see the file). Powertools' tracer and the SDK's instance
+ * metadata provider imported it statically (35 ms of every cold start); no
+ * bundle does today, and this keeps a dependency that does from bringing the
+ * cost back. It also serves the SDK's lazy import for http endpoints (local
+ * DynamoDB).
+ */
 const NODE_HTTP_SHIM = 'infra/node-http.cjs';
 const ALIASES = { 'node:http': NODE_HTTP_SHIM, http: NODE_HTTP_SHIM };
 
