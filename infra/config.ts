@@ -29,6 +29,23 @@ export const StageConfigSchema = z.object({
   authorizerCacheTtlSeconds: z.number().int().min(0).max(3600).default(0),
   /** Reserved concurrency, so a consumer backlog cannot take the API's share of the account's concurrency. Omit in small accounts. */
   reservedConcurrency: z.object({ authorizer: z.number().int().min(1), apiFunction: z.number().int().min(1) }).optional(),
+  /**
+   * Uploads and attachments (decisions §14; docs/infrastructure.md): the browser origins that may PUT uploads (CORS),
+   * how object access is logged (S3 server access logs, or CloudTrail data events of this bucket), how long those logs
+   * are kept, and GuardDuty Malware Protection for S3 on the upload prefix (then only uploads tagged clean can be
+   * attached; GuardDuty bills per GB scanned).
+   */
+  uploads: z
+    .object({
+      corsOrigins: z
+        .array(z.url({ protocol: /^https?$/ }).regex(/^https?:\/\/[^/]+$/, 'an origin: scheme and host, no path'))
+        .max(20)
+        .default([]),
+      accessLogging: z.enum(['serverAccessLogs', 'cloudTrailDataEvents']).default('serverAccessLogs'),
+      accessLogRetentionDays: z.number().int().min(1).max(3650).default(365),
+      malwareProtection: z.boolean().default(false),
+    })
+    .prefault({}),
   functionMemoryMb: z.number().int().min(128).max(10240).default(1024),
   logRetentionDays: z.union([z.literal(7), z.literal(14), z.literal(30), z.literal(90), z.literal(180), z.literal(365)]).default(30),
 });

@@ -21,7 +21,7 @@ import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, Tabl
 import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction, SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
-import { type CfnFunction, FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { type CfnFunction, CfnPermission, FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
@@ -40,6 +40,7 @@ import type { StageConfig } from './config.ts';
 import { bundles } from './imports.ts';
 import { ServiceFunction } from './service-function.ts';
 import { checkFunctionSettings } from './settings.ts';
+import { OBJECT_STORE_MODULE, Uploads } from './uploads.ts';
 
 export interface SupportDeskStackProps extends StackProps {
   /** The stage's typed settings (infra/config.ts). */
@@ -63,6 +64,8 @@ export class SupportDeskStack extends Stack {
   readonly api: RestApi;
   readonly bus: EventBus;
   readonly usagePlans: Record<string, UsagePlan> = {};
+  /** The bucket of uploads and attachments (infra/uploads.ts). */
+  readonly uploads: Uploads;
 
   /** Every function of the stack, for the per-function alarms and the dashboard. */
   private readonly functions: Array<{ name: string; entry: string; fn: NodejsFunction }> = [];
@@ -117,8 +120,11 @@ export class SupportDeskStack extends Stack {
      * A function of the stack. Table access (none / read / read-write as asked) and the session secret follow from
      * what its bundle imports, so each function holds exactly the grants its code can use.
      */
+    // Uploads and attachments: one bucket; functions are told it and granted on it by what their bundles import.
+    this.uploads = new Uploads(this, 'Uploads', { config });
     const fn = (id: string, entry: string, description: string, access: 'read' | 'readWrite', environment: Record<string, string> = {}, timeout?: Duration, reservedConcurrency?: number) => {
       const enriches = bundles(entry, 'shared/organizations/enrichment.ts');
+      const storesObjects = bundles(entry, OBJECT_STORE_MODULE);
       const f = new ServiceFunction(this, id, {
         entry,
         description,
@@ -126,12 +132,13 @@ export class SupportDeskStack extends Stack {
         tableAccess: bundles(entry, 'shared/db/client.ts') ? access : 'none',
         sessionSecret: bundles(entry, 'shared/auth/secret.ts') ? sessionSecret : undefined,
         secrets: enriches && enrichmentSecret ? [enrichmentSecret] : [],
-        environment: { EVENT_BUS_NAME: this.bus.eventBusName, STACK_NAME: this.stackName, ...(enriches ? enrichmentEnv : {}), ...environment },
+        environment: { EVENT_BUS_NAME: this.bus.eventBusName, STACK_NAME: this.stackName, ...(enriches ? enrichmentEnv : {}), ...(storesObjects ? this.uploads.environment : {}), ...environment },
         timeout,
         memorySize: config.functionMemoryMb,
         logRetention: config.logRetentionDays as RetentionDays,
         reservedConcurrency,
       }).fn;
+      this.uploads.grantTo(f, entry);
       this.functions.push({ name: id, entry, fn: f });
       return f;
     };
@@ -283,8 +290,8 @@ export class SupportDeskStack extends Stack {
     for (const group of API_GROUPS) {
       const handler = fn(`Group-${group.name}`, group.entry, `Endpoint group ${group.name}`, 'readWrite', sendEnv(group.sendsTo), undefined, config.reservedConcurrency?.apiFunction);
       grantSends(handler, group.sendsTo);
-      // No test-invoke permission: the console's "Test" button is not a way in for production traffic.
-      const integration = new LambdaIntegration(handler, { allowTestInvoke: false });
+      // One invoke permission per function for the API, not one per method (liveStageOnly below).
+      const integration = new LambdaIntegration(handler, { scopePermissionToMethod: false });
       for (const route of group.routes) {
         this.api.root
           .resourceForPath(route.path)
@@ -293,10 +300,15 @@ export class SupportDeskStack extends Stack {
     }
 
     // Unknown paths under each interface answer a JSON 404 in that interface's envelope.
-    const notFound = new LambdaIntegration(fn('NotFound', NOT_FOUND.entry, 'JSON 404 for unknown routes', 'read'), { allowTestInvoke: false });
+    const notFound = new LambdaIntegration(fn('NotFound', NOT_FOUND.entry, 'JSON 404 for unknown routes', 'read'), { scopePermissionToMethod: false });
     for (const prefix of [...API_PREFIXES, '/helpdesk/api/v1']) {
       const catchAll = this.api.root.resourceForPath(prefix).addResource('{proxy+}').addMethod('ANY', notFound, { authorizationType: AuthorizationType.NONE, apiKeyRequired: false });
       nagAck(catchAll, 'APIG4', 'Catch-all for unknown paths: it only ever answers a 404 and reads nothing.');
+    }
+    // Each function's one API permission names the live stage: no test-invoke from the console (its stage is test-invoke-stage),
+    // which is not a way in for production traffic. (A permission per method would cost ~85 of the 500 resources a stack may hold.)
+    for (const permission of this.api.node.children) {
+      if (permission instanceof CfnPermission) permission.sourceArn = this.api.arnForExecuteApi('*', '/*', this.api.deploymentStage.stageName);
     }
     const json = { 'application/json': '{"error":{"code":"resource_not_found","message":"No such route"}}' };
     this.api.addGatewayResponse('MissingToken', { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, statusCode: '404', templates: json });
@@ -400,6 +412,7 @@ export class SupportDeskStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.api.url });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'SessionSecretArn', { value: sessionSecret.secretArn });
+    new CfnOutput(this, 'UploadsBucketName', { value: this.uploads.bucket.bucketName });
     new CfnOutput(this, 'EventBusName', { value: this.bus.eventBusName });
     for (const [plan, p] of Object.entries(this.usagePlans)) new CfnOutput(this, `UsagePlan-${plan}`, { value: p.usagePlanId });
   }

@@ -9,6 +9,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { buildBundles, type Bundles } from './lambda/build.ts';
 import { readDeployment, type Deployment, type FunctionDef } from './lambda/deployment.ts';
 import { LOCAL_ACCOUNT, startLocalLambda } from './lambda/index.ts';
+import { createLocalBuckets } from './lambda/buckets.ts';
 import { createLocalQueues } from './lambda/queues.ts';
 import { synthesizeLocalStack, type Template } from './lambda/template.ts';
 import { pipelineEnvVars, startLocalSqs } from './pipeline.ts';
@@ -160,6 +161,8 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
     await ensureTable(dynamo.endpoint, LOCAL_TABLE);
     const { deployment, bundles } = await prepared;
     await createLocalQueues(sqsClient(sqs.endpoint), deployment, LOCAL_REGION, LOCAL_ACCOUNT);
+    // fauxqs serves S3 on the same endpoint: the template's bucket, for uploads and attachments.
+    await createLocalBuckets(sqs.endpoint, deployment, LOCAL_REGION);
     const lambda = await startLocalLambda({
       deployment,
       bundles,

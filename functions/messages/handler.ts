@@ -1,3 +1,5 @@
+import { attachmentRoutes } from '#shared/attachments/contract.ts';
+import { createUpload, getAttachment } from '#shared/attachments/service.ts';
 import { httpGroup } from '#shared/http/middleware.ts';
 import { messageRoutes } from '#shared/messages/contract.ts';
 import * as messages from '#shared/messages/service.ts';
@@ -5,11 +7,13 @@ import { pageMeta } from '#shared/pagination/numbered.ts';
 
 const { toMessageDto } = messages;
 
-export const handler = httpGroup(messageRoutes, {
+export const handler = httpGroup([...messageRoutes, ...attachmentRoutes], {
   listMessages: async ({ principal, query }) => {
     const page = await messages.listMessages(principal, query);
-    return { success: true, data: page.items.map(toMessageDto), meta: pageMeta(query.page, query.limit, page.total) };
+    return { success: true, data: await Promise.all(page.items.map(toMessageDto)), meta: pageMeta(query.page, query.limit, page.total) };
   },
-  getMessage: async ({ principal, params }) => ({ success: true, data: toMessageDto(await messages.getMessage(principal, params.messageId)) }),
-  createMessage: async ({ principal, body }) => ({ success: true, data: toMessageDto(await messages.createMessage(principal, body)) }),
+  getMessage: async ({ principal, params }) => ({ success: true, data: await toMessageDto(await messages.getMessage(principal, params.messageId)) }),
+  createMessage: async ({ principal, body }) => ({ success: true, data: await toMessageDto(await messages.createMessage(principal, body)) }),
+  createUpload: async ({ principal, body }) => ({ success: true, data: await createUpload(principal, body) }),
+  getAttachment: async ({ principal, params }) => ({ success: true, data: await getAttachment(principal, params.attachmentId) }),
 });

@@ -85,6 +85,8 @@ export interface Deployment {
   api: { routes: ApiRoute[]; authorizerFunctionId: string };
   /** Secrets of the stack (logical id -> construct id). */
   secrets: Map<string, string>;
+  /** S3 buckets of the stack (logical id -> the bucket's local name, from its construct path). */
+  buckets: Map<string, string>;
 }
 
 const refId = (v: unknown): string | undefined => (v && typeof v === 'object' && 'Ref' in v ? String((v as { Ref: unknown }).Ref) : undefined);
@@ -214,6 +216,7 @@ export function readDeployment(stackName: string, template: Template): Deploymen
   if (!authorizerFunctionId) throw new Error('The authorizer has no function');
 
   const secrets = new Map(resourcesOf(template, 'AWS::SecretsManager::Secret').map(([id, r]) => [id, constructId(r) ?? id]));
+  const buckets = new Map(resourcesOf(template, 'AWS::S3::Bucket').map(([id, r]) => [id, localBucketName(stackName, r, id)]));
 
   return {
     stackName,
@@ -228,7 +231,21 @@ export function readDeployment(stackName: string, template: Template): Deploymen
     schedules,
     api: { routes, authorizerFunctionId },
     secrets,
+    buckets,
   };
+}
+
+/** A bucket's name locally (CloudFormation generates it in AWS): the stack and the construct path, as S3 allows names (3-63 of a-z0-9.-). */
+function localBucketName(stackName: string, r: CfnResource, logicalId: string): string {
+  const path = String(r.Metadata?.['aws:cdk:path'] ?? logicalId)
+    .split('/')
+    .slice(1)
+    .filter((p) => p !== 'Resource');
+  const name = [stackName, ...path]
+    .join('-')
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-');
+  return name.slice(0, 63).replace(/-+$/, '');
 }
 
 /** A function by its entry file (the route table and topology name entries). */

@@ -18,6 +18,8 @@ export interface LocalLambdaOptions {
   tableName: string;
   dynamodbEndpoint: string;
   sqsEndpoint: string;
+  /** The S3 emulator (AWS_ENDPOINT_URL_S3 of every function); default: the SQS emulator, fauxqs, which serves S3 on the same endpoint. */
+  s3Endpoint?: string;
   sessionSecret: LocalSecret;
   /**
    * The local stack's documented differences from AWS, added on top of each
@@ -62,6 +64,8 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
       const q = d.queues.get(id);
       if (q) return localQueueUrl(opts.sqsEndpoint, q.name);
       if (d.secrets.has(id)) return secretArn(id);
+      const bucket = d.buckets.get(id);
+      if (bucket) return bucket;
       return d.functions.get(id)?.name;
     },
     getAtt(id, attr) {
@@ -70,6 +74,7 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
       if (q && attr === 'QueueName') return q.name;
       if (q && attr === 'QueueUrl') return localQueueUrl(opts.sqsEndpoint, q.name);
       if (id === d.busId && attr === 'Name') return d.busName;
+      if (d.buckets.has(id) && attr === 'Arn') return `arn:aws:s3:::${d.buckets.get(id)}`;
       if (id === d.busId && attr === 'Arn') return `arn:aws:events:${opts.region}:${LOCAL_ACCOUNT}:event-bus/${d.busName}`;
       return undefined;
     },
@@ -106,6 +111,7 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
       AWS_ENDPOINT_URL_DYNAMODB_STREAMS: opts.dynamodbEndpoint,
       AWS_ENDPOINT_URL_SQS: opts.sqsEndpoint,
       AWS_ENDPOINT_URL_EVENTBRIDGE: eventBridge.endpoint,
+      AWS_ENDPOINT_URL_S3: opts.s3Endpoint ?? opts.sqsEndpoint,
       ...(def.secretsExtension ? { PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(extension.port) } : {}),
     };
     Object.assign(env, opts.overlay?.(def, env));

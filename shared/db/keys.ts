@@ -71,6 +71,12 @@ export const keys = {
   ticketMessage: (accountId: string, ticketId: string, messageId: string) => ({ pk: acct(accountId), sk: `TMSG#${ticketId}#${messageId}` }),
   ticketMessagePrefix: (ticketId: string) => `TMSG#${ticketId}#`,
 
+  /**
+   * An upload (decisions §14): pending until a message attaches it (the same item then describes the attachment, whose
+   * id shares the upload's suffix), so consuming the token is one conditional write in the message's transaction.
+   */
+  upload: (accountId: string, uploadId: string) => ({ pk: acct(accountId), sk: `UPLOAD#${uploadId}` }),
+
   /** Marks a message's email as handed to the email port, so a redelivered event does not send it twice. */
   emailSent: (accountId: string, messageId: string) => ({ pk: acct(accountId), sk: `EMAILSENT#${messageId}` }),
 

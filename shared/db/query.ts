@@ -1,4 +1,4 @@
-import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gsiKeys, type GsiName } from './table-definition.ts';
 import { ddb, tableName } from './client.ts';
@@ -176,15 +176,32 @@ export async function queryAll<T extends Record<string, unknown>>(q: Omit<PageQu
  * Get up to 100 items by key in one BatchGetItem, retrying the keys DynamoDB
  * left unprocessed (throttling) with backoff: an unprocessed key is "not read
  * yet", never "does not exist". The request deadline bounds the retries.
+ * `consistent` reads strongly consistently (what a write just committed).
  */
-export async function batchGet(keys: Key[]): Promise<Record<string, unknown>[]> {
+export async function batchGet(keys: Key[], opts: { consistent?: boolean } = {}): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let pending: Key[] = keys;
   for (let attempt = 0; pending.length; attempt++) {
     if (attempt) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
-    const out = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending } } }));
+    const out = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ...(opts.consistent ? { ConsistentRead: true } : {}) } } }));
     items.push(...((out.Responses?.[tableName()] ?? []) as Record<string, unknown>[]));
     pending = (out.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Key[];
   }
   return items;
+}
+
+/**
+ * Delete items by key, 25 per BatchWriteItem, retrying the keys DynamoDB left
+ * unprocessed with backoff (a missing item counts as deleted). For background
+ * clean-ups whose items nothing reads any more; not a transaction.
+ */
+export async function batchDelete(keys: readonly Key[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 25) {
+    let pending: unknown[] = keys.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }));
+    for (let attempt = 0; pending.length; attempt++) {
+      if (attempt) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
+      const out = await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending as never } }));
+      pending = out.UnprocessedItems?.[tableName()] ?? [];
+    }
+  }
 }

@@ -80,7 +80,8 @@ export interface ScheduleDef {
   description: string;
 }
 
-export type QueueName = 'webhook-fanout' | 'webhook-delivery' | 'email-sender' | 'enrichment' | 'automations' | 'automation-time-rules' | 'sla' | 'sla-recompute' | 'group-distribution';
+export type QueueName =
+  'webhook-fanout' | 'webhook-delivery' | 'email-sender' | 'enrichment' | 'automations' | 'automation-time-rules' | 'sla' | 'sla-recompute' | 'group-distribution' | 'attachment-cleanup';
 
 /** 14 days: the SQS maximum, so a delivery retried over ~28 hours (decisions §7) and its DLQ copy outlive any outage. */
 export const MESSAGE_RETENTION_SECONDS = 14 * 24 * 60 * 60;
@@ -187,6 +188,18 @@ export const QUEUES: readonly QueueDef[] = [
     maxReceiveCount: 5,
     description: "group.capacity.changed -> assign the groups' oldest waiting tickets (backfill); group.deleted -> detach its tickets, drop its counters",
   },
+  {
+    name: 'attachment-cleanup',
+    consumer: 'functions/attachment-cleanup/handler.ts',
+    // Each message clears at most 2,000 messages of one ticket, then continues in a follow-up message on this queue.
+    batchSize: 5,
+    functionTimeoutSeconds: 60,
+    visibilityTimeoutSeconds: 360,
+    maxReceiveCount: 5,
+    urlEnv: 'ATTACHMENT_CLEANUP_QUEUE_URL',
+    sendsTo: ['attachment-cleanup'],
+    description: "ticket.deleted -> the ticket's messages and attachment records, then their objects in S3 (idempotent)",
+  },
 ];
 
 export const RULES: readonly RuleDef[] = [
@@ -243,6 +256,12 @@ export const RULES: readonly RuleDef[] = [
     description: "A deleted organization's contacts not unlinked by the request are unlinked in the background",
     pattern: { source: [ORGANIZATION_EVENT_SOURCE], 'detail-type': [ORGANIZATION_DELETED] },
     queue: 'enrichment',
+  },
+  {
+    name: 'ticket-deleted-to-attachment-cleanup',
+    description: "A deleted ticket's messages and attachment objects are deleted in the background",
+    pattern: { source: [TICKET_EVENT_SOURCE], 'detail-type': ['ticket.deleted'] },
+    queue: 'attachment-cleanup',
   },
 ];
 

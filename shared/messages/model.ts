@@ -1,20 +1,10 @@
 import * as z from 'zod';
 import { pageParams } from '../pagination/numbered.ts';
+import { AttachmentInputSchema, AttachmentSchema, MAX_ATTACHMENTS } from '../attachments/model.ts';
 import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../tickets/model.ts';
 
 export const MESSAGE_TYPES = ['request', 'response', 'note'] as const;
 
-const AttachmentSchema = z
-  .object({
-    token: z.string().min(1).max(512),
-    name: z.string().min(1).max(255),
-    size: z
-      .number()
-      .int()
-      .min(0)
-      .max(50 * 1024 * 1024),
-  })
-  .meta({ id: 'MessageAttachment' });
 const CcSchema = z.object({ email: z.email().max(254), name: z.string().max(128).nullable().optional() }).meta({ id: 'MessageCc' });
 
 export const MessageSchema = z
@@ -25,7 +15,7 @@ export const MessageSchema = z
     content: z.string().describe('Sanitized HTML'),
     textContent: z.string(),
     authorId: z.string(),
-    attachments: z.array(AttachmentSchema),
+    attachments: z.array(AttachmentSchema).describe('Each with a fresh presigned download URL (15 minutes)'),
     ccs: z.array(CcSchema),
     recipients: z.array(z.string()).describe('Explicit recipients (forwards); empty means the requester'),
     isForward: z.boolean(),
@@ -44,7 +34,11 @@ export const CreateMessageBodySchema = z
     text_content: z.string().max(100_000).optional(),
     recipients: z.array(z.email().max(254)).max(50).optional(),
     ccs: z.array(CcSchema).max(50).optional(),
-    attachments: z.array(AttachmentSchema).max(50).optional(),
+    attachments: z
+      .array(AttachmentInputSchema)
+      .max(MAX_ATTACHMENTS)
+      .optional()
+      .describe('Upload tokens (POST /uploads), each used once; a refused token is 422 naming attachments.N.token and nothing is written'),
     send_email: z.boolean().default(true),
     is_forward: z.boolean().default(false),
     ticket_update: z

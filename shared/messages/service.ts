@@ -1,3 +1,4 @@
+import { prepareAttachments, toAttachmentDto, type PreparedAttachments } from '../attachments/service.ts';
 import type { Principal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import type { TxWrite } from '../db/transact.ts';
@@ -12,49 +13,72 @@ import * as repo from './repository.ts';
 import type { MessageRecord } from './repository.ts';
 import { htmlToText, sanitizeContent } from './sanitize.ts';
 
-export const toMessageDto = ({ accountId: _a, sendEmail: _s, ...m }: MessageRecord): Message => m;
+/**
+ * A message as the API answers it: each attachment with a fresh presigned
+ * download URL. Entries stored before uploads existed (a bare client token
+ * that referred to nothing) have no object and are left out.
+ */
+export async function toMessageDto({ accountId: _a, sendEmail: _s, attachments, ...m }: MessageRecord): Promise<Message> {
+  return { ...m, attachments: await Promise.all(attachments.filter((a) => a.key).map(toAttachmentDto)) };
+}
+
+/** A message as its event carries it: attachments without keys or URLs (a URL would expire long before a redelivery). */
+const eventMessage = ({ accountId: _a, sendEmail: _s, attachments, ...m }: MessageRecord) => ({ ...m, attachments: attachments.map(({ key: _k, ...a }) => a) });
 
 /**
  * Add a message to a ticket. Its ticket_update (if any) is applied in the
  * same transaction, with the same rules and events as a PUT; otherwise the
  * ticket is only proven unchanged (so a ticket closed meanwhile refuses it).
- * A response with send_email is announced for the email sender.
+ * Attachment tokens are checked and their objects copied once the ticket is
+ * known to accept the message; the same transaction consumes the tokens, so
+ * a token attaches to exactly one message. A failed request deletes its
+ * copies. A response with send_email is announced for the email sender.
  */
-export function createMessage(p: Principal, input: CreateMessageInput): Promise<MessageRecord> {
-  return retryOnConflict(async () => {
-    const update = Object.fromEntries(Object.entries(input.ticket_update ?? {}).filter(([, v]) => v !== undefined));
-    let related: TxWrite[];
-    if (Object.keys(update).length) {
-      const plan = await planTicketUpdate(p, input.ticket_id, update);
-      related = plan.writes.length ? plan.writes : [ticketUnchangedCheck(plan.current)];
-    } else {
-      const ticket = await getTicket(p, input.ticket_id);
-      if (ticket.status === 'closed') throw new RuleViolationError('TICKET_CLOSED', 'Messages cannot be added to a closed ticket');
-      related = [ticketUnchangedCheck(ticket)];
-    }
-    const now = new Date().toISOString();
-    const content = sanitizeContent(input.content);
-    const message: MessageRecord = {
-      id: newId('msg'),
-      accountId: p.accountId,
-      ticketId: input.ticket_id,
-      type: input.type,
-      content,
-      textContent: input.text_content ?? htmlToText(content),
-      authorId: p.userId,
-      attachments: input.attachments ?? [],
-      ccs: (input.ccs ?? []).map((c) => ({ email: c.email, name: c.name ?? null })),
-      recipients: input.recipients ?? [],
-      isForward: input.is_forward,
-      // Notes are internal: they never send email.
-      sendEmail: input.type === 'response' && input.send_email,
-      createdAt: now,
-      updatedAt: now,
-    };
-    const event = newDomainEvent(p.accountId, MESSAGE_CREATED, { message: toMessageDto(message), sendEmail: message.sendEmail }, now);
-    await repo.createMessage(message, [...related, ...outboxWrites([event], MESSAGE_EVENT_SOURCE)]);
-    return message;
-  });
+export async function createMessage(p: Principal, input: CreateMessageInput): Promise<MessageRecord> {
+  let prepared: Promise<PreparedAttachments> | undefined;
+  try {
+    return await retryOnConflict(async () => {
+      const update = Object.fromEntries(Object.entries(input.ticket_update ?? {}).filter(([, v]) => v !== undefined));
+      let related: TxWrite[];
+      if (Object.keys(update).length) {
+        const plan = await planTicketUpdate(p, input.ticket_id, update);
+        related = plan.writes.length ? plan.writes : [ticketUnchangedCheck(plan.current)];
+      } else {
+        const ticket = await getTicket(p, input.ticket_id);
+        if (ticket.status === 'closed') throw new RuleViolationError('TICKET_CLOSED', 'Messages cannot be added to a closed ticket');
+        related = [ticketUnchangedCheck(ticket)];
+      }
+      // Checked and copied once per request, after the ticket answered; a retry after a conflict reuses the copies.
+      prepared ??= input.attachments?.length ? prepareAttachments(p, input.ticket_id, input.attachments) : undefined;
+      const attaching = await prepared;
+      const now = new Date().toISOString();
+      const content = sanitizeContent(input.content);
+      const message: MessageRecord = {
+        id: newId('msg'),
+        accountId: p.accountId,
+        ticketId: input.ticket_id,
+        type: input.type,
+        content,
+        textContent: input.text_content ?? htmlToText(content),
+        authorId: p.userId,
+        attachments: attaching?.attachments ?? [],
+        ccs: (input.ccs ?? []).map((c) => ({ email: c.email, name: c.name ?? null })),
+        recipients: input.recipients ?? [],
+        isForward: input.is_forward,
+        // Notes are internal: they never send email.
+        sendEmail: input.type === 'response' && input.send_email,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const event = newDomainEvent(p.accountId, MESSAGE_CREATED, { message: eventMessage(message), sendEmail: message.sendEmail }, now);
+      await repo.createMessage(message, [...related, ...(attaching?.writes(message.id, now) ?? []), ...outboxWrites([event], MESSAGE_EVENT_SOURCE)]);
+      return message;
+    });
+  } catch (err) {
+    // Nothing was written: this request's copies go (a refused token, a closed ticket, a lost race, an outage).
+    await (await prepared?.catch(() => undefined))?.discard();
+    throw err;
+  }
 }
 
 export async function getMessage(p: Principal, id: string): Promise<MessageRecord> {

@@ -24,7 +24,18 @@ import { usePipeline } from '../support/pipeline.ts';
 const emailDir = mkdtempSync(join(tmpdir(), 'sd-deployed-emails-'));
 process.env.EMAIL_OUTBOX_DIR = emailDir;
 
-const EVERY_QUEUE: readonly QueueName[] = ['webhook-fanout', 'webhook-delivery', 'email-sender', 'enrichment', 'automations', 'automation-time-rules', 'sla', 'sla-recompute', 'group-distribution'];
+const EVERY_QUEUE: readonly QueueName[] = [
+  'webhook-fanout',
+  'webhook-delivery',
+  'email-sender',
+  'enrichment',
+  'automations',
+  'automation-time-rules',
+  'sla',
+  'sla-recompute',
+  'group-distribution',
+  'attachment-cleanup',
+];
 
 const { client } = useGateway();
 const { account, pipeline } = usePipeline(EVERY_QUEUE);
@@ -183,6 +194,16 @@ async function slaKept() {
 }
 
 /** The API functions with no background path of their own, and the catch-all for unknown paths. */
+/** tickets API (delete) -> stream -> outbox publisher -> bus -> attachment-cleanup. */
+async function ticketCleanedUp() {
+  const { d } = await tenant();
+  const ticket = await newTicket(d, { subject: 'Delete me' });
+  const res = await d.del(`/helpdesk/api/v1/tickets/${ticket.id}`);
+  expect(res.status, res.text).toBe(204);
+  const cleanup = (await localLambda()).byEntry('functions/attachment-cleanup/handler.ts');
+  await eventually(() => cleanup.invocations > 0, WAIT_MS, 'the attachment clean-up of the deleted ticket');
+}
+
 async function readsAnswered() {
   const { d } = await tenant();
   const contacts = await d.get('/helpdesk/api/contacts');
@@ -196,7 +217,7 @@ async function readsAnswered() {
 describe('the deployed functions', () => {
   it('every function of the template runs from its bundle with a real event, and none fails', async () => {
     // Act: each path on its own account, side by side.
-    await Promise.all([webhookDelivered(), emailsSent(), organizationEnriched(), automationsApplied(), groupBackfilled(), slaKept(), readsAnswered()]);
+    await Promise.all([webhookDelivered(), emailsSent(), organizationEnriched(), automationsApplied(), groupBackfilled(), slaKept(), ticketCleanedUp(), readsAnswered()]);
     const swept = await pipeline().sweep(0);
     expect(swept).toMatchObject({ published: expect.any(Number), unpublished: expect.any(Number) });
 

@@ -6,6 +6,7 @@ import { freePort } from '../../local/ports.ts';
 import type { TestProject } from 'vitest/node';
 import { ensureTable, startDynamoDbLocal, type DynamoLocal } from '../../local/dynamodb-local.ts';
 import { LOCAL_ACCOUNT } from '../../local/lambda/index.ts';
+import { createLocalBuckets } from '../../local/lambda/buckets.ts';
 import { createLocalQueues } from '../../local/lambda/queues.ts';
 import { startLocalSqs, type LocalSqs } from '../../local/pipeline.ts';
 import { LOCAL_REGION, LOCAL_TABLE, prepareDeployment, sqsClient } from '../../local/stack.ts';
@@ -37,6 +38,7 @@ export async function setup(project: TestProject) {
   sqs = await startLocalSqs(0);
   const { deployment, bundles, template } = await prepared;
   await createLocalQueues(sqsClient(sqs.endpoint), deployment, LOCAL_REGION, LOCAL_ACCOUNT);
+  await createLocalBuckets(sqs.endpoint, deployment, LOCAL_REGION);
   scratch = mkdtempSync(join(tmpdir(), 'support-desk-tests-'));
   const templateFile = join(scratch, 'template.json');
   writeFileSync(templateFile, JSON.stringify(template));

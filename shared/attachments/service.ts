@@ -1,0 +1,158 @@
+import type { Principal } from '../auth/principal.ts';
+import type { TxWrite } from '../db/transact.ts';
+import { NotFoundError, ValidationError, type FieldIssue } from '../domain/errors.ts';
+import { newId, randomBase62 } from '../ids.ts';
+import { logger } from '../logger.ts';
+import {
+  ATTACHMENT_PREFIX,
+  idSuffix,
+  objectKeys,
+  TOKEN_TTL_SECONDS,
+  UPLOAD_PREFIX,
+  URL_TTL_SECONDS,
+  type Attachment,
+  type AttachmentInput,
+  type CreateUploadInput,
+  type StoredAttachment,
+  type Upload,
+} from './model.ts';
+import { copyObject, presignDownload, presignUpload, scanStatus, SCAN_CLEAN, storedSize, uploadHeaders } from './objects.ts';
+import * as repo from './repository.ts';
+import type { UploadRecord } from './repository.ts';
+import { deleteObjects } from './s3.ts';
+
+const inSeconds = (seconds: number, from = Date.now()) => new Date(from + seconds * 1000).toISOString();
+
+/**
+ * POST /uploads: a token and a presigned PUT, valid 15 minutes. The bytes go
+ * from the client straight to S3; the upload is an item that expires (TTL)
+ * if no message attaches it within 24 hours.
+ */
+export async function createUpload(p: Principal, input: CreateUploadInput): Promise<Upload> {
+  const now = Date.now();
+  const id = newId('upl', now).slice(UPLOAD_PREFIX.length);
+  const uploadKey = objectKeys.upload(p.accountId, id);
+  const uploadUrl = await presignUpload(uploadKey, input.name, input.size, input.contentType);
+  const record: UploadRecord = {
+    accountId: p.accountId,
+    id,
+    name: input.name,
+    size: input.size,
+    contentType: input.contentType,
+    state: 'pending',
+    uploadKey,
+    createdBy: p.userId,
+    createdAt: new Date(now).toISOString(),
+    expiresAt: Math.floor(now / 1000) + TOKEN_TTL_SECONDS,
+  };
+  await repo.putUpload(record);
+  return {
+    token: `${UPLOAD_PREFIX}${id}`,
+    name: input.name,
+    size: input.size,
+    contentType: input.contentType,
+    uploadUrl,
+    uploadMethod: 'PUT',
+    uploadHeaders: uploadHeaders(input.name, input.contentType),
+    expiresAt: inSeconds(URL_TTL_SECONDS, now),
+    tokenExpiresAt: inSeconds(TOKEN_TTL_SECONDS, now),
+  };
+}
+
+/** An attachment as the API answers it: its stored facts and a fresh download URL (no S3 request: the URL is signed locally). */
+export async function toAttachmentDto(a: StoredAttachment): Promise<Attachment> {
+  return { id: a.id, name: a.name, size: a.size, contentType: a.contentType, url: await presignDownload(a.key, a.name, a.contentType), urlExpiresAt: inSeconds(URL_TTL_SECONDS) };
+}
+
+const stored = (u: UploadRecord): StoredAttachment => ({ id: `${ATTACHMENT_PREFIX}${u.id}`, name: u.name, size: u.size, contentType: u.contentType, key: u.objectKey! });
+
+/** GET /attachments/:id: an attachment of the caller's account (another account's id is simply not found). */
+export async function getAttachment(p: Principal, attachmentId: string): Promise<Attachment> {
+  const id = idSuffix(attachmentId, ATTACHMENT_PREFIX);
+  const u = id ? await repo.getUpload(p.accountId, id) : null;
+  if (!u || u.state !== 'attached') throw new NotFoundError('Attachment');
+  return toAttachmentDto(stored(u));
+}
+
+/** What a message needs to attach its uploads: the attachments it stores, the token-consuming writes of its transaction, and the undo of a failed attempt. */
+export interface PreparedAttachments {
+  attachments: StoredAttachment[];
+  writes(messageId: string, now: string): TxWrite[];
+  /** Delete this request's copies (the message was not written); best effort, as a crash here leaves only an unreachable object under the ticket. */
+  discard(): Promise<void>;
+}
+
+const refused = (issues: FieldIssue[]) => new ValidationError(`Invalid request: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, issues);
+
+/**
+ * Check each token of a new message (decisions §14) and copy its object
+ * under the ticket. A token must be an upload of the caller's account, not
+ * attached yet, not expired, and its object must exist with the declared size
+ * (HeadObject; and tagged clean where uploads are scanned for malware). Any
+ * refusal is a 422 naming `attachments.N.token` before anything is written.
+ * The copies are made before the message's transaction, which consumes the
+ * tokens: whatever happens, a committed message's objects exist, and nothing
+ * a message points at is under the prefix that expires.
+ */
+export async function prepareAttachments(p: Principal, ticketId: string, items: readonly AttachmentInput[]): Promise<PreparedAttachments> {
+  const issues: FieldIssue[] = [];
+  const issue = (i: number, message: string, field = 'token') => issues.push({ field: `attachments.${i}.${field}`, message });
+  const ids = items.map((item) => idSuffix(item.token, UPLOAD_PREFIX));
+  const uploads = await repo.getUploads(
+    p.accountId,
+    ids.filter((id): id is string => Boolean(id)),
+  );
+  const nowSeconds = Date.now() / 1000;
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    const id = ids[i];
+    const u = id ? uploads.get(id) : undefined;
+    if (!id || !u) return issue(i, 'no upload with this token in this account');
+    if (seen.has(id)) return issue(i, 'the same token is listed twice');
+    seen.add(id);
+    if (u.state !== 'pending') return issue(i, 'this upload is already attached to a message; a token can be used once');
+    if ((u.expiresAt ?? 0) <= nowSeconds) return issue(i, 'this token has expired (24 hours); upload the file again');
+    if (item.name !== undefined && item.name !== u.name) issue(i, `does not match the upload's name`, 'name');
+    if (item.size !== undefined && item.size !== u.size) issue(i, `does not match the upload's size (${u.size} bytes)`, 'size');
+  });
+  if (issues.length) throw refused(issues);
+
+  const records = ids.map((id) => uploads.get(id!)!);
+  // Never the client's word: what S3 holds, and (where uploads are scanned) GuardDuty's verdict.
+  const checks = await Promise.all(records.map(async (u) => ({ size: await storedSize(u.uploadKey), scan: await scanStatus(u.uploadKey) })));
+  checks.forEach(({ size, scan }, i) => {
+    const u = records[i];
+    if (size === undefined) return issue(i, 'nothing has been uploaded for this token yet (PUT the file to uploadUrl first)');
+    if (size !== u.size) return issue(i, `the uploaded file has ${size} bytes, not the ${u.size} declared`);
+    if (scan === undefined) return issue(i, 'the upload has not been scanned for malware yet; retry in a few seconds');
+    if (scan !== SCAN_CLEAN) return issue(i, `the upload did not pass the malware scan (${scan})`);
+  });
+  if (issues.length) throw refused(issues);
+
+  const copy = randomBase62(12);
+  const keys = records.map((u) => objectKeys.attachment(p.accountId, ticketId, u.id, copy));
+  const copied = await Promise.allSettled(records.map((u, i) => copyObject(u.uploadKey, keys[i])));
+  const discard = async () => {
+    try {
+      await deleteObjects(keys);
+    } catch (err) {
+      logger.warn('attachments: could not delete the copies of a message that was not written', { keys, err });
+    }
+  };
+  const failed = copied.find((c) => c.status === 'rejected');
+  if (failed) {
+    await discard();
+    throw failed.reason;
+  }
+  const attachments = records.map((u, i) => stored({ ...u, objectKey: keys[i] }));
+  return {
+    attachments,
+    writes: (messageId, now) =>
+      records.map((u, i) =>
+        repo.attachWrite(u, { messageId, ticketId, objectKey: keys[i], now }, () =>
+          refused([{ field: `attachments.${i}.token`, message: 'this upload was attached to another message meanwhile, or expired; a token can be used once' }]),
+        ),
+      ),
+    discard,
+  };
+}

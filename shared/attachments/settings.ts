@@ -1,0 +1,17 @@
+import * as z from 'zod';
+import { defineSettings, flag } from '../config/settings.ts';
+
+/** The S3 client of uploads and attachments (shared/attachments/s3.ts), at load. */
+export const objectStoreSettings = defineSettings(
+  'shared/attachments/s3.ts',
+  z.object({
+    /** Set by Lambda itself; the local stack sets it too. */
+    AWS_REGION: z.string().min(1),
+    /** The stack's one bucket of uploads and attachments. */
+    UPLOADS_BUCKET: z.string().min(3).max(63),
+    /** The SDK's own endpoint override; only the local stack sets it (the S3 emulator). Presigned URLs point there too. */
+    AWS_ENDPOINT_URL_S3: z.url().optional(),
+    /** GuardDuty Malware Protection scans the upload prefix (stage setting `uploads.malwareProtection`): only objects tagged clean can be attached. */
+    UPLOADS_MALWARE_SCAN: flag,
+  }),
+);
