@@ -26,6 +26,8 @@ export const TIME_FIELDS = ['hoursSinceCreated', 'hoursSinceUpdated', 'hoursSinc
 export const CONDITION_FIELDS = ['status', 'priority', 'type', 'subject', 'tags', 'assigneeId', 'requesterEmail', 'groupId', ...TIME_FIELDS] as const;
 export const ACTION_FIELDS = ['status', 'priority', 'type', 'assigneeId', 'groupId', 'addTags', 'removeTags'] as const;
 export const CUSTOM_FIELD_PREFIX = 'customField:';
+/** The field-name rule as JSON Schema for the OpenAPI document (validation itself names the known fields in its message). */
+const fieldNames = (names: readonly string[]) => ({ anyOf: [{ enum: [...names] }, { pattern: `^${CUSTOM_FIELD_PREFIX}\\S+$` }] });
 
 /** Limits that keep one evaluation bounded (an event reads every automation of its account). */
 export const MAX_AUTOMATIONS = 100;
@@ -49,7 +51,8 @@ export const ConditionSchema = z
       .string()
       .min(1)
       .max(100)
-      .describe(`One of ${CONDITION_FIELDS.join(', ')}, or customField:<ticket field id>`),
+      .describe(`One of ${CONDITION_FIELDS.join(', ')}, or customField:<ticket field id>`)
+      .meta(fieldNames(CONDITION_FIELDS)),
     op: z.enum(CONDITION_OPS),
     value: conditionValue.describe('A scalar, or an array for containsoneormoreof / containsnoneof; null means "not set" with equals / notequal'),
   })
@@ -62,7 +65,8 @@ export const ActionSchema = z
       .string()
       .min(1)
       .max(100)
-      .describe(`One of ${ACTION_FIELDS.join(', ')}, or customField:<ticket field id>`),
+      .describe(`One of ${ACTION_FIELDS.join(', ')}, or customField:<ticket field id>`)
+      .meta(fieldNames(ACTION_FIELDS)),
     value: conditionValue.describe('The value to set (status may be closed); an array of tags for addTags / removeTags; null clears assigneeId, groupId or a custom field'),
   })
   .meta({ id: 'AutomationAction' });

@@ -29,10 +29,51 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'The data store is throttling or unavailable; retry after Retry-After seconds',
 };
 
-const RATE_HEADERS = {
-  'X-RateLimit-Limit': { description: 'Requests allowed per calendar minute for the account', schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
+/** Response headers (decisions §4, correlation ids), declared once under components.headers. */
+const HEADERS = {
+  'X-RateLimit-Limit': { description: 'Requests allowed per calendar minute for the account (every authenticated answer)', schema: { type: 'integer', minimum: 1 } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer', minimum: 0 } },
   'X-RateLimit-Reset': { description: 'Unix time (seconds) when the window resets', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } },
+  'X-Request-Id': {
+    description: "The request's correlation id: the caller's X-Request-Id if it sent a usable one, else a new one. Logs and the events the request caused carry it.",
+    schema: { type: 'string' },
+  },
+};
+const header = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+/** The headers of an answer with this status: the correlation id always; the rate-limit count once the request was counted (not on 401). */
+function responseHeaders(status: number) {
+  const names: Array<keyof typeof HEADERS> = ['X-Request-Id'];
+  if (status !== 401) names.push('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
+  if (status === 429 || status === 503) names.push('Retry-After');
+  return Object.fromEntries(names.map((n) => [n, header(n)]));
+}
+
+/** Every operation accepts a correlation id (echoed as X-Request-Id). */
+const REQUEST_ID_PARAMETER = {
+  name: 'X-Request-Id',
+  in: 'header',
+  required: false,
+  description:
+    'Optional correlation id (1-128 printable ASCII characters, no spaces); answered back as X-Request-Id and carried by the logs and events of the request. Otherwise (absent or unusable) one is made.',
+  schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[\\x21-\\x7e]+$' },
+};
+
+/** GET /health: served by the gateway itself (no function, no credentials); 200 when the stack is ready. */
+const HEALTH = {
+  get: {
+    operationId: 'health',
+    summary: 'Health check',
+    description: 'No credentials. 200 when the stack is ready to serve requests.',
+    tags: ['health'],
+    security: [],
+    responses: {
+      200: {
+        description: 'Ready',
+        content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ok' } }, required: ['status'] } } },
+      },
+    },
+  },
 };
 
 /** Convert a zod schema, hoisting named sub-schemas into components and pointing refs there. */
@@ -90,18 +131,23 @@ function operation(route: RouteContract, components: Record<string, JsonSchema>)
   const responses: Record<string, unknown> = {
     [route.success.status]: {
       description: route.success.description,
-      headers: RATE_HEADERS,
+      headers: responseHeaders(route.success.status),
       ...(route.success.schema ? { content: { 'application/json': { schema: convert(route.success.schema, 'output', components) } } } : {}),
     },
   };
-  for (const s of [...statuses].sort()) responses[s] = { description: STATUS_TEXT[s] ?? 'Error', content: { 'application/json': { schema: errorRef } } };
+  for (const s of [...statuses].sort()) responses[s] = { description: STATUS_TEXT[s] ?? 'Error', headers: responseHeaders(s), content: { 'application/json': { schema: errorRef } } };
   return {
     operationId: route.operationId,
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.group],
     security: route.auth === 'session' ? [{ sessionToken: [] }] : [{ apiKey: [] }, { sessionToken: [] }],
-    parameters: [...parameters(route.params, 'path', components), ...parameters(route.query, 'query', components), ...(takesIdempotencyKey(route) ? [IDEMPOTENCY_PARAMETER] : [])],
+    parameters: [
+      ...parameters(route.params, 'path', components),
+      ...parameters(route.query, 'query', components),
+      ...(takesIdempotencyKey(route) ? [IDEMPOTENCY_PARAMETER] : []),
+      REQUEST_ID_PARAMETER,
+    ],
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: convert(route.body, 'input', components) } } } } : {}),
     responses,
   };
@@ -137,8 +183,9 @@ export function openApiDocument(extra: { schemas?: Record<string, JsonSchema> } 
         sessionToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'HS256 session token' },
       },
       schemas: { ...components, ...extra.schemas },
+      headers: HEADERS,
     },
-    paths,
+    paths: { '/health': HEALTH, ...paths } as Record<string, Record<string, unknown>>,
     webhooks,
   };
 }
@@ -164,6 +211,8 @@ function eventOperation(type: string, schema: JsonSchema) {
       description:
         'Any 2xx within 10 s acknowledges. Otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (up to 20% jitter; a longer Retry-After is honoured); 410 disables the webhook. See docs/events.md.',
       tags: ['events'],
+      // We call the receiver: it authenticates us by the signature headers, not by any of our security schemes.
+      security: [],
       parameters: SIGNATURE_HEADERS,
       requestBody: { required: true, content: { 'application/json': { schema } } },
       responses: { '2XX': { description: 'Delivered' }, '410': { description: 'Gone: the webhook is disabled' } },

@@ -24,8 +24,10 @@ export const domainSchema = z
   .string()
   .trim()
   .max(128)
+  // Checked before lowercasing, so the published schema carries the host-name rule as its pattern.
+  .regex(/^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/, 'must be a host name such as acme.com (no scheme, path or spaces)')
   .transform((d) => d.toLowerCase())
-  .pipe(z.string().regex(/^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a host name such as acme.com (no scheme, path or spaces)'));
+  .meta({ format: 'hostname' });
 
 const text = (max: number) => plainText(max).nullable();
 const enrichmentFields = {

@@ -29,7 +29,13 @@ const ENUM_VALUES: Record<string, readonly string[]> = { priority: TICKET_PRIORI
 
 export const ConditionSchema = z
   .object({
-    field: z.string().min(1).max(100).describe('priority, type, status, tags, assignee_id, requester_domain, or customField:<ticket field id>'),
+    field: z
+      .string()
+      .min(1)
+      .max(100)
+      .describe('priority, type, status, tags, assignee_id, requester_domain, or customField:<ticket field id>')
+      // The rule as JSON Schema for the OpenAPI document; the refinement below gives the message.
+      .meta({ anyOf: [{ enum: Object.keys(CONDITION_OPERATORS).filter((f) => f !== 'customField') }, { pattern: `^${CUSTOM_FIELD_PREFIX}\\S+$` }] }),
     operator: z.enum(OPERATORS),
     value: z
       .union([scalar, z.array(scalar).min(1).max(100), z.null()])

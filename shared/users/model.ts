@@ -40,10 +40,11 @@ export const CreateUserBodySchema = z
   .object({
     email,
     name,
+    // owner is not on offer (decisions §1): the schema says so, and the message says what to do instead.
     role: z
       .enum(USER_ROLES)
-      .default('member')
-      .refine((r) => r !== 'owner', 'an account has exactly one owner; transfer ownership with PATCH instead'),
+      .exclude(['owner'], { error: (issue) => (issue.input === 'owner' ? 'an account has exactly one owner; transfer ownership with PATCH instead' : undefined) })
+      .default('member'),
     send_invitation: z.boolean().default(true),
   })
   .meta({ id: 'CreateUserRequest' });

@@ -26,7 +26,9 @@ const targetUrl = z
   .refine((v) => URL.canParse(v), 'must be an absolute URL')
   .refine((v) => !URL.canParse(v) || new URL(v).protocol === 'https:', 'must use https://')
   .refine((v) => !URL.canParse(v) || (!new URL(v).username && !new URL(v).password), 'must not contain credentials')
-  .refine((v) => !URL.canParse(v) || new URL(v).hostname !== '', 'must name a host');
+  .refine((v) => !URL.canParse(v) || new URL(v).hostname !== '', 'must name a host')
+  // The same rule where generated clients and validators see it (the refinements above word the messages).
+  .meta({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]://[^/?#@\\s]+' });
 
 /** Non-empty, of the five event names; repeats are folded. */
 const events = z
