@@ -56,3 +56,22 @@ export const TicketEventDetailSchema = z
   })
   .meta({ id: 'TicketEventDetail' });
 export type TicketEventDetail = z.infer<typeof TicketEventDetailSchema>;
+
+/**
+ * decisions §7's last resort: an event that cannot fit even with every long
+ * value cut to 64 characters keeps only the ticket id (with truncated: true).
+ */
+const idOnly = z.object({ ticket: z.object({ id: z.string() }) }).describe('Last resort of the size bound (truncated: true): only the ticket id; fetch the ticket');
+
+/**
+ * The EventBridge `detail` of each ticket event type: the detail envelope with
+ * that type's `data` (the webhook payload's), as the schema registry, the
+ * OpenAPI document and docs/events.md publish it (shared/events/bus-schemas.ts).
+ */
+export const TicketEventDetailSchemas = Object.fromEntries(
+  TICKET_EVENT_TYPES.map((type) => {
+    const data = TicketEventPayloadSchemas[type].shape.data;
+    const id = z.globalRegistry.get(TicketEventPayloadSchemas[type])!.id!.replace(/Event$/, 'EventDetail');
+    return [type, TicketEventDetailSchema.extend({ event: z.literal(type), data: type === 'ticket.deleted' ? data : z.union([data, idOnly]) }).meta({ id })];
+  }),
+) as unknown as Record<TicketEventType, z.ZodType>;

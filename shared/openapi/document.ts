@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { allRoutes } from '#functions/registry.ts';
 import { interfaceOf, takesIdempotencyKey, type RouteContract } from '../http/contract.ts';
 import { TICKET_EVENT_TYPES, TicketEventDetailSchema, TicketEventPayloadSchemas } from '../events/ticket-events.ts';
-import { SlaBreachedDetailSchema } from '../sla/events.ts';
+import { PUBLISHED_EVENTS } from '../events/bus-schemas.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -162,9 +162,10 @@ export function openApiDocument(extra: { schemas?: Record<string, JsonSchema> } 
   for (const route of allRoutes()) {
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, components);
   }
-  // Event schemas (docs/events.md): what webhook receivers get, and the EventBridge detail for bus subscribers.
+  // Event schemas (docs/events.md): what webhook receivers get, and the EventBridge detail of every event published
+  // on the bus, one per detail-type, from the generator that also fills the schema registry (shared/events/bus-schemas.ts).
   convert(TicketEventDetailSchema, 'output', components);
-  convert(SlaBreachedDetailSchema, 'output', components);
+  for (const e of PUBLISHED_EVENTS) convert(e.detail, 'output', components);
   const webhooks: Record<string, unknown> = {};
   for (const type of TICKET_EVENT_TYPES) webhooks[type] = eventOperation(type, convert(TicketEventPayloadSchemas[type], 'output', components));
   return {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { domainEventDetail } from '../events/detail.ts';
 import { SLA_METRICS, TIME_MODES } from './model.ts';
 
 /** EventBridge source of SLA events. */
@@ -24,6 +25,4 @@ export const SlaBreachedDataSchema = z.object({
 export type SlaBreachedData = z.infer<typeof SlaBreachedDataSchema>;
 
 /** EventBridge `detail` of sla.breached (same envelope as every domain event). */
-export const SlaBreachedDetailSchema = z
-  .object({ eventId: z.string(), accountId: z.string(), event: z.literal(SLA_BREACHED), timestamp: z.iso.datetime(), data: SlaBreachedDataSchema })
-  .meta({ id: 'SlaBreachedEventDetail' });
+export const SlaBreachedDetailSchema = domainEventDetail(SLA_BREACHED, SlaBreachedDataSchema).meta({ id: 'SlaBreachedEventDetail' });

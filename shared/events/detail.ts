@@ -1,0 +1,19 @@
+import * as z from 'zod';
+
+/**
+ * The EventBridge `detail` envelope every domain event shares (ticket events
+ * add `actor`): the event's own id, the account, what caused it, its name,
+ * the time of the change and its `data`. One schema per event type is built
+ * from it; shared/events/bus-schemas.ts publishes them.
+ */
+export const detailEnvelope = {
+  eventId: z.string().describe('evt_…: stable across retries, republishes and replays; deduplicate on it'),
+  accountId: z.string(),
+  correlationId: z.string().optional().describe('The x-request-id of the request (or the id of the event) that caused this event'),
+  /** decisions §7: present (true) when long string values in `data` were shortened to keep the event under 256 KB. */
+  truncated: z.literal(true).optional().describe('Long string values in data were shortened (none below 64 characters); fetch the resource for the full values'),
+};
+
+/** The detail schema of one domain event type: the envelope with its name and `data`. */
+export const domainEventDetail = <E extends string, D extends z.ZodType>(event: E, data: D, timestamp: z.ZodType = z.iso.datetime()) =>
+  z.object({ ...detailEnvelope, event: z.literal(event), timestamp, data });
