@@ -46,6 +46,23 @@ export const StageConfigSchema = z.object({
       malwareProtection: z.boolean().default(false),
     })
     .prefault({}),
+  /**
+   * Who may subscribe to the bus from other AWS accounts: the accounts, and/or
+   * every account of an AWS Organization, that may create rules on it for the
+   * published events (and manage the rules they created). Nobody else's, and
+   * never PutEvents. Omit for no cross-account subscribers.
+   */
+  eventSubscribers: z
+    .object({
+      accounts: z.array(z.string().regex(/^\d{12}$/, 'a 12-digit AWS account id')).default([]),
+      organizationId: z
+        .string()
+        .regex(/^o-[a-z0-9]{10,32}$/, 'an AWS Organization id such as o-a1b2c3d4e5')
+        .optional(),
+    })
+    .default({ accounts: [] }),
+  /** Days the bus archive keeps the published events for replays (EventBridge archive retention). */
+  eventArchiveRetentionDays: z.number().int().min(1).max(3650).default(30),
   functionMemoryMb: z.number().int().min(128).max(10240).default(1024),
   logRetentionDays: z.union([z.literal(7), z.literal(14), z.literal(30), z.literal(90), z.literal(180), z.literal(365)]).default(30),
 });

@@ -37,6 +37,7 @@ import { METRICS } from '#shared/events/metrics.ts';
 import { metricDimensions } from '#shared/service.ts';
 import { DEFAULT_MAX_CONCURRENCY, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueName } from '#shared/events/topology.ts';
 import type { StageConfig } from './config.ts';
+import { BusSubscribers } from './bus-subscribers.ts';
 import { bundles } from './imports.ts';
 import { ServiceFunction } from './service-function.ts';
 import { checkFunctionSettings } from './settings.ts';
@@ -63,6 +64,8 @@ export class SupportDeskStack extends Stack {
   readonly table: Table;
   readonly api: RestApi;
   readonly bus: EventBus;
+  /** The schema registry, the subscribers' bus policy and the archive (infra/bus-subscribers.ts). */
+  readonly subscribers: BusSubscribers;
   readonly usagePlans: Record<string, UsagePlan> = {};
   /** The bucket of uploads and attachments (infra/uploads.ts). */
   readonly uploads: Uploads;
@@ -109,6 +112,8 @@ export class SupportDeskStack extends Stack {
     );
 
     this.bus = new EventBus(this, 'Bus', { eventBusName: `${this.stackName}-events` });
+    // For subscribers: the schema registry, rules from the stage's subscriber accounts, the archive for replays.
+    this.subscribers = new BusSubscribers(this, 'Subscribers', { bus: this.bus, config });
 
     // The provider's key stays in Secrets Manager; functions read it through the extension, like the session secret.
     const enrichmentSecret = config.enrichment.provider === 'http' ? Secret.fromSecretNameV2(this, 'EnrichmentApiKey', config.enrichment.apiKeySecretName) : undefined;
@@ -414,6 +419,9 @@ export class SupportDeskStack extends Stack {
     new CfnOutput(this, 'SessionSecretArn', { value: sessionSecret.secretArn });
     new CfnOutput(this, 'UploadsBucketName', { value: this.uploads.bucket.bucketName });
     new CfnOutput(this, 'EventBusName', { value: this.bus.eventBusName });
+    new CfnOutput(this, 'EventBusArn', { value: this.bus.eventBusArn });
+    new CfnOutput(this, 'EventArchiveArn', { value: this.subscribers.archive.archiveArn });
+    new CfnOutput(this, 'EventSchemaRegistryName', { value: this.subscribers.registryName });
     for (const [plan, p] of Object.entries(this.usagePlans)) new CfnOutput(this, `UsagePlan-${plan}`, { value: p.usagePlanId });
   }
 
