@@ -5,6 +5,9 @@ import type { AddressInfo } from 'node:net';
 import type { BusEntry, EventBusPort, PutEventsResult } from '#shared/events/bus.ts';
 import { entrySize, MAX_ENTRY_BYTES } from '#shared/events/entry-size.ts';
 import { escapeForTransport, sqsBodyProblem } from '#shared/events/transport.ts';
+import { LocalArchive } from './archive.ts';
+import { BusRequestError, busControl } from './bus-control.ts';
+import type { BusArchive } from './lambda/deployment.ts';
 import { matchesPattern } from './lambda/patterns.ts';
 import { LOCAL_STAGE } from './lambda/template.ts';
 
@@ -33,9 +36,15 @@ export class BusValidationError extends Error {
 }
 
 export interface LocalRule {
+  /** The rule's name (a replay's FilterArns name rules by ARN, which holds it). */
+  name?: string;
   pattern: Record<string, unknown>;
   /** URLs of the rule's target queues. */
   queueUrls: string[];
+  /** false: a disabled rule routes nothing. */
+  enabled?: boolean;
+  /** Targets by id, for rules added at run time (PutTargets); the template's rules have none here. */
+  targets?: Map<string, string>;
 }
 
 /**
@@ -47,7 +56,7 @@ export interface LocalRule {
  * whose queues cannot all be reached is reported failed, like a PutEvents
  * partial failure, so the publisher's retry path runs locally too.
  */
-export function localBus(rules: readonly LocalRule[], region: string, sqsEndpoint: string): EventBusPort {
+export function localBus(rules: readonly LocalRule[], region: string, sqsEndpoint: string, archive?: LocalArchive): EventBusPort {
   const sqs = new SQSClient({ region, endpoint: sqsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   return {
     async putEvents(entries) {
@@ -72,7 +81,9 @@ export function localBus(rules: readonly LocalRule[], region: string, sqsEndpoin
           const problem = sqsBodyProblem(body);
           if (problem) return { errorCode: 'InvalidArgument', errorMessage: problem };
           try {
-            const urls = rules.filter((r) => matchesPattern(r.pattern, envelope)).flatMap((r) => r.queueUrls);
+            // Archived first (appended before the answer, so an accepted event survives a crash), then routed.
+            if (archive?.keeps(envelope)) await archive.append([envelope]);
+            const urls = rules.filter((r) => r.enabled !== false && matchesPattern(r.pattern, envelope)).flatMap((r) => r.queueUrls);
             await Promise.all(urls.map((QueueUrl) => sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: body }))));
             return { eventId: envelope.id };
           } catch (err) {
@@ -105,6 +116,9 @@ const readJson = (req: IncomingMessage) =>
 export interface LocalEventBridge {
   /** The endpoint functions reach through AWS_ENDPOINT_URL_EVENTBRIDGE. */
   endpoint: string;
+  busArn: string;
+  /** The archive's ARN, when the bus keeps one (the template has an archive and the stack a data directory). */
+  archiveArn?: string;
   stop(): Promise<void>;
 }
 
@@ -114,15 +128,42 @@ export interface LocalEventBridge {
  * SDK client run unchanged against it. Entries for another bus are refused as
  * EventBridge refuses an unknown bus.
  */
-export async function startLocalEventBridge(opts: { busName: string; rules: readonly LocalRule[]; region: string; sqsEndpoint: string; port?: number }): Promise<LocalEventBridge> {
-  const bus = localBus(opts.rules, opts.region, opts.sqsEndpoint);
+export async function startLocalEventBridge(opts: {
+  busName: string;
+  rules: readonly LocalRule[];
+  region: string;
+  sqsEndpoint: string;
+  port?: number;
+  account?: string;
+  /** The template's archive and the folder its days are kept in (DATA_DIR/archive). */
+  archive?: { def: BusArchive; root: string };
+}): Promise<LocalEventBridge> {
+  const account = opts.account ?? LOCAL_STAGE.account;
+  const busArn = `arn:aws:events:${opts.region}:${account}:event-bus/${opts.busName}`;
+  const archive = opts.archive && new LocalArchive(opts.archive.root, opts.archive.def);
+  await archive?.prune();
+  const archiveArn = archive && `arn:aws:events:${opts.region}:${account}:archive/${archive.def.name}`;
+  // One list of rules: the template's, and those added at run time (bus-control.ts), routed alike.
+  const rules: LocalRule[] = [...opts.rules];
+  const bus = localBus(rules, opts.region, opts.sqsEndpoint, archive);
+  const control = busControl({
+    busName: opts.busName,
+    busArn,
+    region: opts.region,
+    account,
+    rules,
+    archive,
+    archiveArn,
+    sqs: new SQSClient({ region: opts.region, endpoint: opts.sqsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    sqsEndpoint: opts.sqsEndpoint,
+  });
   const error = (type: string, message: string) => ({ status: 400, body: { __type: type, message } });
   const server = createServer(async (req, res) => {
     let out: { status: number; body: unknown };
     try {
       const target = String(req.headers['x-amz-target'] ?? '');
       const input = (await readJson(req)) as { Entries?: Array<{ Source?: string; DetailType?: string; Detail?: string; EventBusName?: string; Time?: number }> };
-      if (target !== 'AWSEvents.PutEvents') out = error('UnknownOperationException', `The local bus implements PutEvents only (got ${target || 'no target'})`);
+      if (target !== 'AWSEvents.PutEvents') out = { status: 200, body: await control.handle(target.replace(/^AWSEvents\./, ''), input) };
       else if (!Array.isArray(input.Entries) || input.Entries.length === 0)
         out = error('ValidationException', "1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length greater than or equal to 1");
       else {
@@ -142,7 +183,7 @@ export async function startLocalEventBridge(opts: { busName: string; rules: read
         }
       }
     } catch (err) {
-      out = err instanceof BusValidationError ? error(err.name, err.message) : error('SerializationException', (err as Error).message);
+      out = err instanceof BusValidationError || err instanceof BusRequestError ? error(err.name, err.message) : error('SerializationException', (err as Error).message);
     }
     res.writeHead(out.status, { 'Content-Type': 'application/x-amz-json-1.1', 'x-amzn-RequestId': randomUUID() });
     res.end(JSON.stringify(out.body));
@@ -150,6 +191,8 @@ export async function startLocalEventBridge(opts: { busName: string; rules: read
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    busArn,
+    archiveArn,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -123,6 +123,9 @@ export interface LocalEndpoints {
   sqsEndpoint: string;
   eventBridgeEndpoint: string;
   busName: string;
+  busArn?: string;
+  /** The bus archive (the replay command's EventSourceArn). */
+  archiveArn?: string;
 }
 export const LOCAL_ENDPOINTS_FILE = 'local-endpoints.json';
 
@@ -172,10 +175,17 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
       sqsEndpoint: sqs.endpoint,
       sessionSecret: { current: opts.sessionSecret },
       overlay: localOverlay(opts.dataDir),
+      archiveDir: opts.dataDir ? join(opts.dataDir, 'archive') : undefined,
     });
     stops.push(() => lambda.stop());
     // This process's own tools reach the same bus; the admin CLI finds it (and the queues) in the data directory.
-    const endpoints: LocalEndpoints = { sqsEndpoint: sqs.endpoint, eventBridgeEndpoint: lambda.eventBridgeEndpoint, busName: deployment.busName };
+    const endpoints: LocalEndpoints = {
+      sqsEndpoint: sqs.endpoint,
+      eventBridgeEndpoint: lambda.eventBridgeEndpoint,
+      busName: deployment.busName,
+      busArn: lambda.busArn,
+      ...(lambda.archiveArn ? { archiveArn: lambda.archiveArn } : {}),
+    };
     Object.assign(process.env, { EVENT_BUS_NAME: endpoints.busName, AWS_ENDPOINT_URL_EVENTBRIDGE: endpoints.eventBridgeEndpoint });
     if (opts.dataDir) writeFileSync(join(opts.dataDir, LOCAL_ENDPOINTS_FILE), JSON.stringify(endpoints, null, 2));
     const { startPipeline } = await import('./pipeline.ts');

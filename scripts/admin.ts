@@ -23,7 +23,10 @@ const USAGE = `usage: npm run --silent admin -- <command> [options]
   set-plan       --account ACCOUNT_ID --plan PLAN
   list-parked    [--limit N]                       parked outbox events and dead-lettered messages (decisions §7)
   republish      --account ACCOUNT_ID --event EVENT_ID   publish a parked outbox event again (after the fix)
-  redrive        --queue QUEUE --message MESSAGE_ID      move a dead-lettered message back to its queue`;
+  redrive        --queue QUEUE --message MESSAGE_ID      move a dead-lettered message back to its queue
+  replay         --from ISO --to ISO [--detail-type T]... [--rule RULE]... [--name NAME]
+                 deliver archived events of [from, to) again (with replay-name) to the bus's rules (--rule: only those);
+                 locally to the running stack's rules; with ADMIN_TARGET=aws an EventBridge replay, --rule required`;
 
 class UsageError extends Error {}
 
@@ -45,6 +48,10 @@ const { positionals, values } = (() => {
         event: { type: 'string' },
         queue: { type: 'string' },
         message: { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        'detail-type': { type: 'string', multiple: true },
+        rule: { type: 'string', multiple: true },
       },
     });
   } catch (err) {
@@ -59,7 +66,7 @@ if (values.help || positionals[0] === 'help') {
   process.exit(0);
 }
 
-const required = (name: 'name' | 'plan' | 'owner-email' | 'owner-name' | 'account' | 'user' | 'key' | 'ttl' | 'event' | 'queue' | 'message'): string => {
+const required = (name: 'name' | 'plan' | 'owner-email' | 'owner-name' | 'account' | 'user' | 'key' | 'ttl' | 'event' | 'queue' | 'message' | 'from' | 'to'): string => {
   const v = values[name];
   if (typeof v !== 'string' || !v.trim()) throw new UsageError(`--${name} is required`);
   return v.trim();
@@ -80,7 +87,13 @@ async function main(): Promise<unknown> {
     const running = localEndpoints(settings.dataDir);
     const sqsEndpoint = settings.sqsPort ? `http://127.0.0.1:${settings.sqsPort}` : running?.sqsEndpoint;
     configureLocalEnv({ dynamodbEndpoint: `http://127.0.0.1:${settings.dynamodbPort}`, sessionSecret: localSessionSecret(settings.dataDir), ...(sqsEndpoint ? { sqsEndpoint } : {}) });
-    if (running) Object.assign(process.env, { EVENT_BUS_NAME: running.busName, AWS_ENDPOINT_URL_EVENTBRIDGE: running.eventBridgeEndpoint });
+    if (running)
+      Object.assign(process.env, {
+        EVENT_BUS_NAME: running.busName,
+        AWS_ENDPOINT_URL_EVENTBRIDGE: running.eventBridgeEndpoint,
+        ...(running.busArn ? { EVENT_BUS_ARN: running.busArn } : {}),
+        ...(running.archiveArn ? { EVENT_ARCHIVE_ARN: running.archiveArn } : {}),
+      });
   }
   let planIds: ((p: (typeof PLANS)[number]) => Promise<string>) | undefined;
   if (deployed) {
@@ -148,6 +161,30 @@ async function main(): Promise<unknown> {
       const outcome = await redriveDeadLetter(def.name, required('message'));
       if (outcome === 'not-found') throw new UsageError('no such message in the dead-letter queue');
       return { queue, messageId: required('message'), outcome };
+    }
+    case 'replay': {
+      const when = (name: 'from' | 'to') => {
+        const t = new Date(required(name));
+        if (Number.isNaN(t.getTime())) throw new UsageError(`--${name} must be an ISO 8601 time, e.g. 2025-01-31T00:00:00Z`);
+        return t;
+      };
+      const { from, to } = { from: when('from'), to: when('to') };
+      if (from >= to) throw new UsageError('--from must be before --to');
+      const archiveArn = process.env.EVENT_ARCHIVE_ARN;
+      const busArn = process.env.EVENT_BUS_ARN;
+      if (!archiveArn || !busArn)
+        throw new UsageError(
+          deployed
+            ? `the stack has no EventArchiveArn / EventBusArn output (deploy this version) or set EVENT_ARCHIVE_ARN and EVENT_BUS_ARN`
+            : 'no running local stack with an archive on this DATA_DIR; start it with npm start',
+        );
+      const rules = values.rule ?? [];
+      const detailTypes = values['detail-type'] ?? [];
+      // In AWS a replay without rules reaches every rule on the bus, our consumers and every subscriber's: name them.
+      if (deployed && !rules.length) throw new UsageError('with ADMIN_TARGET=aws, name the rules to replay into (--rule ARN), e.g. the subscriber rule that missed the events');
+      if (deployed && detailTypes.length) throw new UsageError('EventBridge replays every archived event of the window into the rules; --detail-type works locally only (filter in the rule)');
+      const { replayArchive } = await import('./replay.ts');
+      return replayArchive({ archiveArn, busArn, from, to, rules, detailTypes, name: values.name, wait: !deployed });
     }
     default:
       throw new UsageError(`unknown command: ${command}`);

@@ -14,10 +14,16 @@ export interface StackOutputsPort {
 }
 
 /** The environment values the stack's outputs supply when they are not set explicitly. */
-const FROM_OUTPUTS = { TABLE_NAME: 'TableName', SESSION_SECRET_ARN: 'SessionSecretArn', EVENT_BUS_NAME: 'EventBusName' } as const;
+const FROM_OUTPUTS = {
+  TABLE_NAME: 'TableName',
+  SESSION_SECRET_ARN: 'SessionSecretArn',
+  EVENT_BUS_NAME: 'EventBusName',
+  EVENT_BUS_ARN: 'EventBusArn',
+  EVENT_ARCHIVE_ARN: 'EventArchiveArn',
+} as const;
 
 export interface DeployedTarget {
-  /** TABLE_NAME, SESSION_SECRET_ARN, EVENT_BUS_NAME: explicit values first, then the stack's outputs. */
+  /** TABLE_NAME, SESSION_SECRET_ARN, EVENT_BUS_NAME, EVENT_BUS_ARN, EVENT_ARCHIVE_ARN: explicit values first, then the stack's outputs. */
   env: Partial<Record<keyof typeof FROM_OUTPUTS, string>>;
   /** The id of a tier's usage plan (from the stack's `UsagePlan-<plan>` output). */
   planId(plan: Plan): Promise<string>;

@@ -51,9 +51,20 @@ export interface StreamMapping {
 
 export interface BusRule {
   logicalId: string;
+  /** The rule's name locally: its construct id (CloudFormation names it in AWS), as a replay's FilterArns name it. */
+  name: string;
   pattern: Record<string, unknown>;
   /** Target queues (logical ids). */
   queues: string[];
+}
+
+/** The bus archive (AWS::Events::Archive): what it keeps and for how long. */
+export interface BusArchive {
+  logicalId: string;
+  name: string;
+  pattern: Record<string, unknown>;
+  /** 0: kept forever, as EventBridge reads it. */
+  retentionDays: number;
 }
 
 export interface ScheduleRule {
@@ -81,6 +92,8 @@ export interface Deployment {
   sqsMappings: SqsMapping[];
   streamMappings: StreamMapping[];
   rules: BusRule[];
+  /** The archive of the bus, if the template has one. */
+  archive?: BusArchive;
   schedules: ScheduleRule[];
   api: { routes: ApiRoute[]; authorizerFunctionId: string };
   /** Secrets of the stack (logical id -> construct id). */
@@ -187,9 +200,18 @@ export function readDeployment(stackName: string, template: Template): Deploymen
     if (p.ScheduleExpression) {
       for (const t of targets) if (functions.has(t)) schedules.push({ logicalId: id, functionId: t, rateSeconds: rateSeconds(p.ScheduleExpression) });
     } else if (p.EventPattern && refId(p.EventBusName) === busId) {
-      rules.push({ logicalId: id, pattern: p.EventPattern, queues: targets.filter((t) => queues.has(t)) });
+      rules.push({ logicalId: id, name: constructId(r) ?? id, pattern: p.EventPattern, queues: targets.filter((t) => queues.has(t)) });
     }
   }
+
+  const archives = resourcesOf(template, 'AWS::Events::Archive').filter(([, r]) => getAttId(r.Properties?.SourceArn) === busId);
+  if (archives.length > 1) throw new Error(`The local bus keeps one archive; the template has ${archives.length}`);
+  const archive: BusArchive | undefined = archives.map(([id, r]) => ({
+    logicalId: id,
+    name: String(r.Properties?.ArchiveName ?? id),
+    pattern: (r.Properties?.EventPattern ?? {}) as Record<string, unknown>,
+    retentionDays: Number(r.Properties?.RetentionDays ?? 0),
+  }))[0];
 
   // API Gateway: resource tree -> paths; methods -> the function in their integration URI.
   const paths = new Map<string, string>();
@@ -228,6 +250,7 @@ export function readDeployment(stackName: string, template: Template): Deploymen
     sqsMappings,
     streamMappings,
     rules,
+    archive,
     schedules,
     api: { routes, authorizerFunctionId },
     secrets,

@@ -28,6 +28,8 @@ export interface LocalLambdaOptions {
    * loopback webhook targets, log level, and test knobs.
    */
   overlay?: (fn: FunctionDef, env: Record<string, string>) => Record<string, string>;
+  /** Where the bus keeps the template's archive (DATA_DIR/archive); without it the bus archives nothing. */
+  archiveDir?: string;
 }
 
 export interface LocalLambda {
@@ -41,6 +43,9 @@ export interface LocalLambda {
   queueUrl(logicalId: string): string;
   /** The local bus endpoint (AWS_ENDPOINT_URL_EVENTBRIDGE of every function). */
   eventBridgeEndpoint: string;
+  busArn: string;
+  /** The bus archive's ARN, when it keeps one (`archiveDir`). */
+  archiveArn?: string;
   stop(): Promise<void>;
 }
 
@@ -84,7 +89,8 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
     busName: d.busName,
     region: opts.region,
     sqsEndpoint: opts.sqsEndpoint,
-    rules: d.rules.map((r) => ({ pattern: r.pattern, queueUrls: r.queues.map((q) => values.ref(q)!) })),
+    rules: d.rules.map((r) => ({ name: r.name, pattern: r.pattern, queueUrls: r.queues.map((q) => values.ref(q)!) })),
+    archive: d.archive && opts.archiveDir ? { def: d.archive, root: opts.archiveDir } : undefined,
   });
   const sessionToken = randomBytes(16).toString('hex');
   const secretIds = new Map([...d.secrets.keys()].map((id) => [secretArn(id), id]));
@@ -131,6 +137,8 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
     environment: (logicalId) => ({ ...envs.get(logicalId)! }),
     queueUrl: (logicalId) => values.ref(logicalId)!,
     eventBridgeEndpoint: eventBridge.endpoint,
+    busArn: eventBridge.busArn,
+    archiveArn: eventBridge.archiveArn,
     async stop() {
       await Promise.all([...functions.values()].map((f) => f.stop()));
       await Promise.all([eventBridge.stop(), extension.stop()]);

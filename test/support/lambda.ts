@@ -7,6 +7,7 @@ import { LOCAL_REGION, LOCAL_TABLE, localOverlay } from '../../local/stack.ts';
 
 let running: Promise<LocalLambda> | undefined;
 let storeEndpoint: Promise<string> | undefined;
+let archiveDir: string | undefined;
 
 /**
  * Give this file's functions another DynamoDB endpoint than the run's (a proxy
@@ -16,6 +17,15 @@ let storeEndpoint: Promise<string> | undefined;
 export function routeStoreThrough(endpoint: Promise<string>): void {
   if (running) throw new Error('routeStoreThrough must come before the functions start (before useGateway / usePipeline)');
   storeEndpoint = endpoint;
+}
+
+/**
+ * Let this file's bus keep the template's archive in `dir` (as `npm start`
+ * keeps it under DATA_DIR/archive). Call it before anything starts the functions.
+ */
+export function archiveBusTo(dir: string): void {
+  if (running) throw new Error('archiveBusTo must come before the functions start (before useGateway / usePipeline)');
+  archiveDir = dir;
 }
 
 /**
@@ -38,6 +48,7 @@ export function localLambda(): Promise<LocalLambda> {
         sqsEndpoint: inject('sqsEndpoint'),
         sessionSecret: { current: inject('sessionSecret') },
         overlay: localOverlay(undefined),
+        archiveDir,
       }),
     );
     afterAll(async () => {
