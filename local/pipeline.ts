@@ -32,9 +32,13 @@ export interface LocalSqs {
   stop(): Promise<void>;
 }
 
-/** Start fauxqs in-process; the queues are the template's, created by createLocalQueues (local/lambda/queues.ts). */
-export async function startLocalSqs(port: number): Promise<LocalSqs> {
-  const server = await startFauxqs({ port, logger: false });
+/**
+ * Start fauxqs in-process; the queues are the template's, created by createLocalQueues (local/lambda/queues.ts).
+ * It serves S3 on the same endpoint (the template's buckets: local/lambda/buckets.ts); with `s3Dir` its objects are
+ * files there (DATA_DIR/s3), kept across restarts, otherwise in memory.
+ */
+export async function startLocalSqs(port: number, opts: { s3Dir?: string } = {}): Promise<LocalSqs> {
+  const server = await startFauxqs({ port, logger: false, ...(opts.s3Dir ? { s3StorageDir: opts.s3Dir } : {}) });
   return { endpoint: server.address, stop: () => server.stop() };
 }
 

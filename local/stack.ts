@@ -158,7 +158,8 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
     for (const stop of stops.reverse()) await stop().catch(() => {});
   };
   try {
-    const sqs = await startLocalSqs(opts.sqsPort ?? 0);
+    // Uploads and attachments are kept under DATA_DIR/s3 (files), like the table under DATA_DIR/dynamodb.
+    const sqs = await startLocalSqs(opts.sqsPort ?? 0, { s3Dir: opts.dataDir ? join(opts.dataDir, 's3') : undefined });
     stops.push(() => sqs.stop());
     configureLocalEnv({ dynamodbEndpoint: dynamo.endpoint, sessionSecret: opts.sessionSecret, sqsEndpoint: sqs.endpoint });
     await ensureTable(dynamo.endpoint, LOCAL_TABLE);

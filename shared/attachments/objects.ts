@@ -54,7 +54,22 @@ export async function scanStatus(key: string): Promise<string | undefined> {
   }
 }
 
-/** Server-side copy (metadata, disposition and tags go along); the bytes never pass through the function. */
-export async function copyObject(from: string, to: string): Promise<void> {
-  await s3.send(new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: `${bucket}/${encodeURIComponent(from).replace(/%2F/g, '/')}` }));
+/**
+ * Server-side copy (the bytes never pass through the function; tags, such as
+ * GuardDuty's verdict, go along). The copy is stored with the declared type
+ * and an `attachment` disposition whatever the upload carried, so a download
+ * is a file even where a GET's response-* parameters are ignored (the local
+ * emulator, which also takes an upload without its signed headers).
+ */
+export async function copyObject(from: string, to: string, name: string, contentType: string): Promise<void> {
+  await s3.send(
+    new CopyObjectCommand({
+      Bucket: bucket,
+      Key: to,
+      CopySource: `${bucket}/${encodeURIComponent(from).replace(/%2F/g, '/')}`,
+      MetadataDirective: 'REPLACE',
+      ContentType: contentType,
+      ContentDisposition: contentDisposition(name),
+    }),
+  );
 }

@@ -131,7 +131,7 @@ export async function prepareAttachments(p: Principal, ticketId: string, items: 
 
   const copy = randomBase62(12);
   const keys = records.map((u) => objectKeys.attachment(p.accountId, ticketId, u.id, copy));
-  const copied = await Promise.allSettled(records.map((u, i) => copyObject(u.uploadKey, keys[i])));
+  const copied = await Promise.allSettled(records.map((u, i) => copyObject(u.uploadKey, keys[i], u.name, u.contentType)));
   const discard = async () => {
     try {
       await deleteObjects(keys);

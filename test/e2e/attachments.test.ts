@@ -105,6 +105,18 @@ describe('uploads and attachments', () => {
     expect(await objectsUnder(ticketPrefix(d))).toHaveLength(1);
   });
 
+  it('a plain PUT without the signed headers (`curl -T file "$uploadUrl"`, which the emulator takes) still downloads as a file of the declared type', async () => {
+    const d = await desk();
+    const bytes = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
+    const upload = await startUpload(d.key, 'logo.svg', bytes, 'image/svg+xml');
+    expect((await fetch(upload.uploadUrl, { method: 'PUT', body: bytes })).status).toBe(200);
+    const att = must(await message(d, [{ token: upload.token }]), 201, 'message').data.attachments[0];
+    const download = await fetch(att.url);
+    expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(download.headers.get('content-type')).toBe('image/svg+xml');
+    expect(download.headers.get('content-disposition')).toBe(`attachment; filename="logo.svg"; filename*=UTF-8''logo.svg`);
+  });
+
   it('a token used twice is refused the second time, and the second message is not written', async () => {
     const d = await desk();
     const upload = await uploaded(d.key, 'log.txt', Buffer.from('hello'), 'text/plain');
