@@ -20,13 +20,13 @@ export function presignUpload(key: string, name: string, size: number, contentTy
 }
 
 /**
- * A presigned GET, valid 15 minutes, that downloads as a file: S3 answers
- * with the disposition and type asked for here (an emulator that ignores the
- * response-* parameters still has the disposition stored at upload).
+ * A presigned GET, valid 15 minutes. It downloads as a file because the
+ * attachment's object is stored with an `attachment` disposition and the
+ * declared type (copyObject), so the URL needs no response-* parameters
+ * (which a long file name would make long, and an emulator ignores).
  */
-export function presignDownload(key: string, name: string, contentType: string): Promise<string> {
-  const command = new GetObjectCommand({ Bucket: bucket, Key: key, ResponseContentDisposition: contentDisposition(name), ResponseContentType: contentType });
-  return getSignedUrl(s3, command, { expiresIn: URL_TTL_SECONDS });
+export function presignDownload(key: string): Promise<string> {
+  return getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: URL_TTL_SECONDS });
 }
 
 /** The stored size of an object, or undefined when nothing is stored under the key (HeadObject: never the client's word). */

@@ -61,7 +61,7 @@ export async function createUpload(p: Principal, input: CreateUploadInput): Prom
 
 /** An attachment as the API answers it: its stored facts and a fresh download URL (no S3 request: the URL is signed locally). */
 export async function toAttachmentDto(a: StoredAttachment): Promise<Attachment> {
-  return { id: a.id, name: a.name, size: a.size, contentType: a.contentType, url: await presignDownload(a.key, a.name, a.contentType), urlExpiresAt: inSeconds(URL_TTL_SECONDS) };
+  return { id: a.id, name: a.name, size: a.size, contentType: a.contentType, url: await presignDownload(a.key), urlExpiresAt: inSeconds(URL_TTL_SECONDS) };
 }
 
 const stored = (u: UploadRecord): StoredAttachment => ({ id: `${ATTACHMENT_PREFIX}${u.id}`, name: u.name, size: u.size, contentType: u.contentType, key: u.objectKey! });

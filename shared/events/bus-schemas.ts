@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from '../messages/events.ts';
-import { MessageSchema } from '../messages/model.ts';
+import { MessageInEventSchema } from '../messages/model.ts';
 import { OrganizationCreatedDetailSchema, OrganizationDeletedDetailSchema } from '../organizations/event-schemas.ts';
 import { ORGANIZATION_CREATED, ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE } from '../organizations/events.ts';
 import { SLA_BREACHED, SLA_EVENT_SOURCE, SlaBreachedDetailSchema } from '../sla/events.ts';
@@ -25,7 +25,7 @@ type JsonSchema = Record<string, any>;
  */
 export const MessageCreatedDetailSchema = domainEventDetail(
   MESSAGE_CREATED,
-  z.object({ message: MessageSchema, sendEmail: z.boolean().describe('A response the email sender mails to the requester') }),
+  z.object({ message: MessageInEventSchema, sendEmail: z.boolean().describe('A response the email sender mails to the requester') }),
 ).meta({ id: 'MessageCreatedEventDetail' });
 
 export interface PublishedEvent {

@@ -25,6 +25,12 @@ export const MessageSchema = z
   .meta({ id: 'Message' });
 export type Message = z.infer<typeof MessageSchema>;
 
+/** A message as message.created carries it: attachments without download URLs (a URL would expire long before a redelivery). */
+export const MessageInEventSchema = MessageSchema.extend({
+  attachments: z.array(AttachmentSchema.pick({ id: true, name: true, size: true, contentType: true })),
+}).meta({ id: 'MessageInEvent' });
+export type MessageInEvent = z.infer<typeof MessageInEventSchema>;
+
 /** The message create body uses snake_case names (api-spec). */
 export const CreateMessageBodySchema = z
   .object({

@@ -8,7 +8,7 @@ import { newId } from '../ids.ts';
 import { ticketUnchangedCheck } from '../tickets/repository.ts';
 import { getTicket, planTicketUpdate } from '../tickets/service.ts';
 import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from './events.ts';
-import type { CreateMessageInput, ListMessagesQuery, Message } from './model.ts';
+import type { CreateMessageInput, ListMessagesQuery, Message, MessageInEvent } from './model.ts';
 import * as repo from './repository.ts';
 import type { MessageRecord } from './repository.ts';
 import { htmlToText, sanitizeContent } from './sanitize.ts';
@@ -23,7 +23,7 @@ export async function toMessageDto({ accountId: _a, sendEmail: _s, attachments, 
 }
 
 /** A message as its event carries it: attachments without keys or URLs (a URL would expire long before a redelivery). */
-const eventMessage = ({ accountId: _a, sendEmail: _s, attachments, ...m }: MessageRecord) => ({ ...m, attachments: attachments.map(({ key: _k, ...a }) => a) });
+const eventMessage = ({ accountId: _a, sendEmail: _s, attachments, ...m }: MessageRecord): MessageInEvent => ({ ...m, attachments: attachments.map(({ key: _k, ...a }) => a) });
 
 /**
  * Add a message to a ticket. Its ticket_update (if any) is applied in the
