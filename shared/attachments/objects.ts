@@ -1,7 +1,7 @@
 import { CopyObjectCommand, GetObjectCommand, GetObjectTaggingCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { contentDisposition, URL_TTL_SECONDS } from './model.ts';
-import { bucket, isMissingObject, malwareScan, s3 } from './s3.ts';
+import { bucket, callBudget, isMissingObject, malwareScan, s3 } from './s3.ts';
 
 /**
  * The objects of uploads and attachments, as the messages function uses
@@ -32,7 +32,7 @@ export function presignDownload(key: string): Promise<string> {
 /** The stored size of an object, or undefined when nothing is stored under the key (HeadObject: never the client's word). */
 export async function storedSize(key: string): Promise<number | undefined> {
   try {
-    const out = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    const out = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), callBudget());
     return out.ContentLength ?? 0;
   } catch (err) {
     if (isMissingObject(err)) return undefined;
@@ -46,7 +46,7 @@ export const SCAN_CLEAN = 'NO_THREATS_FOUND';
 export async function scanStatus(key: string): Promise<string | undefined> {
   if (!malwareScan) return SCAN_CLEAN;
   try {
-    const out = await s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: key }));
+    const out = await s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: key }), callBudget());
     return out.TagSet?.find((t) => t.Key === SCAN_STATUS_TAG)?.Value;
   } catch (err) {
     if (isMissingObject(err)) return undefined;
@@ -71,5 +71,6 @@ export async function copyObject(from: string, to: string, name: string, content
       ContentType: contentType,
       ContentDisposition: contentDisposition(name),
     }),
+    callBudget(),
   );
 }

@@ -27,6 +27,15 @@ export const s3 = new S3Client({
   requestHandler: { connectionTimeout: 3_000, requestTimeout: 15_000 },
 });
 
+/**
+ * The longest an API request waits for one S3 call, retries included: a
+ * HeadObject and a copy of 25 MiB answer well within it, and two of them stay
+ * inside the request's 20 s deadline, so a struggling S3 is a 503 (AbortError)
+ * the client can retry, never a function timeout.
+ */
+export const S3_CALL_TIMEOUT_MS = 8_000;
+export const callBudget = () => ({ abortSignal: AbortSignal.timeout(S3_CALL_TIMEOUT_MS) });
+
 /** Whether an S3 error means "no such object" (HeadObject answers a bare 404, GetObjectTagging NoSuchKey). */
 export const isMissingObject = (err: unknown): boolean => {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };

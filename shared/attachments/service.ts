@@ -19,7 +19,7 @@ import {
 import { copyObject, presignDownload, presignUpload, scanStatus, SCAN_CLEAN, storedSize, uploadHeaders } from './objects.ts';
 import * as repo from './repository.ts';
 import type { UploadRecord } from './repository.ts';
-import { deleteObjects } from './s3.ts';
+import { deleteObjects, isMissingObject } from './s3.ts';
 
 const inSeconds = (seconds: number, from = Date.now()) => new Date(from + seconds * 1000).toISOString();
 
@@ -139,10 +139,13 @@ export async function prepareAttachments(p: Principal, ticketId: string, items: 
       logger.warn('attachments: could not delete the copies of a message that was not written', { keys, err });
     }
   };
-  const failed = copied.find((c) => c.status === 'rejected');
-  if (failed) {
+  const failed = copied.findIndex((c) => c.status === 'rejected');
+  if (failed >= 0) {
     await discard();
-    throw failed.reason;
+    const reason = (copied[failed] as PromiseRejectedResult).reason;
+    // Gone between the check and the copy (the day-old upload met the lifecycle rule): the caller's 422, not our 500.
+    if (isMissingObject(reason)) throw refused([{ field: `attachments.${failed}.token`, message: 'this upload has expired; upload the file again' }]);
+    throw reason;
   }
   const attachments = records.map((u, i) => stored({ ...u, objectKey: keys[i] }));
   return {
