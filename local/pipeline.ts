@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import type { LocalLambda } from './lambda/index.ts';
 import { LOCAL_ACCOUNT, localQueueUrl } from './lambda/index.ts';
 import { matchesPattern } from './lambda/patterns.ts';
+import { previousPort, RELEASE_SECONDS, releaseHeldMessages, rememberPort } from './sqs-state.ts';
 
 const queueArn = (region: string, name: string) => `arn:aws:sqs:${region}:${LOCAL_ACCOUNT}:${name}`;
 
@@ -36,9 +37,25 @@ export interface LocalSqs {
  * Start fauxqs in-process; the queues are the template's, created by createLocalQueues (local/lambda/queues.ts).
  * It serves S3 on the same endpoint (the template's buckets: local/lambda/buckets.ts); with `s3Dir` its objects are
  * files there (DATA_DIR/s3), kept across restarts, otherwise in memory.
+ * With `dataDir` the queues live there (SQLite, written through on every change) and survive a restart, even
+ * after a SIGKILL: the last run's port is kept when `port` is 0 (the persisted queues' URLs carry it), and what
+ * the last run was holding is visible again (local/sqs-state.ts).
  */
-export async function startLocalSqs(port: number, opts: { s3Dir?: string } = {}): Promise<LocalSqs> {
-  const server = await startFauxqs({ port, logger: false, ...(opts.s3Dir ? { s3StorageDir: opts.s3Dir } : {}) });
+export async function startLocalSqs(port: number, opts: { s3Dir?: string; dataDir?: string } = {}): Promise<LocalSqs> {
+  const { dataDir } = opts;
+  const server = await startFauxqs({ port: port || (dataDir ? await previousPort(dataDir) : 0), logger: false, dataDir, ...(opts.s3Dir ? { s3StorageDir: opts.s3Dir } : {}) });
+  if (dataDir) {
+    const sqs = new SQSClient({ region: 'us-east-1', endpoint: server.address, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    try {
+      await releaseHeldMessages(server, sqs);
+      rememberPort(dataDir, server.port);
+    } catch (err) {
+      await server.stop();
+      throw err;
+    } finally {
+      sqs.destroy();
+    }
+  }
   return { endpoint: server.address, stop: () => server.stop() };
 }
 
@@ -439,7 +456,8 @@ class FairQueuePoller extends SqsPoller {
     const rest = [...this.lanes.values()].flat();
     this.lanes.clear();
     this.held = 0;
-    await this.setVisibility(rest, 0).catch((err) => log(`${this.def.name}: could not release held messages`, { err: (err as Error).message }));
+    // RELEASE_SECONDS, not 0: on persisted queues fauxqs would drop them from memory (local/sqs-state.ts).
+    await this.setVisibility(rest, RELEASE_SECONDS).catch((err) => log(`${this.def.name}: could not release held messages`, { err: (err as Error).message }));
   }
 
   private signal() {

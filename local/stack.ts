@@ -158,8 +158,9 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
     for (const stop of stops.reverse()) await stop().catch(() => {});
   };
   try {
-    // Uploads and attachments are kept under DATA_DIR/s3 (files), like the table under DATA_DIR/dynamodb.
-    const sqs = await startLocalSqs(opts.sqsPort ?? 0, { s3Dir: opts.dataDir ? join(opts.dataDir, 's3') : undefined });
+    // Uploads and attachments are kept under DATA_DIR/s3 (files), like the table under DATA_DIR/dynamodb; queues
+    // under DATA_DIR/sqs, so what was queued is still there after a restart, even after a SIGKILL.
+    const sqs = await startLocalSqs(opts.sqsPort ?? 0, { s3Dir: opts.dataDir ? join(opts.dataDir, 's3') : undefined, dataDir: opts.dataDir ? join(opts.dataDir, 'sqs') : undefined });
     stops.push(() => sqs.stop());
     configureLocalEnv({ dynamodbEndpoint: dynamo.endpoint, sessionSecret: opts.sessionSecret, sqsEndpoint: sqs.endpoint });
     await ensureTable(dynamo.endpoint, LOCAL_TABLE);
@@ -194,10 +195,28 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
     stops.push(() => pipeline.stop());
     const { startGateway } = await import('./gateway.ts');
     const gateway = await startGateway(opts.port, lambda, { pages: await localPages() });
-    stops.push(() => gateway.close());
+    stops.push(() => drainGateway(gateway));
     return { baseUrl: gateway.url, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;
   }
+}
+
+/**
+ * Stop taking requests and let those in flight finish and answer (at most
+ * `graceMs`), closing kept-alive connections as they fall idle; then close
+ * whatever is left. A client is not cut off from a write that commits anyway
+ * (it would retry and create it twice); the write's events are in the outbox
+ * either way, published now or by the sweep at the next start.
+ */
+async function drainGateway(gateway: { server: { close(done: () => void): unknown; closeIdleConnections(): void }; close(): Promise<void> }, graceMs = 5_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const drained = new Promise<void>((resolve) => gateway.server.close(() => resolve()));
+  const idle = setInterval(() => gateway.server.closeIdleConnections(), 50);
+  gateway.server.closeIdleConnections();
+  await Promise.race([drained, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+  clearTimeout(timer);
+  clearInterval(idle);
+  await gateway.close();
 }

@@ -65,9 +65,10 @@ Press Ctrl-C to stop.
 `);
 
 let stopping = false;
-const stop = async () => {
+const stop = async (signal: NodeJS.Signals) => {
   if (stopping) return;
   stopping = true;
+  console.log(`${signal}: stopping. Requests in flight are answered; events still queued are kept in ${settings.dataDir} and go out at the next start.`);
   await stack.stop();
   process.exit(0);
 };
