@@ -78,3 +78,23 @@ export function startCommand(
     });
   });
 }
+
+/**
+ * Send `signal` to a whole process group (as a crash or a terminal would) and
+ * wait until none of its processes is left; the leader's exit code and signal.
+ */
+export async function signalGroup(child: ChildProcess, signal: NodeJS.Signals, timeoutMs = 30_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+    else child.once('exit', (code, sig) => resolve({ code, signal: sig }));
+  });
+  process.kill(-child.pid!, signal);
+  for (const until = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 50))) {
+    try {
+      process.kill(-child.pid!, 0);
+    } catch {
+      return exited;
+    }
+    if (Date.now() > until) throw new Error(`process group ${child.pid} still running ${timeoutMs} ms after ${signal}`);
+  }
+}
