@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { startLocalEventBridge } from '../bus.ts';
+import { startLocalS3 } from '../s3-front.ts';
 import type { Bundles } from './build.ts';
 import { functionByEntry, type Deployment, type FunctionDef } from './deployment.ts';
 import { LocalFunction } from './runtime.ts';
@@ -18,7 +19,7 @@ export interface LocalLambdaOptions {
   tableName: string;
   dynamodbEndpoint: string;
   sqsEndpoint: string;
-  /** The S3 emulator (AWS_ENDPOINT_URL_S3 of every function); default: the SQS emulator, fauxqs, which serves S3 on the same endpoint. */
+  /** The S3 emulator behind the local S3 endpoint (local/s3-front.ts); default: the SQS emulator, fauxqs, which serves S3 on the same endpoint. */
   s3Endpoint?: string;
   sessionSecret: LocalSecret;
   /**
@@ -92,6 +93,8 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
     rules: d.rules.map((r) => ({ name: r.name, pattern: r.pattern, queueUrls: r.queues.map((q) => values.ref(q)!) })),
     archive: d.archive && opts.archiveDir ? { def: d.archive, root: opts.archiveDir } : undefined,
   });
+  // S3 as fauxqs serves it, but taking the single PUTs of up to 25 MiB that S3 takes (presigned URLs point here).
+  const s3 = await startLocalS3(opts.s3Endpoint ?? opts.sqsEndpoint);
   const sessionToken = randomBytes(16).toString('hex');
   const secretIds = new Map([...d.secrets.keys()].map((id) => [secretArn(id), id]));
   const extension = await startSecretsExtension((id) => (secretIds.has(id) ? opts.sessionSecret : undefined), sessionToken);
@@ -117,7 +120,7 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
       AWS_ENDPOINT_URL_DYNAMODB_STREAMS: opts.dynamodbEndpoint,
       AWS_ENDPOINT_URL_SQS: opts.sqsEndpoint,
       AWS_ENDPOINT_URL_EVENTBRIDGE: eventBridge.endpoint,
-      AWS_ENDPOINT_URL_S3: opts.s3Endpoint ?? opts.sqsEndpoint,
+      AWS_ENDPOINT_URL_S3: s3.endpoint,
       ...(def.secretsExtension ? { PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(extension.port) } : {}),
     };
     Object.assign(env, opts.overlay?.(def, env));
@@ -141,7 +144,7 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
     archiveArn: eventBridge.archiveArn,
     async stop() {
       await Promise.all([...functions.values()].map((f) => f.stop()));
-      await Promise.all([eventBridge.stop(), extension.stop()]);
+      await Promise.all([eventBridge.stop(), extension.stop(), s3.stop()]);
     },
   };
 }

@@ -21,9 +21,13 @@ const ATTACHMENTS = '/helpdesk/api/attachments';
 
 let s3: S3Client;
 let bucket: string;
+/** The S3 endpoint the functions are given (local/s3-front.ts in front of fauxqs); presigned URLs point there. */
+let s3Endpoint: string;
 beforeAll(async () => {
   const lambda = await localLambda();
-  bucket = lambda.environment(functionByEntry(lambda.deployment, 'functions/messages/handler.ts').logicalId).UPLOADS_BUCKET;
+  const env = lambda.environment(functionByEntry(lambda.deployment, 'functions/messages/handler.ts').logicalId);
+  bucket = env.UPLOADS_BUCKET;
+  s3Endpoint = env.AWS_ENDPOINT_URL_S3;
   s3 = new S3Client({ region: 'us-east-1', endpoint: inject('sqsEndpoint'), forcePathStyle: true, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 });
 
@@ -78,7 +82,7 @@ describe('uploads and attachments', () => {
     const bytes = randomBytes(300_000);
     const upload = await startUpload(d.key, 'Screenshot <1> é.svg', bytes, 'image/svg+xml');
     expect(upload).toMatchObject({ token: expect.stringMatching(/^upl_/), name: 'Screenshot <1> é.svg', size: bytes.length, contentType: 'image/svg+xml', uploadMethod: 'PUT' });
-    expect(new URL(upload.uploadUrl).origin).toBe(new URL(inject('sqsEndpoint')).origin);
+    expect(new URL(upload.uploadUrl).origin).toBe(new URL(s3Endpoint).origin);
     expect(upload.uploadHeaders).toEqual({ 'Content-Type': 'image/svg+xml', 'Content-Disposition': `attachment; filename="Screenshot <1> _.svg"; filename*=UTF-8''Screenshot%20%3C1%3E%20%C3%A9.svg` });
     expect(Date.parse(upload.expiresAt) - Date.now()).toBeGreaterThan(14 * 60_000);
     expect(Date.parse(upload.tokenExpiresAt) - Date.now()).toBeGreaterThan(23 * 3600_000);
@@ -115,6 +119,15 @@ describe('uploads and attachments', () => {
     expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
     expect(download.headers.get('content-type')).toBe('image/svg+xml');
     expect(download.headers.get('content-disposition')).toBe(`attachment; filename="logo.svg"; filename*=UTF-8''logo.svg`);
+  });
+
+  it('takes a 25 MiB upload in one PUT locally too (the emulator alone stops at 11 MiB)', async () => {
+    const d = await desk();
+    const bytes = randomBytes(25 * 1024 * 1024);
+    const upload = await uploaded(d.key, 'big.bin', bytes);
+    const att = must(await message(d, [{ token: upload.token }]), 201, 'message').data.attachments[0];
+    expect(att.size).toBe(bytes.length);
+    expect(Buffer.from(await (await fetch(att.url)).arrayBuffer()).equals(bytes)).toBe(true);
   });
 
   it('a token used twice is refused the second time, and the second message is not written', async () => {
