@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { defineSettings } from './config/settings.ts';
 
-/** Logging, metrics and tracing (shared/observability.ts), at load. */
+/** Logging and metrics (shared/observability.ts), at load. */
 export const observabilitySettings = defineSettings(
   'shared/observability.ts',
   z.object({
-    /** Set by Lambda itself: metrics and the tracer are on only there. */
+    /** Set by Lambda itself: metrics are on only there. */
     AWS_LAMBDA_FUNCTION_NAME: z.string().min(1).optional(),
     /** Powertools' levels, any case (`silent` under tests and the bench). */
     LOG_LEVEL: z
