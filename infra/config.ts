@@ -21,12 +21,13 @@ export const StageConfigSchema = z.object({
     .discriminatedUnion('provider', [z.object({ provider: z.literal('none') }), z.object({ provider: z.literal('http'), url: z.url({ protocol: /^https$/ }), apiKeySecretName: z.string().min(1) })])
     .default({ provider: 'none' }),
   /**
-   * Seconds API Gateway caches an authorizer answer per Authorization header.
-   * 0 (default): a revoked key or suspended user is refused on the very next
-   * request. N > 0: one DynamoDB read and one authorizer invocation saved per
-   * cached request, but revocation and suspension take up to N seconds.
+   * Seconds API Gateway caches an authorizer answer per Authorization header
+   * (default 300): one authorizer invocation and one DynamoDB read saved per
+   * cached request. Revoking a key, suspending, deleting or re-roling a user and
+   * changing a plan flush the stage's cache (shared/auth/authorizer-cache.ts), so
+   * they still take effect on the next request. 0: no cache, no flush.
    */
-  authorizerCacheTtlSeconds: z.number().int().min(0).max(3600).default(0),
+  authorizerCacheTtlSeconds: z.number().int().min(0).max(3600).default(300),
   /** Reserved concurrency, so a consumer backlog cannot take the API's share of the account's concurrency. Omit in small accounts. */
   reservedConcurrency: z.object({ authorizer: z.number().int().min(1), apiFunction: z.number().int().min(1) }).optional(),
   /**

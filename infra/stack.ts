@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   ApiKey,
@@ -32,7 +32,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
 import { API_GROUPS, API_PREFIXES, AUTHORIZER, NOT_FOUND } from '#functions/registry.ts';
 import { PLAN_LIMITS, PLANS } from '#shared/auth/principal.ts';
-import { gsiKeys, GSI_NAMES, OUTBOX_INDEX, STREAM_VIEW, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/db/table-definition.ts';
+import { COUNTER_TABLE, gsiKeys, GSI_NAMES, OUTBOX_INDEX, STREAM_VIEW, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/db/table-definition.ts';
 import { METRICS } from '#shared/events/metrics.ts';
 import { metricDimensions } from '#shared/service.ts';
 import { DEFAULT_MAX_CONCURRENCY, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueName } from '#shared/events/topology.ts';
@@ -43,6 +43,11 @@ import { ServiceFunction } from './service-function.ts';
 import { checkFunctionSettings } from './settings.ts';
 import { OBJECT_STORE_MODULE, Uploads } from './uploads.ts';
 
+/** The module that flushes the authorizer cache; functions whose bundles include it get its settings and grant. */
+const AUTHORIZER_CACHE_MODULE = 'shared/auth/authorizer-cache.ts';
+/** The rate limiter; functions whose bundles include it get the counters table and UpdateItem on it. */
+const RATE_LIMITER_MODULE = 'shared/ratelimit/limiter.ts';
+
 export interface SupportDeskStackProps extends StackProps {
   /** The stage's typed settings (infra/config.ts). */
   config: StageConfig;
@@ -50,6 +55,9 @@ export interface SupportDeskStackProps extends StackProps {
 
 /** Acknowledge a cdk-nag AwsSolutions finding on a construct, with the reason it is accepted. */
 const nagAck = (scope: IConstruct, rule: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions::AwsSolutions-${rule}`, reason });
+
+/** The API's one stage. A literal, not the Stage's Ref, wherever a function needs it (see the authorizer-cache flush below). */
+export const API_STAGE = 'live';
 
 /** API Gateway usage-plan throttles per tier: the per-minute limit as a steady rate, a burst of the minute's worth (decisions §4). */
 export const tierThrottle = (perMinute: number) => ({ rateLimit: Math.ceil(perMinute / 60), burstLimit: Math.min(perMinute, 5000) });
@@ -62,6 +70,8 @@ export const tierThrottle = (perMinute: number) => ({ rateLimit: Math.ceil(perMi
  */
 export class SupportDeskStack extends Stack {
   readonly table: Table;
+  /** Per-request counters that live for a window (rate limits): no stream, TTL (shared/db/table-definition.ts). */
+  readonly counters: Table;
   readonly api: RestApi;
   readonly bus: EventBus;
   /** The schema registry, the subscribers' bus policy and the archive (infra/bus-subscribers.ts). */
@@ -100,6 +110,18 @@ export class SupportDeskStack extends Stack {
       sortKey: { name: OUTBOX_INDEX.sortKey, type: AttributeType.STRING },
       projectionType: ProjectionType.KEYS_ONLY,
     });
+
+    // Rate-limit windows: one UpdateItem per API request, kept off the main table's stream (the outbox publisher's
+    // shards carry events only). Items expire by TTL a minute after their window; nothing to back up or retain.
+    this.counters = new Table(this, 'Counters', {
+      partitionKey: { name: COUNTER_TABLE.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: COUNTER_TABLE.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: COUNTER_TABLE.ttlAttribute,
+      encryption: TableEncryption.AWS_MANAGED,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    nagAck(this.counters, 'DDB3', 'Counters of the current minute only (rate-limit windows), expired by TTL; there is nothing to restore to a point in time.');
 
     const sessionSecret = new Secret(this, 'SessionSecret', {
       description: 'HS256 key for session tokens and cursor signatures',
@@ -144,6 +166,10 @@ export class SupportDeskStack extends Stack {
         reservedConcurrency,
       }).fn;
       this.uploads.grantTo(f, entry);
+      if (bundles(entry, RATE_LIMITER_MODULE)) {
+        f.addEnvironment('RATE_LIMIT_TABLE_NAME', this.counters.tableName);
+        this.counters.grant(f, 'dynamodb:UpdateItem');
+      }
       this.functions.push({ name: id, entry, fn: f });
       return f;
     };
@@ -248,7 +274,7 @@ export class SupportDeskStack extends Stack {
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       cloudWatchRole: true,
       deployOptions: {
-        stageName: 'live',
+        stageName: API_STAGE,
         tracingEnabled: true,
         metricsEnabled: true,
         loggingLevel: MethodLoggingLevel.ERROR,
@@ -272,8 +298,8 @@ export class SupportDeskStack extends Stack {
     const authorizer = new RequestAuthorizer(this, 'Authorizer', {
       handler: authorizerFn,
       identitySources: [IdentitySource.header('Authorization')],
-      // Default 0: a suspended user or a revoked key is refused on the very next request. A stage may trade up to
-      // N seconds of revocation delay for one authorizer invocation and one read per cached request (docs/infrastructure.md).
+      // Default 300 s: one authorizer invocation and one read saved per cached request; credential changes flush the
+      // cache (below), so a revoked key or suspended user is still refused on the very next request (docs/infrastructure.md).
       resultsCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
     });
     // Without caching no identity source is required; dropping it makes API Gateway call the authorizer even when the
@@ -304,6 +330,27 @@ export class SupportDeskStack extends Stack {
       }
     }
 
+    // Credential changes (a key revoked, a user suspended, deleted or re-roled, a plan changed) flush the stage's
+    // authorizer cache at once (shared/auth/authorizer-cache.ts), so they take effect on the next request. Those functions
+    // hold the RestApi's Ref and the stage name as a literal: the RestApi resource itself depends on no function (its
+    // methods, deployment and stage do), so this adds no cycle; the Stage's Ref would (stage -> deployment -> method ->
+    // integration -> function). Synchronous in the request that makes the change, unlike a flusher behind a queue,
+    // which would leave a window in which the old answer is still served. A flush that fails after retries is alarmed.
+    const flushArn = this.formatArn({
+      service: 'apigateway',
+      account: '',
+      resource: '/restapis',
+      resourceName: `${this.api.restApiId}/stages/${API_STAGE}/cache/authorizers`,
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    });
+    for (const { entry, fn: f } of this.functions) {
+      if (!bundles(entry, AUTHORIZER_CACHE_MODULE)) continue;
+      f.addEnvironment('AUTHORIZER_CACHE_REST_API_ID', this.api.restApiId);
+      f.addEnvironment('AUTHORIZER_CACHE_STAGE', API_STAGE);
+      f.addEnvironment('AUTHORIZER_CACHE_TTL_SECONDS', String(config.authorizerCacheTtlSeconds));
+      f.addToRolePolicy(new PolicyStatement({ actions: ['apigateway:DELETE'], resources: [flushArn] }));
+    }
+
     // Unknown paths under each interface answer a JSON 404 in that interface's envelope.
     const notFound = new LambdaIntegration(fn('NotFound', NOT_FOUND.entry, 'JSON 404 for unknown routes', 'read'), { scopePermissionToMethod: false });
     for (const prefix of [...API_PREFIXES, '/helpdesk/api/v1']) {
@@ -330,6 +377,15 @@ export class SupportDeskStack extends Stack {
       responseHeaders: { 'Retry-After': "'1'" },
       templates: { 'application/json': '{"success":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"The service is temporarily overloaded; retry shortly"}}' },
     });
+    if (config.authorizerCacheTtlSeconds > 0) {
+      // With the cache, the Authorization header is the identity source: API Gateway answers a request without it
+      // itself, before the authorizer, with one body for both interfaces (local/gateway.ts MISSING_CREDENTIALS).
+      this.api.addGatewayResponse('MissingCredentials', {
+        type: ResponseType.UNAUTHORIZED,
+        statusCode: '401',
+        templates: { 'application/json': '{"error":{"code":"unauthorized","message":"Missing credentials: send Authorization: Bearer <API key or session token>"}}' },
+      });
+    }
     this.api.addGatewayResponse('Default5xx', { type: ResponseType.DEFAULT_5XX, templates: { 'application/json': '{"error":{"code":"internal_error","message":"Internal error"}}' } });
 
     // --- Usage plans per tier (the outer guard; the exact per-minute count is the service's own, decisions §4).
@@ -379,6 +435,14 @@ export class SupportDeskStack extends Stack {
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
+    new Alarm(this, 'AuthorizerCacheFlushFailed', {
+      alarmDescription: 'A credential change could not flush the authorizer cache: revoked keys, suspended users, new roles or plans take up to the cache TTL to apply',
+      metric: new Metric({ namespace: 'SupportDesk', metricName: METRICS.authorizerCacheFlushFailed, dimensionsMap: metricDimensions(this.stackName), statistic: 'Sum', period: Duration.minutes(5) }),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
     for (const rule of rules) {
       new Alarm(this, `${rule.node.id}-failed-invocations`, {
         alarmDescription: `EventBridge could not deliver events of ${rule.node.id} to its queue; they go to rule-target-failures`,
@@ -415,6 +479,10 @@ export class SupportDeskStack extends Stack {
 
     // --- What the platform team and the admin CLI need.
     new CfnOutput(this, 'ApiUrl', { value: this.api.url });
+    // The admin CLI's revoke-api-key and set-plan flush the authorizer cache with these (scripts/stack-outputs.ts).
+    new CfnOutput(this, 'RestApiId', { value: this.api.restApiId });
+    new CfnOutput(this, 'ApiStageName', { value: API_STAGE });
+    new CfnOutput(this, 'AuthorizerCacheTtlSeconds', { value: String(config.authorizerCacheTtlSeconds) });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'SessionSecretArn', { value: sessionSecret.secretArn });
     new CfnOutput(this, 'UploadsBucketName', { value: this.uploads.bucket.bucketName });

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ResourceNotFoundException, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { localCreateTableInput, localOutboxIndex, OUTBOX_INDEX, TTL_ATTRIBUTE } from '#shared/db/table-definition.ts';
+import { localCounterTableName, localCreateCounterTableInput, localCreateTableInput, localOutboxIndex, OUTBOX_INDEX, TTL_ATTRIBUTE } from '#shared/db/table-definition.ts';
 
 export class JavaMissingError extends Error {
   constructor() {
@@ -93,8 +93,9 @@ export async function startDynamoDbLocal(port: number, dbPath?: string): Promise
 
 export const localClient = (endpoint: string, region = 'us-east-1') => new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 
-/** Create the table (same definition as the CDK app) unless it exists. */
+/** Create the table and its counters table (same definitions as the CDK app) unless they exist. */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
+  await ensureCounterTable(endpoint, localCounterTableName(tableName));
   const client = localClient(endpoint);
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
@@ -114,6 +115,20 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
   } catch (err) {
     if (!(err instanceof ResourceNotFoundException)) throw err;
     await client.send(new CreateTableCommand(localCreateTableInput(tableName)));
+    await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }));
+  } finally {
+    client.destroy();
+  }
+}
+
+/** The counters table (rate-limit windows): no stream, TTL. */
+async function ensureCounterTable(endpoint: string, tableName: string): Promise<void> {
+  const client = localClient(endpoint);
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+  } catch (err) {
+    if (!(err instanceof ResourceNotFoundException)) throw err;
+    await client.send(new CreateTableCommand(localCreateCounterTableInput(tableName)));
     await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }));
   } finally {
     client.destroy();

@@ -25,7 +25,11 @@ interface CompiledRoute {
 export interface GatewayExtras {
   /** Extra GET pages served without auth (health, OpenAPI, docs). */
   pages?: Record<string, () => { status: number; contentType: string; body: string } | Promise<{ status: number; contentType: string; body: string }>>;
-  /** Cache authorizer answers per Authorization header, as a stage with authorizerCacheTtlSeconds does (default 0: off). */
+  /**
+   * Cache authorizer answers per Authorization header, as a stage with authorizerCacheTtlSeconds does: `npm start`
+   * passes the template's (LOCAL_STAGE, 300 s); the tests' gateway defaults to 0 (off). Flushed, as API Gateway's is,
+   * by FlushStageAuthorizersCache on the local control plane (LocalLambda.apiGateway).
+   */
   authorizerCacheTtlSeconds?: number;
 }
 
@@ -114,6 +118,17 @@ const AUTHORIZER_FAILURE: APIGatewayProxyResult = {
 };
 
 /**
+ * API Gateway's answer, with the cache on, to a request without the identity source (the Authorization header): it
+ * never reaches the authorizer. The stack's UNAUTHORIZED gateway response (infra/stack.ts), the same for both
+ * interfaces, since one gateway response cannot differ per path.
+ */
+export const MISSING_CREDENTIALS: APIGatewayProxyResult = {
+  statusCode: 401,
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify({ error: { code: 'unauthorized', message: 'Missing credentials: send Authorization: Bearer <API key or session token>' } }),
+};
+
+/**
  * A local stand-in for API Gateway REST: the resources and methods of the
  * synthesized template, its REQUEST authorizer and the functions behind the
  * methods, each run from its bundle in its own worker (local/lambda/), invoked
@@ -127,6 +142,12 @@ export async function startGateway(port: number, lambda: LocalLambda, extras: Ga
   if (!catchAll) throw new Error('The template has no {proxy+} catch-all method');
   const cacheMs = (extras.authorizerCacheTtlSeconds ?? 0) * 1000;
   const authCache = new Map<string, { until: number; auth: AuthorizerResult }>();
+  // An answer being fetched when a flush comes must not be cached: it may predate the change that flushed.
+  let generation = 0;
+  const unsubscribe = lambda.apiGateway.onAuthorizerCacheFlush(() => {
+    generation++;
+    authCache.clear();
+  });
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://local');
     const method = (req.method ?? 'GET').toUpperCase();
@@ -161,8 +182,8 @@ export async function startGateway(port: number, lambda: LocalLambda, extras: Ga
       const found = match(routes, method, path);
       const requestContext = {
         accountId: '000000000000',
-        apiId: 'local',
-        stage: 'local',
+        apiId: lambda.apiGateway.restApiId,
+        stage: lambda.apiGateway.stageName,
         requestId: randomUUID(),
         httpMethod: method,
         path,
@@ -201,7 +222,9 @@ export async function startGateway(port: number, lambda: LocalLambda, extras: Ga
         requestContext,
       } as unknown as APIGatewayRequestAuthorizerEvent;
       const identity = req.headers.authorization;
+      if (cacheMs && !identity) return send(res, MISSING_CREDENTIALS);
       const cached = cacheMs && identity ? authCache.get(identity) : undefined;
+      const asked = generation;
       let auth: AuthorizerResult;
       try {
         auth = cached && cached.until > Date.now() ? cached.auth : await authorizer.invoke<AuthorizerResult>(authorizerEvent);
@@ -210,7 +233,7 @@ export async function startGateway(port: number, lambda: LocalLambda, extras: Ga
         logger.error('local gateway: authorizer failed', { err: (err as Error).message, method, path });
         return send(res, AUTHORIZER_FAILURE);
       }
-      if (cacheMs && identity && auth !== cached?.auth) authCache.set(identity, { until: Date.now() + cacheMs, auth });
+      if (cacheMs && identity && auth !== cached?.auth && asked === generation) authCache.set(identity, { until: Date.now() + cacheMs, auth });
       event.requestContext.authorizer = { ...auth.context, principalId: auth.principalId };
       send(res, await invokeIntegration(target.r.fn, event));
     } catch (err) {
@@ -232,6 +255,7 @@ export async function startGateway(port: number, lambda: LocalLambda, extras: Ga
     url: `http://127.0.0.1:${actual}`,
     close: () =>
       new Promise<void>((resolve) => {
+        unsubscribe();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

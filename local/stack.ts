@@ -3,12 +3,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
+import { localCounterTableName } from '#shared/db/table-definition.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
 import type { GatewayExtras } from './gateway.ts';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { buildBundles, type Bundles } from './lambda/build.ts';
 import { readDeployment, type Deployment, type FunctionDef } from './lambda/deployment.ts';
-import { LOCAL_ACCOUNT, startLocalLambda } from './lambda/index.ts';
+import { authorizerCacheEnv, LOCAL_ACCOUNT, startLocalLambda } from './lambda/index.ts';
 import { createLocalBuckets } from './lambda/buckets.ts';
 import { createLocalQueues } from './lambda/queues.ts';
 import { synthesizeLocalStack, type Template } from './lambda/template.ts';
@@ -51,6 +52,7 @@ export function localSessionSecret(dataDir: string): string {
  */
 export function configureLocalEnv(opts: { dynamodbEndpoint: string; sessionSecret: string; tableName?: string; sqsEndpoint?: string }) {
   process.env.TABLE_NAME = opts.tableName ?? LOCAL_TABLE;
+  process.env.RATE_LIMIT_TABLE_NAME = localCounterTableName(opts.tableName ?? LOCAL_TABLE);
   process.env.AWS_REGION = LOCAL_REGION;
   process.env.DYNAMODB_ENDPOINT = opts.dynamodbEndpoint;
   process.env.SESSION_SECRET = opts.sessionSecret;
@@ -126,6 +128,8 @@ export interface LocalEndpoints {
   busArn?: string;
   /** The bus archive (the replay command's EventSourceArn). */
   archiveArn?: string;
+  /** The API Gateway control plane and the ids revoke-api-key and set-plan flush the authorizer cache of. */
+  apiGateway?: { endpoint: string; restApiId: string; stageName: string; authorizerCacheTtlSeconds: number };
 }
 export const LOCAL_ENDPOINTS_FILE = 'local-endpoints.json';
 
@@ -187,14 +191,26 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
       busName: deployment.busName,
       busArn: lambda.busArn,
       ...(lambda.archiveArn ? { archiveArn: lambda.archiveArn } : {}),
+      apiGateway: {
+        endpoint: lambda.apiGateway.endpoint,
+        restApiId: lambda.apiGateway.restApiId,
+        stageName: lambda.apiGateway.stageName,
+        authorizerCacheTtlSeconds: lambda.apiGateway.authorizerCacheTtlSeconds,
+      },
     };
-    Object.assign(process.env, { EVENT_BUS_NAME: endpoints.busName, AWS_ENDPOINT_URL_EVENTBRIDGE: endpoints.eventBridgeEndpoint });
+    Object.assign(process.env, {
+      EVENT_BUS_NAME: endpoints.busName,
+      AWS_ENDPOINT_URL_EVENTBRIDGE: endpoints.eventBridgeEndpoint,
+      AWS_ENDPOINT_URL_API_GATEWAY: lambda.apiGateway.endpoint,
+      ...authorizerCacheEnv(lambda.apiGateway),
+    });
     if (opts.dataDir) writeFileSync(join(opts.dataDir, LOCAL_ENDPOINTS_FILE), JSON.stringify(endpoints, null, 2));
     const { startPipeline } = await import('./pipeline.ts');
     const pipeline = await startPipeline({ lambda, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, tableName: LOCAL_TABLE, region: LOCAL_REGION });
     stops.push(() => pipeline.stop());
     const { startGateway } = await import('./gateway.ts');
-    const gateway = await startGateway(opts.port, lambda, { pages: await localPages() });
+    // The production shape: the template's authorizer cache (LOCAL_STAGE: 300 s), flushed by credential changes.
+    const gateway = await startGateway(opts.port, lambda, { pages: await localPages(), authorizerCacheTtlSeconds: deployment.api.authorizerCacheTtlSeconds });
     stops.push(() => drainGateway(gateway));
     return { baseUrl: gateway.url, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, stop: stopAll };
   } catch (err) {

@@ -12,6 +12,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { PLANS } from '#shared/auth/principal.ts';
+import { authorizerCacheEnv } from '../local/lambda/index.ts';
 import { configureLocalEnv, localEndpoints, localSessionSecret, localSettings } from '../local/stack.ts';
 
 const USAGE = `usage: npm run --silent admin -- <command> [options]
@@ -93,6 +94,8 @@ async function main(): Promise<unknown> {
         AWS_ENDPOINT_URL_EVENTBRIDGE: running.eventBridgeEndpoint,
         ...(running.busArn ? { EVENT_BUS_ARN: running.busArn } : {}),
         ...(running.archiveArn ? { EVENT_ARCHIVE_ARN: running.archiveArn } : {}),
+        // revoke-api-key and set-plan flush the running gateway's authorizer cache, as they flush API Gateway's.
+        ...(running.apiGateway ? { AWS_ENDPOINT_URL_API_GATEWAY: running.apiGateway.endpoint, ...authorizerCacheEnv(running.apiGateway) } : {}),
       });
   }
   let planIds: ((p: (typeof PLANS)[number]) => Promise<string>) | undefined;
@@ -133,7 +136,10 @@ async function main(): Promise<unknown> {
     }
     case 'set-plan': {
       if (!gateway) return accounts.setPlan(required('account'), plan());
-      return plans.changePlan(gateway, accountsRepo, required('account'), plan());
+      const changed = await plans.changePlan(gateway, accountsRepo, required('account'), plan());
+      // The plan is in the cached authorizer answers: the account's next request must see the new one.
+      await (await import('#shared/auth/authorizer-cache.ts')).flushAuthorizerCache();
+      return changed;
     }
     case 'list-parked': {
       const limit = values.limit === undefined ? 100 : Number(values.limit);

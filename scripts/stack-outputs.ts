@@ -20,10 +20,14 @@ const FROM_OUTPUTS = {
   EVENT_BUS_NAME: 'EventBusName',
   EVENT_BUS_ARN: 'EventBusArn',
   EVENT_ARCHIVE_ARN: 'EventArchiveArn',
+  // revoke-api-key and set-plan flush the stage's authorizer cache (shared/auth/authorizer-cache.ts).
+  AUTHORIZER_CACHE_REST_API_ID: 'RestApiId',
+  AUTHORIZER_CACHE_STAGE: 'ApiStageName',
+  AUTHORIZER_CACHE_TTL_SECONDS: 'AuthorizerCacheTtlSeconds',
 } as const;
 
 export interface DeployedTarget {
-  /** TABLE_NAME, SESSION_SECRET_ARN, EVENT_BUS_NAME, EVENT_BUS_ARN, EVENT_ARCHIVE_ARN: explicit values first, then the stack's outputs. */
+  /** TABLE_NAME, SESSION_SECRET_ARN, EVENT_BUS_NAME, EVENT_BUS_ARN, EVENT_ARCHIVE_ARN, the AUTHORIZER_CACHE_* of the API: explicit values first, then the stack's outputs. */
   env: Partial<Record<keyof typeof FROM_OUTPUTS, string>>;
   /** The id of a tier's usage plan (from the stack's `UsagePlan-<plan>` output). */
   planId(plan: Plan): Promise<string>;

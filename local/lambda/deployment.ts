@@ -85,6 +85,8 @@ export interface ApiRoute {
 export interface Deployment {
   stackName: string;
   tableId: string;
+  /** The counters table (no stream; rate-limit windows), if the template has one. */
+  counterTableId?: string;
   busId: string;
   busName: string;
   functions: Map<string, FunctionDef>;
@@ -95,7 +97,16 @@ export interface Deployment {
   /** The archive of the bus, if the template has one. */
   archive?: BusArchive;
   schedules: ScheduleRule[];
-  api: { routes: ApiRoute[]; authorizerFunctionId: string };
+  api: {
+    routes: ApiRoute[];
+    authorizerFunctionId: string;
+    /** The RestApi's logical id (functions that flush the authorizer cache hold its Ref). */
+    restApiId: string;
+    /** The deployed stage's name. */
+    stageName: string;
+    /** The authorizer's AuthorizerResultTtlInSeconds: how long the gateway caches an answer per Authorization header. */
+    authorizerCacheTtlSeconds: number;
+  };
   /** Secrets of the stack (logical id -> construct id). */
   secrets: Map<string, string>;
   /** S3 buckets of the stack (logical id -> the bucket's local name, from its construct path). */
@@ -135,7 +146,12 @@ export function readDeployment(stackName: string, template: Template): Deploymen
     if (found.length !== 1) throw new Error(`Expected one ${type} in the template, found ${found.length}`);
     return found[0];
   };
-  const [tableId] = single('AWS::DynamoDB::Table');
+  // The main table carries the stream; the counters table (shared/db/table-definition.ts COUNTER_TABLE) does not.
+  const tables = resourcesOf(template, 'AWS::DynamoDB::Table');
+  const streamed = tables.filter(([, r]) => r.Properties?.StreamSpecification);
+  if (streamed.length !== 1 || tables.length > 2) throw new Error(`Expected one table with a stream and at most one without, found ${tables.length} tables`);
+  const [tableId] = streamed[0];
+  const counterTableId = tables.find(([id]) => id !== tableId)?.[0];
   const [busId, bus] = single('AWS::Events::EventBus');
 
   const functions = new Map<string, FunctionDef>();
@@ -236,6 +252,10 @@ export function readDeployment(stackName: string, template: Template): Deploymen
   const [, authorizer] = single('AWS::ApiGateway::Authorizer');
   const authorizerFunctionId = lambdaIn(authorizer.Properties?.AuthorizerUri);
   if (!authorizerFunctionId) throw new Error('The authorizer has no function');
+  const [restApiId] = single('AWS::ApiGateway::RestApi');
+  const [, stage] = single('AWS::ApiGateway::Stage');
+  // CloudFormation's default for a REQUEST authorizer without the property is 300 s; the app always sets it.
+  const authorizerCacheTtlSeconds = Number(authorizer.Properties?.AuthorizerResultTtlInSeconds ?? 300);
 
   const secrets = new Map(resourcesOf(template, 'AWS::SecretsManager::Secret').map(([id, r]) => [id, constructId(r) ?? id]));
   const buckets = new Map(resourcesOf(template, 'AWS::S3::Bucket').map(([id, r]) => [id, localBucketName(stackName, r, id)]));
@@ -243,6 +263,7 @@ export function readDeployment(stackName: string, template: Template): Deploymen
   return {
     stackName,
     tableId,
+    counterTableId,
     busId,
     busName: String(bus.Properties?.Name),
     functions,
@@ -252,7 +273,7 @@ export function readDeployment(stackName: string, template: Template): Deploymen
     rules,
     archive,
     schedules,
-    api: { routes, authorizerFunctionId },
+    api: { routes, authorizerFunctionId, restApiId, stageName: String(stage.Properties?.StageName), authorizerCacheTtlSeconds },
     secrets,
     buckets,
   };

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startLocalEventBridge } from '../bus.ts';
 import { startLocalS3 } from '../s3-front.ts';
+import { localCounterTableName } from '#shared/db/table-definition.ts';
 import type { Bundles } from './build.ts';
 import { functionByEntry, type Deployment, type FunctionDef } from './deployment.ts';
 import { LocalFunction } from './runtime.ts';
@@ -11,6 +14,71 @@ import { LOCAL_STAGE, resolveValue, type LocalValues } from './template.ts';
 export const LOCAL_ACCOUNT = LOCAL_STAGE.account;
 
 export const localQueueUrl = (sqsEndpoint: string, name: string) => `${sqsEndpoint}/${LOCAL_ACCOUNT}/${name}`;
+
+/** The REST API's id locally (what its Ref resolves to, and the local gateway's requestContext.apiId). */
+export const LOCAL_REST_API_ID = 'local';
+
+/**
+ * The control plane of the local API Gateway, as far as the stack uses it:
+ * FlushStageAuthorizersCache (`DELETE /restapis/{id}/stages/{stage}/cache/authorizers`),
+ * which the functions' SDK reaches through AWS_ENDPOINT_URL_API_GATEWAY. The
+ * gateways running in front of these functions subscribe to the flushes.
+ */
+export interface LocalApiGatewayControl {
+  endpoint: string;
+  restApiId: string;
+  stageName: string;
+  /** The template's authorizer cache TTL. */
+  authorizerCacheTtlSeconds: number;
+  /** Be told of each flush; returns the unsubscribe. */
+  onAuthorizerCacheFlush(listener: () => void): () => void;
+  /** Flushes served so far (tests count them). */
+  readonly flushes: number;
+}
+
+/** The settings of shared/auth/authorizer-cache.ts for a process that flushes this control plane's cache. */
+export const authorizerCacheEnv = (c: Pick<LocalApiGatewayControl, 'restApiId' | 'stageName' | 'authorizerCacheTtlSeconds'>): Record<string, string> => ({
+  AUTHORIZER_CACHE_REST_API_ID: c.restApiId,
+  AUTHORIZER_CACHE_STAGE: c.stageName,
+  AUTHORIZER_CACHE_TTL_SECONDS: String(c.authorizerCacheTtlSeconds),
+});
+
+async function startApiGatewayControl(d: Deployment): Promise<LocalApiGatewayControl & { stop(): Promise<void> }> {
+  const listeners = new Set<() => void>();
+  let flushes = 0;
+  const path = `/restapis/${LOCAL_REST_API_ID}/stages/${encodeURIComponent(d.api.stageName)}/cache/authorizers`;
+  const server = createServer((req, res) => {
+    req.resume();
+    if (req.method === 'DELETE' && new URL(req.url ?? '/', 'http://local').pathname === path) {
+      flushes++;
+      for (const l of listeners) l();
+      res.writeHead(202, { 'Content-Type': 'application/json' });
+      return res.end('{}');
+    }
+    // API Gateway's answer to an unknown API or stage.
+    res.writeHead(404, { 'Content-Type': 'application/json', 'x-amzn-ErrorType': 'NotFoundException' });
+    res.end(JSON.stringify({ message: 'Invalid API identifier or stage specified' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    restApiId: LOCAL_REST_API_ID,
+    stageName: d.api.stageName,
+    authorizerCacheTtlSeconds: d.api.authorizerCacheTtlSeconds,
+    onAuthorizerCacheFlush(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    get flushes() {
+      return flushes;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
 
 export interface LocalLambdaOptions {
   deployment: Deployment;
@@ -47,6 +115,8 @@ export interface LocalLambda {
   busArn: string;
   /** The bus archive's ARN, when it keeps one (`archiveDir`). */
   archiveArn?: string;
+  /** The local API Gateway control plane (AWS_ENDPOINT_URL_API_GATEWAY of every function): authorizer-cache flushes. */
+  apiGateway: LocalApiGatewayControl;
   stop(): Promise<void>;
 }
 
@@ -66,7 +136,9 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
     account: LOCAL_ACCOUNT,
     ref(id) {
       if (id === d.tableId) return opts.tableName;
+      if (id === d.counterTableId) return localCounterTableName(opts.tableName);
       if (id === d.busId) return d.busName;
+      if (id === d.api.restApiId) return LOCAL_REST_API_ID;
       const q = d.queues.get(id);
       if (q) return localQueueUrl(opts.sqsEndpoint, q.name);
       if (d.secrets.has(id)) return secretArn(id);
@@ -98,6 +170,7 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
   const sessionToken = randomBytes(16).toString('hex');
   const secretIds = new Map([...d.secrets.keys()].map((id) => [secretArn(id), id]));
   const extension = await startSecretsExtension((id) => (secretIds.has(id) ? opts.sessionSecret : undefined), sessionToken);
+  const apiGateway = await startApiGatewayControl(d);
 
   const envs = new Map<string, Record<string, string>>();
   const functions = new Map<string, LocalFunction>();
@@ -121,6 +194,7 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
       AWS_ENDPOINT_URL_SQS: opts.sqsEndpoint,
       AWS_ENDPOINT_URL_EVENTBRIDGE: eventBridge.endpoint,
       AWS_ENDPOINT_URL_S3: s3.endpoint,
+      AWS_ENDPOINT_URL_API_GATEWAY: apiGateway.endpoint,
       ...(def.secretsExtension ? { PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(extension.port) } : {}),
     };
     Object.assign(env, opts.overlay?.(def, env));
@@ -142,9 +216,10 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
     eventBridgeEndpoint: eventBridge.endpoint,
     busArn: eventBridge.busArn,
     archiveArn: eventBridge.archiveArn,
+    apiGateway,
     async stop() {
       await Promise.all([...functions.values()].map((f) => f.stop()));
-      await Promise.all([eventBridge.stop(), extension.stop(), s3.stop()]);
+      await Promise.all([eventBridge.stop(), extension.stop(), s3.stop(), apiGateway.stop()]);
     },
   };
 }

@@ -14,7 +14,7 @@ export const LOCAL_STAGE = {
   emailFrom: 'support@local.support-desk.example',
   alarms: { email: 'oncall@local.support-desk.example' },
   enrichment: { provider: 'none' as const },
-  authorizerCacheTtlSeconds: 0,
+  authorizerCacheTtlSeconds: 300,
   logRetentionDays: 7 as const,
 };
 

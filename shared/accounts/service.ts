@@ -1,4 +1,5 @@
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
+import { flushAuthorizerCache } from '../auth/authorizer-cache.ts';
 import { signSessionToken } from '../auth/jwt.ts';
 import type { Plan } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
@@ -53,6 +54,7 @@ export async function revokeApiKey(accountId: string, keyId: string) {
     if (!key) throw new NotFoundError('API key');
     await repo.revokeApiKey(key, await users.getUser(accountId, key.userId, true));
   });
+  await flushAuthorizerCache();
   return { id: keyId, revoked: true as const };
 }
 
@@ -71,5 +73,7 @@ export async function issueSessionToken(accountId: string, userId: string, ttlSe
 
 export async function setPlan(accountId: string, plan: Plan) {
   await repo.updateAccount(accountId, { plan });
+  // The plan (the rate limit) is in the cached authorizer answer.
+  await flushAuthorizerCache();
   return { accountId, plan };
 }

@@ -69,3 +69,29 @@ export function localOutboxIndex() {
     Projection: { ProjectionType: 'KEYS_ONLY' as 'ALL' | 'KEYS_ONLY' },
   };
 }
+
+/**
+ * The counters table: per-request bookkeeping that only lives for a window
+ * (the rate-limit count of decisions §4). Not domain data, so not in the
+ * single table: it has no stream (a request's count must not become a stream
+ * record the outbox publisher reads and drops), no index and no backups, and
+ * its items expire by TTL. Same key attributes as the main table, so the key
+ * builders of keys.ts serve it.
+ */
+export const COUNTER_TABLE = { partitionKey: TABLE_KEYS.partitionKey, sortKey: TABLE_KEYS.sortKey, ttlAttribute: TTL_ATTRIBUTE } as const;
+
+/** The counters table's name beside a main table's, locally (the CDK app lets CloudFormation name it). */
+export const localCounterTableName = (tableName: string) => `${tableName}-counters`;
+
+/** CreateTable input of the counters table for DynamoDB Local (the CDK app builds the same from COUNTER_TABLE). */
+export function localCreateCounterTableInput(tableName: string) {
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST' as const,
+    AttributeDefinitions: [COUNTER_TABLE.partitionKey, COUNTER_TABLE.sortKey].map((AttributeName) => ({ AttributeName, AttributeType: 'S' as const })),
+    KeySchema: [
+      { AttributeName: COUNTER_TABLE.partitionKey, KeyType: 'HASH' as const },
+      { AttributeName: COUNTER_TABLE.sortKey, KeyType: 'RANGE' as const },
+    ],
+  };
+}

@@ -22,4 +22,6 @@ export const METRICS = {
   webhookRetried: 'WebhookDeliveriesRetried',
   /** Deliveries given up after the last attempt (alarmed through the delivery DLQ's depth). */
   webhookDeadLettered: 'WebhookDeliveriesDeadLettered',
+  /** A change of credentials whose authorizer-cache flush failed after retries (alarmed: revocation waits for the TTL). */
+  authorizerCacheFlushFailed: 'AuthorizerCacheFlushFailed',
 } as const;

@@ -1,9 +1,10 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { PLAN_LIMITS, type Plan } from '../auth/principal.ts';
-import { ddb, tableName } from '../db/client.ts';
+import { ddb } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { TTL_ATTRIBUTE } from '../db/table-definition.ts';
 import { RateLimitedError } from '../domain/errors.ts';
+import { rateLimitSettings } from './settings.ts';
 
 export interface RateLimitState {
   limit: number;
@@ -24,7 +25,9 @@ export class RateLimitExceededError extends RateLimitedError {
 /**
  * Count one request against the account's calendar-minute window. The
  * increment is conditional on the count being below the limit, so under any
- * concurrency exactly `limit` requests per window pass (decisions §4).
+ * concurrency exactly `limit` requests per window pass (decisions §4). The
+ * count lives in the counters table, which has no stream: a read stays a read
+ * for the event pipeline.
  */
 export async function consume(accountId: string, plan: Plan, now = Date.now()): Promise<RateLimitState> {
   const limit = PLAN_LIMITS[plan];
@@ -33,7 +36,7 @@ export async function consume(accountId: string, plan: Plan, now = Date.now()): 
   try {
     const out = await ddb.send(
       new UpdateCommand({
-        TableName: tableName(),
+        TableName: rateLimitSettings().RATE_LIMIT_TABLE_NAME,
         Key: keys.rateWindow(accountId, windowStart),
         UpdateExpression: 'ADD #count :one SET #ttl = :ttl',
         ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',

@@ -1,3 +1,4 @@
+import { flushAuthorizerCache } from '../auth/authorizer-cache.ts';
 import type { Principal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../domain/errors.ts';
@@ -80,7 +81,9 @@ export async function updateUser(p: Principal, userId: string, body: UpdateUserB
     if (p.role !== 'owner') throw new ForbiddenError('Only the owner can transfer ownership');
     if ((body.status ?? target.status) === 'suspended') throw new ConflictError('A suspended user cannot become the owner');
     const owner = await requireUser(p.accountId, p.userId);
-    return repo.transferOwnership(owner, target, { ...changes, role: 'owner' });
+    const transferred = await repo.transferOwnership(owner, target, { ...changes, role: 'owner' });
+    await flushAuthorizerCache();
+    return transferred;
   }
 
   if (target.role === 'owner') {
@@ -93,7 +96,10 @@ export async function updateUser(p: Principal, userId: string, body: UpdateUserB
   }
 
   if (Object.keys(changes).length === 1) return target;
-  return repo.updateUser(target, changes);
+  const updated = await repo.updateUser(target, changes);
+  // A cached authorizer answer carries the role and is refused only by status: the next request must see the change.
+  if ((changes.role !== undefined && changes.role !== target.role) || (changes.status !== undefined && changes.status !== target.status)) await flushAuthorizerCache();
+  return updated;
 }
 
 /** Delete a user permanently; never the owner. */
@@ -108,6 +114,7 @@ export async function deleteUser(p: Principal, userId: string): Promise<void> {
     },
     (err) => err instanceof repo.UserChangedError,
   );
+  await flushAuthorizerCache();
 }
 
 const LIST = 'users';

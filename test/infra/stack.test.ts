@@ -23,7 +23,8 @@ beforeAll(() => {
 
 describe('CDK app', () => {
   it('has one table with the shared key schema, GSIs, stream, TTL, PITR and deletion protection', () => {
-    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    // The main table and the counters table.
+    template.resourceCountIs('AWS::DynamoDB::Table', 2);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [
         { AttributeName: 'pk', KeyType: 'HASH' },
@@ -50,6 +51,30 @@ describe('CDK app', () => {
     template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain' });
   });
 
+  it('keeps rate-limit counters in a second table without a stream, with TTL, given to the functions that count', () => {
+    const counters = Object.entries(template.findResources('AWS::DynamoDB::Table')).filter(([, r]) => !r.Properties.StreamSpecification);
+    expect(counters).toHaveLength(1);
+    const [counterId, counter] = counters[0];
+    expect(counter.Properties).toMatchObject({ TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true }, BillingMode: 'PAY_PER_REQUEST' });
+    expect(counter.Properties.GlobalSecondaryIndexes).toBeUndefined();
+    const fns = Object.values(template.findResources('AWS::Lambda::Function')).filter((f) => f.Properties.Environment?.Variables?.RATE_LIMIT_TABLE_NAME);
+    expect(fns.length).toBe(API_GROUPS.length);
+    for (const f of fns) expect(f.Properties.Environment.Variables.RATE_LIMIT_TABLE_NAME).toEqual({ Ref: counterId });
+  });
+
+  it('caches the authorizer answer 300 s by default, and gives the functions that change credentials what they need to flush it', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', { AuthorizerResultTtlInSeconds: 300, IdentitySource: 'method.request.header.Authorization' });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'UNAUTHORIZED', StatusCode: '401' });
+    const [apiId] = Object.keys(template.findResources('AWS::ApiGateway::RestApi'));
+    const flushers = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([, f]) => f.Properties.Environment?.Variables?.AUTHORIZER_CACHE_REST_API_ID);
+    expect(flushers.map(([, f]) => f.Metadata['SupportDesk::Entry'])).toContain('functions/users/handler.ts');
+    for (const [, f] of flushers)
+      expect(f.Properties.Environment.Variables).toMatchObject({ AUTHORIZER_CACHE_REST_API_ID: { Ref: apiId }, AUTHORIZER_CACHE_STAGE: 'live', AUTHORIZER_CACHE_TTL_SECONDS: '300' });
+    const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
+    expect(policies).toContain('/cache/authorizers');
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'AuthorizerCacheFlushFailed', Threshold: 0 });
+  });
+
   it('has a usage plan per tier whose throttle matches its per-minute limit, plus the anonymous plan', () => {
     for (const [plan, perMinute] of Object.entries(PLAN_LIMITS)) {
       template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
@@ -73,7 +98,7 @@ describe('CDK app', () => {
 
   it('wires every route through the REQUEST authorizer with per-account usage-plan keys', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
-    template.hasResourceProperties('AWS::ApiGateway::Authorizer', { Type: 'REQUEST', AuthorizerResultTtlInSeconds: 0, IdentitySource: Match.absent() });
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', { Type: 'REQUEST' });
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).filter((m) => m.Properties.AuthorizationType === 'CUSTOM');
     expect(methods).toHaveLength(allRoutes().length);
     for (const m of methods) expect(m.Properties.ApiKeyRequired).toBe(true);

@@ -1,0 +1,58 @@
+import { APIGatewayClient, FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
+import { emitMetric, METRICS } from '../events/metrics.ts';
+import { logger } from '../logger.ts';
+import { authorizerCacheSettings } from './settings.ts';
+
+/** Attempts of one flush (each with the SDK's own retries inside), and the first pause between them. */
+const ATTEMPTS = 4;
+const FIRST_BACKOFF_MS = 100;
+
+let client: APIGatewayClient | undefined;
+let running: Promise<void> | undefined;
+let queued: Promise<void> | undefined;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function flushWithRetries(restApiId: string, stageName: string): Promise<void> {
+  // Created on first use: the local stack and the CLI point AWS_ENDPOINT_URL_API_GATEWAY at the local gateway before.
+  client ??= new APIGatewayClient({});
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.send(new FlushStageAuthorizersCacheCommand({ restApiId, stageName }));
+      return;
+    } catch (err) {
+      if (attempt >= ATTEMPTS) {
+        // The change is committed; only its effect on cached credentials waits (up to the TTL). Page someone.
+        logger.error('authorizer cache flush failed; revocations wait for the cache TTL', { err, restApiId, stageName });
+        emitMetric(METRICS.authorizerCacheFlushFailed, 1);
+        return;
+      }
+      await pause(FIRST_BACKOFF_MS * 2 ** (attempt - 1));
+    }
+  }
+}
+
+/**
+ * Flush the stage's authorizer cache after a change of credentials (a key
+ * revoked, a user suspended, deleted or given another role, a plan changed),
+ * so the very next request is authorized afresh. Call it after the change is
+ * stored; it resolves once a flush that started after the call has finished.
+ * Debounced: calls while a flush runs share the one queued after it (API
+ * Gateway's control plane takes a few calls a second). Retried with backoff;
+ * a flush that still fails is logged and counted (METRICS.authorizerCacheFlushFailed,
+ * alarmed), never thrown: the change itself succeeded. No-op without a cache.
+ */
+export function flushAuthorizerCache(): Promise<void> {
+  const { AUTHORIZER_CACHE_REST_API_ID: restApiId, AUTHORIZER_CACHE_STAGE: stageName, AUTHORIZER_CACHE_TTL_SECONDS: ttl } = authorizerCacheSettings();
+  if (!restApiId || !stageName || ttl === 0) return Promise.resolve();
+  if (!running) {
+    running = flushWithRetries(restApiId, stageName).finally(() => (running = undefined));
+    return running;
+  }
+  // A flush is under way, possibly begun before this change was stored: wait for it, then one more for everyone who asked meanwhile.
+  queued ??= running.then(() => {
+    queued = undefined;
+    return flushAuthorizerCache();
+  });
+  return queued;
+}
