@@ -45,6 +45,25 @@ async function capturingLogs<T>(fn: (lines: Record<string, unknown>[]) => Promis
   }
 }
 
+/**
+ * What code running in this process hands Powertools' logger while `fn` runs
+ * (the eventConsumer tests below call the consumer here, not in a function's
+ * worker). Taken at the logger's entry points: under tests it prints nothing.
+ */
+async function capturingProcessLogs<T>(fn: (lines: Record<string, unknown>[]) => Promise<T>): Promise<T> {
+  const { baseLogger } = await import('#shared/observability.ts');
+  const lines: Record<string, unknown>[] = [];
+  const target = baseLogger as unknown as Record<string, unknown>;
+  for (const level of ['info', 'warn', 'error'] as const) {
+    target[level] = (message: string, data?: Record<string, unknown>) => lines.push({ level: level.toUpperCase(), message, ...data });
+  }
+  try {
+    return await fn(lines);
+  } finally {
+    for (const level of ['info', 'warn', 'error']) delete target[level];
+  }
+}
+
 const sqsRecord = (messageId: string, body: string): SQSRecord =>
   ({
     messageId,
@@ -154,7 +173,7 @@ describe('eventConsumer on the batch processor', () => {
       ],
     };
 
-    const res = await capturingLogs(async (lines) => {
+    const res = await capturingProcessLogs(async (lines) => {
       const out = await consume(event);
       // The failure is logged under the id of the event that failed, not of a neighbour in the batch.
       expect(lines.find((l) => l.message === 'test-consumer: handling failed')).toMatchObject({ correlationId: 'req-boom', eventId: 'evt_boom', messageId: 'm3' });
