@@ -1,8 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fileProvider, httpProvider } from '#shared/organizations/enrichment.ts';
-import { setEnrichmentProvider } from '#shared/organizations/service.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
+import { setEnrichmentProvider } from '../support/lambda.ts';
 
 const { client } = useGateway();
 const ORGS = '/helpdesk/api/organizations';
@@ -21,7 +20,6 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 });
 afterAll(() => {
-  setEnrichmentProvider(null);
   server.close();
 });
 
@@ -34,7 +32,7 @@ const enrich = (o: { token: string; id: string }) => client.request('POST', `${O
 
 describe('POST /organizations/:id/enrich', () => {
   it('fills company facts from the file provider, keeping a name set by hand', async () => {
-    setEnrichmentProvider(fileProvider('data/companies.json'));
+    await setEnrichmentProvider({ ENRICHMENT_PROVIDER: 'file', ENRICHMENT_FILE: 'data/companies.json' });
     const o = await newOrg('shopify.com', 'Shopify (our account)');
     const res = await enrich(o);
     expect(res.status).toBe(200);
@@ -44,21 +42,21 @@ describe('POST /organizations/:id/enrich', () => {
   });
 
   it('changes nothing, and still answers 200, with no provider or no data for the domain', async () => {
-    setEnrichmentProvider(null);
+    await setEnrichmentProvider({ ENRICHMENT_PROVIDER: 'none' });
     const none = await enrich(await newOrg('apple.com'));
     expect(none.status).toBe(200);
     expect(none.body.data).toMatchObject({ name: null, country: null, industry: null, employeeCount: null, yearlyRevenue: null, logoUrl: null });
-    setEnrichmentProvider(fileProvider('data/companies.json'));
+    await setEnrichmentProvider({ ENRICHMENT_PROVIDER: 'file', ENRICHMENT_FILE: 'data/companies.json' });
     const unknown = await enrich(await newOrg('unknown-company.example'));
     expect(unknown.body.data.country).toBeNull();
   });
 
   it('uses the HTTP provider, and leaves the record unchanged when it fails or times out', async () => {
-    setEnrichmentProvider(httpProvider(`${base}/ok`, 'key', 500));
+    await setEnrichmentProvider({ ENRICHMENT_PROVIDER: 'http', ENRICHMENT_URL: `${base}/ok`, ENRICHMENT_API_KEY: 'key', ENRICHMENT_TIMEOUT_MS: '500' });
     const ok = await enrich(await newOrg('remote.example'));
     expect(ok.body.data).toMatchObject({ name: 'Remote Co', country: 'Norway', employeeCount: '42', logoUrl: 'https://remote.example/logo.png' });
     for (const path of ['/fail', '/slow']) {
-      setEnrichmentProvider(httpProvider(`${base}${path}`, undefined, 300));
+      await setEnrichmentProvider({ ENRICHMENT_PROVIDER: 'http', ENRICHMENT_URL: `${base}${path}`, ENRICHMENT_TIMEOUT_MS: '300' });
       const res = await enrich(await newOrg('broken.example'));
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ name: null, country: null });

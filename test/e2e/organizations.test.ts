@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestAccount, useGateway } from '../support/api.ts';
-import { localLambda } from '../support/lambda.ts';
+import { setEnrichmentProvider } from '../support/lambda.ts';
 import {
   as,
   CONTACTS,
@@ -444,14 +444,6 @@ describe('contactCount and ticketCount stay exact', () => {
 let server: Server;
 let base = '';
 
-/**
- * The organizations function's enrichment provider, changed as a platform team would change a deployed
- * function's environment (UpdateFunctionConfiguration): the next request cold-starts with it.
- */
-async function setEnrichmentProvider(env: Record<string, string>) {
-  const fn = (await localLambda()).byEntry('functions/organizations/handler.ts');
-  await fn.updateEnvironment({ ENRICHMENT_PROVIDER: undefined, ENRICHMENT_URL: undefined, ENRICHMENT_API_KEY: undefined, ENRICHMENT_TIMEOUT_MS: undefined, ENRICHMENT_FILE: undefined, ...env });
-}
 beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.url?.startsWith('/ok')) {

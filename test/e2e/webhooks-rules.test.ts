@@ -50,11 +50,11 @@ describe('SSRF guard', () => {
 });
 
 describe('topology', () => {
-  it('routes every ticket event to the webhook fan-out (and to automations and SLA where they need it), and each rule to a defined queue', () => {
+  it('routes every ticket event to the webhook fan-out (and to automations, SLA and attachment clean-up where they need it), and each rule to a defined queue', () => {
     const expected: Record<string, string[]> = {
       'ticket.created': ['webhook-fanout', 'automations', 'sla'],
       'ticket.updated': ['webhook-fanout', 'automations', 'sla'],
-      'ticket.deleted': ['webhook-fanout', 'sla'],
+      'ticket.deleted': ['webhook-fanout', 'sla', 'attachment-cleanup'],
       'ticket.assignment.changed': ['webhook-fanout'],
       'ticket.resolved': ['webhook-fanout', 'sla'],
     };

@@ -59,3 +59,16 @@ export function localLambda(): Promise<LocalLambda> {
   }
   return running;
 }
+
+/** The enrichment settings a function may be given (shared/organizations/settings.ts). */
+const ENRICHMENT_KEYS = ['ENRICHMENT_PROVIDER', 'ENRICHMENT_URL', 'ENRICHMENT_API_KEY', 'ENRICHMENT_API_KEY_SECRET_ID', 'ENRICHMENT_TIMEOUT_MS', 'ENRICHMENT_FILE'] as const;
+
+/**
+ * The organizations function's enrichment provider, changed as a platform team
+ * changes a deployed function's environment (UpdateFunctionConfiguration): the
+ * next request cold-starts with exactly these settings.
+ */
+export async function setEnrichmentProvider(env: Partial<Record<(typeof ENRICHMENT_KEYS)[number], string>>): Promise<void> {
+  const fn = (await localLambda()).byEntry('functions/organizations/handler.ts');
+  await fn.updateEnvironment({ ...Object.fromEntries(ENRICHMENT_KEYS.map((k) => [k, undefined])), ...env });
+}
