@@ -47,11 +47,12 @@ describe('the API reference at /docs', () => {
       // Swagger UI gives each operation the id operations-<tag>-<operationId>; the tag is the endpoint group.
       // Besides the routes, the event payloads (OpenAPI `webhooks`) are rendered as operations event_<name>.
       const ids = await page.$$eval('.opblock', (els) => els.map((e) => e.id));
-      const expected = allRoutes().map((r) => `operations-${r.group}-${r.operationId}`);
+      // The routes, and the unauthenticated health check the gateway serves beside them.
+      const expected = [...allRoutes().map((r) => `operations-${r.group}-${r.operationId}`), 'operations-health-health'];
       expect(ids.filter((id) => !/-event_/.test(id)).sort()).toEqual(expected.sort());
       expect(ids.filter((id) => /-event_ticket_/.test(id))).toHaveLength(5);
       const tags = await page.$$eval('.opblock-tag', (els) => els.map((e) => e.getAttribute('data-tag')));
-      expect(new Set(tags)).toEqual(new Set(allRoutes().map((r) => r.group)));
+      expect(new Set(tags)).toEqual(new Set([...allRoutes().map((r) => r.group), 'health']));
 
       // A create shows its request schema, and the page offers to authorize with a key.
       await page.click('#operations-tickets-createTicket .opblock-summary');
