@@ -118,6 +118,7 @@ class StreamPoller {
     /** Like a Lambda event filter: records it rejects never reach the handler. */
     private readonly filter: (r: DynamoDBRecord) => boolean = () => true,
     private readonly parallel = 1,
+    private readonly idleMaxMs = IDLE_STREAM_MAX_MS,
   ) {}
 
   /** One batch handled on its own (parallel mode): retried a few times like Lambda would, then skipped. */
@@ -201,7 +202,7 @@ class StreamPoller {
         log('stream poller: error, retrying', { err: (err as Error).message });
       }
       await sleep(idleMs);
-      idleMs = Math.min(Math.max(this.intervalMs, IDLE_STREAM_MAX_MS), idleMs * 2);
+      idleMs = Math.min(Math.max(this.intervalMs, this.idleMaxMs), idleMs * 2);
     }
   }
 
@@ -307,6 +308,8 @@ abstract class SqsPoller {
     protected readonly region: string,
     protected readonly handler: SqsHandler,
     protected readonly concurrency: number,
+    /** WaitTimeSeconds of the long poll of an idle queue: its cost (a receive per queue per this many seconds) against how long stop waits for it. */
+    protected readonly idleWaitSeconds = 1,
   ) {}
 
   abstract start(): void;
@@ -352,7 +355,7 @@ class QueuePoller extends SqsPoller {
             new ReceiveMessageCommand({
               QueueUrl: this.url,
               MaxNumberOfMessages: Math.min(10, this.def.batchSize),
-              WaitTimeSeconds: 1,
+              WaitTimeSeconds: this.idleWaitSeconds,
               MessageSystemAttributeNames: ['All'],
               MessageAttributeNames: ['All'],
             }),
@@ -492,7 +495,7 @@ class FairQueuePoller extends SqsPoller {
         }
         // A long poll answers as soon as a message arrives; the workers never wait on this loop.
         const out = await this.sqs.send(
-          new ReceiveMessageCommand({ QueueUrl: this.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }),
+          new ReceiveMessageCommand({ QueueUrl: this.url, MaxNumberOfMessages: 10, WaitTimeSeconds: this.idleWaitSeconds, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }),
         );
         const messages = out.Messages ?? [];
         for (const message of messages) {
@@ -519,9 +522,10 @@ class FairQueuePoller extends SqsPoller {
       const share = Math.ceil(this.held / (this.waiters.length + 1));
       const batch = takeFairBatch(this.lanes, this.inFlight, Math.min(10, this.def.batchSize, Math.max(1, share)));
       if (!batch.length) {
+        // Woken by a receive or by a batch finishing (its group may have more); the timer is only a safety net.
         await new Promise<void>((wake) => {
           this.waiters.push(wake);
-          setTimeout(wake, 100);
+          setTimeout(wake, 1000).unref();
         });
         continue;
       }
@@ -544,6 +548,8 @@ class FairQueuePoller extends SqsPoller {
           if (n) this.inFlight.set(b.group, n);
           else this.inFlight.delete(b.group);
         }
+        // The group's next messages may go to a waiting worker now.
+        if (this.held) this.signal();
       }
     }
   }
@@ -558,6 +564,14 @@ export interface PipelineOptions {
   region?: string;
   /** Stream poll interval when the stream is idle (ms): a webhook gets its delivery within about a second of the ticket change. */
   pollIntervalMs?: number;
+  /**
+   * WaitTimeSeconds of an idle queue's long poll (default 1). Each idle queue costs one receive per this many seconds
+   * (and fauxqs runs a 20 ms timer per queue while a receive waits); stop waits up to this long for the pending ones.
+   * `npm start` uses 5.
+   */
+  idleWaitSeconds?: number;
+  /** The longest pause between reads of an idle stream (default IDLE_STREAM_MAX_MS, 500 ms); `npm start` uses 1000. */
+  idleStreamMaxMs?: number;
   /** How often the outbox sweeper runs (ms; default: its schedule in the template). */
   sweepIntervalMs?: number;
   /** Which queues to consume (default: every queue with an event-source mapping in the template). */
@@ -631,6 +645,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     mapping.batchSize,
     streamFilter,
     mapping.parallelizationFactor,
+    opts.idleStreamMaxMs,
   );
   await stream.start();
 
@@ -644,7 +659,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     const shape: PollerQueue = { name: queue.name, batchSize: m.batchSize, visibilityTimeoutSeconds: queue.visibilityTimeoutSeconds ?? 30 };
     // fauxqs ignores MessageGroupId; the topology marks the queues whose messages carry one (SQS fair queues in AWS).
     const Poller = def?.fair ? FairQueuePoller : QueuePoller;
-    const poller = new Poller(sqs, shape, lambda.queueUrl(m.queueId), region, handler, opts.concurrency ?? Math.min(8, m.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY));
+    const poller = new Poller(sqs, shape, lambda.queueUrl(m.queueId), region, handler, opts.concurrency ?? Math.min(8, m.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY), opts.idleWaitSeconds);
     poller.start();
     pollers.push(poller);
   }

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { localCounterTableName } from '#shared/db/table-definition.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
+import { slowFauxqsPollTimers } from './fauxqs-timers.ts';
 import type { GatewayExtras } from './gateway.ts';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { buildBundles, type Bundles } from './lambda/build.ts';
@@ -164,6 +165,8 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
   try {
     // Uploads and attachments are kept under DATA_DIR/s3 (files), like the table under DATA_DIR/dynamodb; queues
     // under DATA_DIR/sqs, so what was queued is still there after a restart, even after a SIGKILL.
+    // fauxqs's 20 ms per-queue timer while a receive waits was most of the idle CPU (local/fauxqs-timers.ts).
+    await slowFauxqsPollTimers(250);
     const sqs = await startLocalSqs(opts.sqsPort ?? 0, { s3Dir: opts.dataDir ? join(opts.dataDir, 's3') : undefined, dataDir: opts.dataDir ? join(opts.dataDir, 'sqs') : undefined });
     stops.push(() => sqs.stop());
     configureLocalEnv({ dynamodbEndpoint: dynamo.endpoint, sessionSecret: opts.sessionSecret, sqsEndpoint: sqs.endpoint });
@@ -206,7 +209,17 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
     });
     if (opts.dataDir) writeFileSync(join(opts.dataDir, LOCAL_ENDPOINTS_FILE), JSON.stringify(endpoints, null, 2));
     const { startPipeline } = await import('./pipeline.ts');
-    const pipeline = await startPipeline({ lambda, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, tableName: LOCAL_TABLE, region: LOCAL_REGION });
+    // Idle CPU (issue #21): idle queues long-poll 5 s at a time (stopping waits up to that for the pending receives) and an
+    // idle stream is read once a second; under load both read on at once.
+    const pipeline = await startPipeline({
+      lambda,
+      dynamodbEndpoint: dynamo.endpoint,
+      sqsEndpoint: sqs.endpoint,
+      tableName: LOCAL_TABLE,
+      region: LOCAL_REGION,
+      idleWaitSeconds: 5,
+      idleStreamMaxMs: 1000,
+    });
     stops.push(() => pipeline.stop());
     const { startGateway } = await import('./gateway.ts');
     // The production shape: the template's authorizer cache (LOCAL_STAGE: 300 s), flushed by credential changes.
