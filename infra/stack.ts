@@ -375,7 +375,16 @@ export class SupportDeskStack extends Stack {
       type: ResponseType.AUTHORIZER_FAILURE,
       statusCode: '503',
       responseHeaders: { 'Retry-After': "'1'" },
-      templates: { 'application/json': '{"success":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"The service is temporarily overloaded; retry shortly"}}' },
+      // In the envelope of the path's interface, as the functions answer a 503 (a gateway response knows the resource path).
+      templates: {
+        'application/json': [
+          "#if($context.resourcePath.startsWith('/playbook'))",
+          '{"error":{"code":"service_unavailable","message":"The service is temporarily overloaded; retry shortly"}}',
+          '#else',
+          '{"success":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"The service is temporarily overloaded; retry shortly"}}',
+          '#end',
+        ].join('\n'),
+      },
     });
     if (config.authorizerCacheTtlSeconds > 0) {
       // With the cache, the Authorization header is the identity source: API Gateway answers a request without it

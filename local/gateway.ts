@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { interfaceOf } from '#shared/http/contract.ts';
 import { toHttpError } from '#shared/http/error-map.ts';
-import { PayloadTooLargeError } from '#shared/domain/errors.ts';
+import { PayloadTooLargeError, ServiceUnavailableError } from '#shared/domain/errors.ts';
 import { logger } from '#shared/logger.ts';
 import type { ApiRoute } from './lambda/deployment.ts';
 import type { LocalLambda } from './lambda/index.ts';
@@ -110,12 +110,11 @@ interface AuthorizerResult {
 /** API Gateway's answer when the integration fails (a function error or timeout). */
 const INTEGRATION_FAILURE: APIGatewayProxyResult = { statusCode: 502, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ message: 'Internal server error' }) };
 
-/** The stack's AUTHORIZER_FAILURE gateway response (infra/stack.ts). */
-const AUTHORIZER_FAILURE: APIGatewayProxyResult = {
-  statusCode: 503,
-  headers: { 'Content-Type': 'application/json', 'Retry-After': '1' },
-  body: JSON.stringify({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily overloaded; retry shortly' } }),
-};
+/** The stack's AUTHORIZER_FAILURE gateway response (infra/stack.ts): a retryable 503 in the envelope of the path's interface. */
+function authorizerFailure(path: string): APIGatewayProxyResult {
+  const mapped = toHttpError(new ServiceUnavailableError('The service is temporarily overloaded; retry shortly'), interfaceOf(path));
+  return { statusCode: 503, headers: { 'Content-Type': 'application/json', 'Retry-After': '1' }, body: JSON.stringify(mapped.body) };
+}
 
 /**
  * API Gateway's answer, with the cache on, to a request without the identity source (the Authorization header): it
@@ -231,7 +230,7 @@ export async function startGateway(port: number, lambda: LocalLambda, extras: Ga
       } catch (err) {
         // The template's AUTHORIZER_FAILURE gateway response: a retryable 503.
         logger.error('local gateway: authorizer failed', { err: (err as Error).message, method, path });
-        return send(res, AUTHORIZER_FAILURE);
+        return send(res, authorizerFailure(path));
       }
       if (cacheMs && identity && auth !== cached?.auth && asked === generation) authCache.set(identity, { until: Date.now() + cacheMs, auth });
       event.requestContext.authorizer = { ...auth.context, principalId: auth.principalId };
