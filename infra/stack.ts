@@ -31,6 +31,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
 import { API_GROUPS, API_PREFIXES, AUTHORIZER, NOT_FOUND } from '#functions/registry.ts';
+import { MISSING_CREDENTIALS_MESSAGE } from '#shared/http/contract.ts';
 import { PLAN_LIMITS, PLANS } from '#shared/auth/principal.ts';
 import { COUNTER_TABLE, gsiKeys, GSI_NAMES, OUTBOX_INDEX, STREAM_VIEW, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/db/table-definition.ts';
 import { METRICS } from '#shared/events/metrics.ts';
@@ -388,11 +389,21 @@ export class SupportDeskStack extends Stack {
     });
     if (config.authorizerCacheTtlSeconds > 0) {
       // With the cache, the Authorization header is the identity source: API Gateway answers a request without it
-      // itself, before the authorizer, with one body for both interfaces (local/gateway.ts MISSING_CREDENTIALS).
+      // itself, before the authorizer, in the envelope of the path's interface, as the functions answer a 401 (local/gateway.ts).
       this.api.addGatewayResponse('MissingCredentials', {
         type: ResponseType.UNAUTHORIZED,
         statusCode: '401',
-        templates: { 'application/json': '{"error":{"code":"unauthorized","message":"Missing credentials: send Authorization: Bearer <API key or session token>"}}' },
+        templates: {
+          'application/json': [
+            "#if($context.resourcePath.startsWith('/playbook'))",
+            '{"error":{"code":"unauthorized","message":"%s"}}',
+            '#else',
+            '{"success":false,"error":{"code":"UNAUTHORIZED","message":"%s"}}',
+            '#end',
+          ]
+            .join('\n')
+            .replaceAll('%s', MISSING_CREDENTIALS_MESSAGE),
+        },
       });
     }
     this.api.addGatewayResponse('Default5xx', { type: ResponseType.DEFAULT_5XX, templates: { 'application/json': '{"error":{"code":"internal_error","message":"Internal error"}}' } });

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { interfaceOf } from '#shared/http/contract.ts';
 import { toHttpError } from '#shared/http/error-map.ts';
-import { PayloadTooLargeError, ServiceUnavailableError } from '#shared/domain/errors.ts';
+import { PayloadTooLargeError, ServiceUnavailableError, UnauthorizedError } from '#shared/domain/errors.ts';
+import { MISSING_CREDENTIALS_MESSAGE } from '#shared/http/contract.ts';
 import { logger } from '#shared/logger.ts';
 import type { ApiRoute } from './lambda/deployment.ts';
 import type { LocalLambda } from './lambda/index.ts';
@@ -118,14 +119,13 @@ function authorizerFailure(path: string): APIGatewayProxyResult {
 
 /**
  * API Gateway's answer, with the cache on, to a request without the identity source (the Authorization header): it
- * never reaches the authorizer. The stack's UNAUTHORIZED gateway response (infra/stack.ts), the same for both
- * interfaces, since one gateway response cannot differ per path.
+ * never reaches the authorizer. The stack's UNAUTHORIZED gateway response (infra/stack.ts): a 401 in the envelope of
+ * the path's interface.
  */
-export const MISSING_CREDENTIALS: APIGatewayProxyResult = {
-  statusCode: 401,
-  headers: { 'Content-Type': 'application/json' },
-  body: JSON.stringify({ error: { code: 'unauthorized', message: 'Missing credentials: send Authorization: Bearer <API key or session token>' } }),
-};
+function missingCredentials(path: string): APIGatewayProxyResult {
+  const mapped = toHttpError(new UnauthorizedError(MISSING_CREDENTIALS_MESSAGE), interfaceOf(path));
+  return { statusCode: 401, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(mapped.body) };
+}
 
 /**
  * A local stand-in for API Gateway REST: the resources and methods of the
@@ -221,7 +221,7 @@ export async function startGateway(port: number, lambda: LocalLambda, extras: Ga
         requestContext,
       } as unknown as APIGatewayRequestAuthorizerEvent;
       const identity = req.headers.authorization;
-      if (cacheMs && !identity) return send(res, MISSING_CREDENTIALS);
+      if (cacheMs && !identity) return send(res, missingCredentials(path));
       const cached = cacheMs && identity ? authCache.get(identity) : undefined;
       const asked = generation;
       let auth: AuthorizerResult;

@@ -43,5 +43,8 @@ export const routeKey = (method: string, path: string) => `${method.toUpperCase(
 export type Interface = 'playbook' | 'helpdesk';
 export const interfaceOf = (path: string): Interface => (path.startsWith('/playbook') ? 'playbook' : 'helpdesk');
 
+/** What API Gateway's own 401 says when a request has no Authorization header (the authorizer cache's identity source). */
+export const MISSING_CREDENTIALS_MESSAGE = 'Missing credentials: send Authorization: Bearer <API key or session token>';
+
 /** Creates (POST answering 201) take an optional Idempotency-Key (decisions §3). */
 export const takesIdempotencyKey = (route: RouteContract) => route.method === 'POST' && route.success.status === 201;

@@ -90,9 +90,12 @@ describe('authorizer cache (stage default 300 s)', () => {
     expect((await client.request('GET', ME, { token: acct.ownerKey })).headers.get('x-ratelimit-limit')).toBe(String(PLAN_LIMITS.free));
   });
 
-  it('answers a request without the Authorization header itself, as API Gateway does with a cache (401)', async () => {
-    const res = await client.request('GET', ME);
-    expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: { code: 'unauthorized', message: expect.stringContaining('Missing credentials') } });
+  it("answers a request without the Authorization header itself, as API Gateway does with a cache: 401 in the path's envelope", async () => {
+    const playbook = await client.request('GET', ME);
+    expect(playbook.status).toBe(401);
+    expect(playbook.body).toEqual({ error: { code: 'unauthorized', message: expect.stringContaining('Missing credentials') } });
+    const helpdesk = await client.request('GET', '/helpdesk/api/v1/tickets');
+    expect(helpdesk.status).toBe(401);
+    expect(helpdesk.body).toEqual({ success: false, error: { code: 'UNAUTHORIZED', message: expect.stringContaining('Missing credentials') } });
   });
 });
