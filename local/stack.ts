@@ -72,14 +72,13 @@ const FORWARDED = ['LOG_LEVEL', 'WEBHOOK_RETRY_SCALE', 'CONSUMER_RETRY_BASE_SECO
  * - webhook targets may be loopback addresses with self-signed certificates;
  * - email goes to JSON files under DATA_DIR/emails instead of SES, and
  *   enrichment reads data/companies.json instead of a provider's API;
- * - no X-Ray daemon and no CloudWatch: tracing and EMF metrics are off;
+ * - no CloudWatch: EMF metrics are off;
  * - the knobs in FORWARDED, when this process sets them (tests speed up retries),
  *   and EMAIL_OUTBOX_DIR (a test's own outbox folder).
  */
 export function localOverlay(dataDir: string | undefined) {
   const knobs = Object.fromEntries(FORWARDED.flatMap((k) => (process.env[k] !== undefined ? [[k, process.env[k]!]] : [])));
   return (_fn: FunctionDef, env: Record<string, string>): Record<string, string> => ({
-    POWERTOOLS_TRACE_ENABLED: 'false',
     POWERTOOLS_METRICS_DISABLED: 'true',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
     WEBHOOK_ALLOW_INSECURE_TLS: '1',
