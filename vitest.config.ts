@@ -9,8 +9,5 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: { LOG_LEVEL: 'silent' },
-    // Two files at once even on a 2-core machine (vitest's default there is one): most of a file's time is spent
-    // waiting on emulators, function workers and child processes. The suite went 552 s -> 386 s in CI conditions.
-    maxWorkers: 2,
   },
 });
