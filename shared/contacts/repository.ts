@@ -1,7 +1,7 @@
-import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName } from '../db/client.ts';
-import { keys, textSortKey } from '../db/keys.ts';
-import { counterWrite, numberedPage, queryAll, queryPage, readCounter, type PageQuery } from '../db/query.ts';
+import { bindEntity, conditions } from '../db/entity.ts';
+import { ENTITIES, textSortKey } from '../db/keys.ts';
+import { listCounter } from '../db/list-counter.ts';
+import { numberedPage, queryAll, queryPage } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError } from '../domain/errors.ts';
 import { organizationCountersWrite } from '../organizations/repository.ts';
@@ -21,36 +21,34 @@ export interface ContactRecord {
 /** A count moved while we computed with it; the service re-reads and tries again. */
 export class StaleCountError extends ConflictError {}
 
-const FIELDS: (keyof ContactRecord)[] = ['id', 'accountId', 'name', 'email', 'organizationId', 'notes', 'createdAt', 'updatedAt', 'version'];
-const toRecord = (i: Record<string, unknown>) => Object.fromEntries(FIELDS.map((f) => [f, i[f] ?? null])) as unknown as ContactRecord;
+const contacts = bindEntity<ContactRecord>(ENTITIES.contact, {
+  fields: ['id', 'accountId', 'name', 'email', 'organizationId', 'notes', 'createdAt', 'updatedAt', 'version'],
+  extra: (c) => ({ searchText: `${c.name.toLowerCase()}\n${c.email.toLowerCase()}` }),
+});
 
-function item(c: ContactRecord) {
-  const pk = keys.contactsIndex(c.accountId);
-  return {
-    ...keys.contact(c.accountId, c.id),
-    type: 'contact',
-    ...c,
-    gsi1pk: pk,
-    gsi1sk: textSortKey(c.name, c.id),
-    gsi2pk: pk,
-    gsi2sk: textSortKey(c.email, c.id),
-    // gsi3: the organization's contacts, for its filter and for unlinking them all on delete.
-    ...(c.organizationId ? { gsi3pk: keys.orgContactsIndex(c.accountId, c.organizationId), gsi3sk: c.id } : {}),
-    searchText: `${c.name.toLowerCase()}\n${c.email.toLowerCase()}`,
-  };
+interface EmailGuard {
+  accountId: string;
+  email: string;
+  contactId: string;
+  organizationId: string | null;
 }
+const emailGuards = bindEntity<EmailGuard>(ENTITIES.contactEmail, { fields: ['contactId', 'organizationId'] });
+
+interface RequesterCountItem {
+  accountId: string;
+  email: string;
+  count: number;
+}
+const requesterCounters = bindEntity<RequesterCountItem>(ENTITIES.requesterTickets, { fields: ['email', 'count'], normalize: (r) => ({ ...r, count: Number(r.count ?? 0) }) });
+
+const stale = (message: string) => () => new StaleCountError(message);
 
 /** The email guard also names the contact's organization, so a ticket write finds both with one read. */
-const guardPut = (c: ContactRecord, create: boolean): TxWrite => ({
-  item: {
-    Put: {
-      TableName: tableName(),
-      Item: { ...keys.contactEmail(c.accountId, c.email), type: 'contactEmail', contactId: c.id, organizationId: c.organizationId },
-      ...(create ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
-    },
-  },
-  onConditionFailed: () => new AlreadyExistsError(`A contact with email ${c.email} already exists`),
-});
+const guardPut = (c: ContactRecord, create: boolean): TxWrite =>
+  emailGuards.put(
+    { accountId: c.accountId, email: c.email, contactId: c.id, organizationId: c.organizationId },
+    create ? conditions.absent(() => new AlreadyExistsError(`A contact with email ${c.email} already exists`)) : undefined,
+  );
 
 export interface RequesterCount {
   email: string;
@@ -60,55 +58,35 @@ export interface RequesterCount {
 
 /** Tickets per requester email (a missing counter is 0). */
 export async function requesterCount(accountId: string, email: string): Promise<RequesterCount> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.requesterTickets(accountId, email) }));
-  return { email, count: Number(out.Item?.count ?? 0) };
+  const found = await requesterCounters.get({ accountId, email });
+  return { email, count: found?.count ?? 0 };
 }
 
 export async function requesterCounts(accountId: string, emails: string[]): Promise<Map<string, number>> {
-  const found = new Map<string, number>();
-  const unique = [...new Set(emails.map((e) => e.toLowerCase()))];
-  for (let i = 0; i < unique.length; i += 100) {
-    let requestKeys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((e) => keys.requesterTickets(accountId, e));
-    while (requestKeys?.length) {
-      const out = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: requestKeys } } }));
-      for (const it of out.Responses?.[tableName()] ?? []) found.set(it.email as string, Number(it.count ?? 0));
-      requestKeys = out.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined;
-    }
-  }
-  return found;
+  const found = await requesterCounters.getMany(emails.map((email) => ({ accountId, email })));
+  return new Map(found.map((r) => [r.email, r.count]));
 }
+
+/** `count` still holds `n` (a never-written counter holds 0). */
+const countIs = (n: number, error: () => Error) => ({
+  expr: n === 0 ? 'attribute_not_exists(#c) OR #c = :n' : '#c = :n',
+  names: { '#c': 'count' },
+  values: { ':n': n },
+  error,
+});
 
 /** Proves a requester count is still what we read, so an organization's ticketCount moves by the right amount. */
 export function requesterCountCheck(accountId: string, rc: RequesterCount): TxWrite {
-  return {
-    item: {
-      ConditionCheck: {
-        TableName: tableName(),
-        Key: keys.requesterTickets(accountId, rc.email),
-        ConditionExpression: rc.count === 0 ? 'attribute_not_exists(#c) OR #c = :n' : '#c = :n',
-        ExpressionAttributeNames: { '#c': 'count' },
-        ExpressionAttributeValues: { ':n': rc.count },
-      },
-    },
-    onConditionFailed: () => new StaleCountError('Tickets for this contact changed meanwhile'),
-  };
+  return requesterCounters.check({ accountId, email: rc.email }, countIs(rc.count, stale('Tickets for this contact changed meanwhile')));
 }
 
 /** Count a ticket in (+1) or out (-1) for its requester email; `expected` guards the value when a contact is created with it. */
 export function requesterCountWrite(accountId: string, email: string, delta: number, expected?: number): TxWrite {
-  return {
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: keys.requesterTickets(accountId, email),
-        UpdateExpression: 'ADD #c :d SET email = :e',
-        ...(expected !== undefined ? { ConditionExpression: expected === 0 ? 'attribute_not_exists(#c) OR #c = :n' : '#c = :n' } : {}),
-        ExpressionAttributeNames: { '#c': 'count' },
-        ExpressionAttributeValues: { ':d': delta, ':e': email.toLowerCase(), ...(expected !== undefined ? { ':n': expected } : {}) },
-      },
-    },
-    onConditionFailed: () => new StaleCountError('Tickets for this requester changed meanwhile'),
-  };
+  return requesterCounters.updateAttributes(
+    { accountId, email },
+    { add: { count: delta }, set: { email: email.toLowerCase() } },
+    expected !== undefined ? countIs(expected, stale('Tickets for this requester changed meanwhile')) : undefined,
+  );
 }
 
 /**
@@ -117,29 +95,26 @@ export function requesterCountWrite(accountId: string, email: string, delta: num
  * belongs to when the write commits, even while the contact moves.
  */
 export function contactGuardCheck(accountId: string, email: string, known: { contactId: string; organizationId: string | null } | null): TxWrite {
+  const error = stale("The requester's contact changed meanwhile");
   const check = known
     ? known.organizationId
-      ? { expr: 'contactId = :c AND organizationId = :o', values: { ':c': known.contactId, ':o': known.organizationId } }
-      : { expr: 'contactId = :c AND (attribute_not_exists(organizationId) OR attribute_type(organizationId, :null))', values: { ':c': known.contactId, ':null': 'NULL' } }
-    : { expr: 'attribute_not_exists(pk)', values: undefined };
-  return {
-    item: {
-      ConditionCheck: { TableName: tableName(), Key: keys.contactEmail(accountId, email), ConditionExpression: check.expr, ...(check.values ? { ExpressionAttributeValues: check.values } : {}) },
-    },
-    onConditionFailed: () => new StaleCountError("The requester's contact changed meanwhile"),
-  };
+      ? { expr: 'contactId = :c AND organizationId = :o', values: { ':c': known.contactId, ':o': known.organizationId }, error }
+      : { expr: 'contactId = :c AND (attribute_not_exists(organizationId) OR attribute_type(organizationId, :null))', values: { ':c': known.contactId, ':null': 'NULL' }, error }
+    : conditions.absent(error);
+  return emailGuards.check({ accountId, email }, check);
 }
 
 /** The contact (id and organization) behind an email, via its guard item. */
 export async function contactByEmail(accountId: string, email: string): Promise<{ contactId: string; organizationId: string | null } | null> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.contactEmail(accountId, email) }));
-  return out.Item ? { contactId: out.Item.contactId as string, organizationId: (out.Item.organizationId as string | null) ?? null } : null;
+  const guard = await emailGuards.get({ accountId, email });
+  return guard ? { contactId: guard.contactId, organizationId: guard.organizationId ?? null } : null;
 }
 
 export async function getContact(accountId: string, id: string): Promise<ContactRecord | null> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.contact(accountId, id) }));
-  return out.Item ? toRecord(out.Item) : null;
+  return contacts.get({ accountId, id });
 }
+
+const versionIs = (c: ContactRecord) => conditions.version('version', c.version, stale('The contact was changed concurrently'));
 
 /**
  * Writes that create a contact: the contact, its email guard and, when linked,
@@ -147,9 +122,9 @@ export async function getContact(accountId: string, id: string): Promise<Contact
  */
 export function createContactWrites(c: ContactRecord, tickets: RequesterCount | null): TxWrite[] {
   return [
-    { item: { Put: { TableName: tableName(), Item: item(c), ConditionExpression: 'attribute_not_exists(pk)' } } },
+    contacts.put(c, conditions.absent()),
     guardPut(c, true),
-    counterWrite(keys.listCounter(c.accountId, 'CONTACTS'), 1),
+    listCounter.write(c.accountId, 'CONTACTS', 1),
     ...(c.organizationId && tickets ? [organizationCountersWrite(c.accountId, c.organizationId, { contacts: 1, tickets: tickets.count })] : []),
   ];
 }
@@ -165,14 +140,9 @@ export async function createContact(c: ContactRecord, tickets: RequesterCount): 
  * if it still exists, else null (its deletion is being finished).
  */
 export async function updateContact(current: ContactRecord, next: ContactRecord, before: RequesterCount, after: RequesterCount, countedOrg: string | null): Promise<void> {
-  const writes: TxWrite[] = [
-    {
-      item: { Put: { TableName: tableName(), Item: item(next), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': current.version } } },
-      onConditionFailed: () => new StaleCountError('The contact was changed concurrently'),
-    },
-  ];
+  const writes: TxWrite[] = [contacts.put(next, versionIs(current))];
   const emailChanged = next.email.toLowerCase() !== current.email.toLowerCase();
-  if (emailChanged) writes.push({ item: { Delete: { TableName: tableName(), Key: keys.contactEmail(current.accountId, current.email) } } }, guardPut(next, true));
+  if (emailChanged) writes.push(emailGuards.delete({ accountId: current.accountId, email: current.email }), guardPut(next, true));
   else if (next.organizationId !== current.organizationId || next.email !== current.email) writes.push(guardPut(next, false));
   if (countedOrg === next.organizationId && countedOrg) {
     if (emailChanged) writes.push(organizationCountersWrite(current.accountId, countedOrg, { tickets: after.count - before.count }));
@@ -190,12 +160,9 @@ export async function updateContact(current: ContactRecord, next: ContactRecord,
 /** Delete a contact and its guard; its organization (if it still exists) loses it and its tickets from the counts. The tickets stay. */
 export async function deleteContact(c: ContactRecord, tickets: RequesterCount, countedOrg: string | null): Promise<void> {
   await transactWrite([
-    {
-      item: { Delete: { TableName: tableName(), Key: keys.contact(c.accountId, c.id), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': c.version } } },
-      onConditionFailed: () => new StaleCountError('The contact was changed concurrently'),
-    },
-    { item: { Delete: { TableName: tableName(), Key: keys.contactEmail(c.accountId, c.email) } } },
-    counterWrite(keys.listCounter(c.accountId, 'CONTACTS'), -1),
+    contacts.delete(c, versionIs(c)),
+    emailGuards.delete(c),
+    listCounter.write(c.accountId, 'CONTACTS', -1),
     ...(countedOrg ? [organizationCountersWrite(c.accountId, countedOrg, { contacts: -1, tickets: -tickets.count }), requesterCountCheck(c.accountId, tickets)] : []),
   ]);
 }
@@ -207,46 +174,29 @@ export interface ContactFilter {
   order: 'asc' | 'desc';
 }
 
+const SORT_PATTERN = { name: 'byName', email: 'byEmail', created_at: 'byCreated' } as const;
+
 /** A numbered page of contacts with the exact total; an organization filter reads that organization's contacts only (gsi3). */
 export async function listContacts(accountId: string, f: ContactFilter, page: number, limit: number) {
-  const filter: { filter?: string; names: Record<string, string>; values: Record<string, unknown> } = f.search
-    ? { filter: 'contains(#s, :s)', names: { '#s': 'searchText' }, values: { ':s': f.search.toLowerCase() } }
-    : { names: {}, values: {} };
+  const filter = f.search ? { expr: 'contains(#s, :s)', names: { '#s': 'searchText' }, values: { ':s': f.search.toLowerCase() } } : undefined;
   const forward = f.order === 'asc';
   if (f.organizationId) {
-    const all = (
-      await queryAll<Record<string, unknown>>({
-        index: 'gsi3',
-        keyCondition: 'gsi3pk = :pk',
-        ...filter,
-        values: { ...filter.values, ':pk': keys.orgContactsIndex(accountId, f.organizationId) },
-        forward: true,
-      })
-    ).map(toRecord);
+    const all = (await queryAll<Record<string, unknown>>(contacts.query('byOrganization', { accountId, organizationId: f.organizationId }, { filter }))).map(contacts.fromItem);
     // Same order as the indexes: text, then id (time order), compared by code unit like DynamoDB.
     const key = (c: ContactRecord) => textSortKey(f.sortBy === 'name' ? c.name : f.sortBy === 'email' ? c.email : '', c.id);
     all.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0) * (forward ? 1 : -1));
     return { items: all.slice((page - 1) * limit, page * limit), total: all.length };
   }
-  const q: Omit<PageQuery, 'limit' | 'startKey'> =
-    f.sortBy === 'created_at'
-      ? { keyCondition: 'pk = :pk AND begins_with(sk, :p)', ...filter, values: { ...filter.values, ':pk': keys.accountPk(accountId), ':p': keys.contactPrefix }, forward }
-      : {
-          index: f.sortBy === 'name' ? 'gsi1' : 'gsi2',
-          keyCondition: `${f.sortBy === 'name' ? 'gsi1' : 'gsi2'}pk = :pk`,
-          ...filter,
-          values: { ...filter.values, ':pk': keys.contactsIndex(accountId) },
-          forward,
-        };
+  const q = contacts.query(SORT_PATTERN[f.sortBy], { accountId }, { forward, filter });
   // Unfiltered, the total is the account's contact counter (read beside the page), not a walk of the whole list.
-  const result = await numberedPage<Record<string, unknown>>(q, page, limit, f.search ? undefined : readCounter(keys.listCounter(accountId, 'CONTACTS')));
-  return { items: result.items.map(toRecord), total: result.total };
+  const result = await numberedPage<Record<string, unknown>>(q, page, limit, f.search ? undefined : listCounter.read(accountId, 'CONTACTS'));
+  return { items: result.items.map(contacts.fromItem), total: result.total };
 }
 
 /** Up to `limit` contacts still linked to an organization (gsi3), for unlinking them after it is deleted. */
 export async function contactsOfOrganization(accountId: string, orgId: string, limit: number): Promise<ContactRecord[]> {
-  const page = await queryPage<Record<string, unknown>>({ index: 'gsi3', keyCondition: 'gsi3pk = :pk', names: {}, values: { ':pk': keys.orgContactsIndex(accountId, orgId) }, forward: true, limit });
-  return page.items.map(toRecord);
+  const page = await queryPage<Record<string, unknown>>({ ...contacts.query('byOrganization', { accountId, organizationId: orgId }), limit });
+  return page.items.map(contacts.fromItem);
 }
 
 /**
@@ -255,20 +205,20 @@ export async function contactsOfOrganization(accountId: string, orgId: string, l
  * organization at that version; the ones that changed are answered, for the
  * caller to re-read.
  */
-export async function unlinkContacts(contacts: ContactRecord[], now: string): Promise<ContactRecord[]> {
-  const stale: ContactRecord[] = [];
-  for (let i = 0; i < contacts.length; i += 40) {
-    const batch = contacts.slice(i, i + 40);
+export async function unlinkContacts(contacts_: ContactRecord[], now: string): Promise<ContactRecord[]> {
+  const staleOnes: ContactRecord[] = [];
+  for (let i = 0; i < contacts_.length; i += 40) {
+    const batch = contacts_.slice(i, i + 40);
     const writes = batch.flatMap((c) => {
       const next = { ...c, organizationId: null, updatedAt: now, version: c.version + 1 };
-      return [{ item: { Put: { TableName: tableName(), Item: item(next), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': c.version } } } }, guardPut(next, false)];
+      return [contacts.put(next, versionIs(c)), guardPut(next, false)];
     });
     try {
       await transactWrite(writes);
     } catch (err) {
       if (!(err instanceof ConflictError)) throw err;
-      stale.push(...batch);
+      staleOnes.push(...batch);
     }
   }
-  return stale;
+  return staleOnes;
 }

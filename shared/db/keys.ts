@@ -1,3 +1,21 @@
+import { contactEntities } from './entities/contacts.ts';
+import { counterEntities } from './entities/counters.ts';
+import { organizationEntities } from './entities/organizations.ts';
+import { ticketEntities } from './entities/tickets.ts';
+
+/**
+ * The index of the table's entities: every entity's key templates and the
+ * index slots it occupies, declared once in `entities/<module>.ts` (see
+ * entity.ts). docs/data-model.md is generated from this catalog
+ * (`npm run data-model`), and a test keeps the two equal.
+ */
+export const ENTITIES = {
+  ...counterEntities,
+  ...contactEntities,
+  ...organizationEntities,
+  ...ticketEntities,
+};
+
 /**
  * Every key string of the table is built here. Account-scoped items live under
  * `A#<accountId>`, so a request can only ever address its own tenant's items.
@@ -50,21 +68,6 @@ export const keys = {
   ticket: (accountId: string, ticketId: string) => ({ pk: acct(accountId), sk: `TICKET#${ticketId}` }),
   ticketPrefix: 'TICKET#',
   ticketsIndex: (accountId: string) => `${acct(accountId)}#TICKETS`,
-
-  /** Contacts: gsi1 (name) and gsi2 (email) share one partition per account; gsi3 groups an organization's contacts. */
-  contact: (accountId: string, contactId: string) => ({ pk: acct(accountId), sk: `CONTACT#${contactId}` }),
-  contactPrefix: 'CONTACT#',
-  contactsIndex: (accountId: string) => `${acct(accountId)}#CONTACTS`,
-  contactEmail: (accountId: string, email: string) => ({ pk: acct(accountId), sk: `CONTACTEMAIL#${email.toLowerCase()}` }),
-  orgContactsIndex: (accountId: string, orgId: string) => `${acct(accountId)}#ORGCONTACTS#${orgId}`,
-  /** Tickets per requester email, kept with every ticket write: a contact's ticketCount, even for a contact created later. */
-  requesterTickets: (accountId: string, email: string) => ({ pk: acct(accountId), sk: `REQTICKETS#${email.toLowerCase()}` }),
-
-  /** Organizations: gsi1 (name), gsi2 (domain); the domain guard makes domains unique. */
-  organization: (accountId: string, orgId: string) => ({ pk: acct(accountId), sk: `ORG#${orgId}` }),
-  organizationPrefix: 'ORG#',
-  organizationsIndex: (accountId: string) => `${acct(accountId)}#ORGS`,
-  organizationDomain: (accountId: string, domain: string) => ({ pk: acct(accountId), sk: `ORGDOMAIN#${domain.toLowerCase()}` }),
 
   /** Messages are immutable, so each is stored twice in one transaction: by id (get) and under its ticket (list). */
   message: (accountId: string, messageId: string) => ({ pk: acct(accountId), sk: `MESSAGE#${messageId}` }),

@@ -1,4 +1,4 @@
-import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gsiKeys, type GsiName } from './table-definition.ts';
 import { ddb, tableName } from './client.ts';
@@ -143,17 +143,6 @@ async function countEvaluated(q: Omit<PageQuery, 'limit' | 'startKey'>, cap: num
     startKey = out.LastEvaluatedKey as Key | undefined;
   } while (startKey && read < cap);
   return count;
-}
-
-/** The value of a counter item (`n`), or undefined when it was never written. */
-export async function readCounter(key: Key): Promise<number | undefined> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: key }));
-  return out.Item ? Number(out.Item.n ?? 0) : undefined;
-}
-
-/** The transaction write that moves a counter item by `delta` (created on first use). */
-export function counterWrite(key: Key, delta: number) {
-  return { item: { Update: { TableName: tableName(), Key: key, UpdateExpression: 'ADD #n :d', ExpressionAttributeNames: { '#n': 'n' }, ExpressionAttributeValues: { ':d': delta } } } };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError, ValidationError } from '../domain/errors.ts';
 import { ddb } from './client.ts';
@@ -47,4 +47,24 @@ export async function transactWrite(writes: TxWrite[]): Promise<void> {
       await sleep(Math.random() * 20 * 2 ** attempt);
     }
   }
+}
+
+/**
+ * One write run on its own: a plain PutItem, UpdateItem or DeleteItem (half
+ * the write cost of a one-item transaction). A failed condition becomes the
+ * write's domain error; an update answers the item as it now is.
+ */
+export async function writeNow(w: TxWrite): Promise<Record<string, unknown> | undefined> {
+  try {
+    if (w.item.Put) await ddb.send(new PutCommand(w.item.Put));
+    else if (w.item.Delete) await ddb.send(new DeleteCommand(w.item.Delete));
+    else if (w.item.Update) return (await ddb.send(new UpdateCommand({ ...w.item.Update, ReturnValues: 'ALL_NEW' }))).Attributes;
+    else throw new Error('writeNow runs a Put, Update or Delete');
+  } catch (err) {
+    const limit = storeLimitError(err);
+    if (limit) throw limit;
+    if ((err as Error).name === 'ConditionalCheckFailedException' && w.onConditionFailed) throw w.onConditionFailed();
+    throw err;
+  }
+  return undefined;
 }

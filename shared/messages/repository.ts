@@ -1,7 +1,8 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { batchDelete, counterWrite, numberedPage, readCounter, type Key } from '../db/query.ts';
+import { listCounter } from '../db/list-counter.ts';
+import { batchDelete, numberedPage, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import type { StoredAttachment } from '../attachments/model.ts';
 import type { Message } from './model.ts';
@@ -22,7 +23,7 @@ export async function createMessage(m: MessageRecord, related: TxWrite[]): Promi
   await transactWrite([
     { item: { Put: { TableName: tableName(), Item: { ...keys.message(m.accountId, m.id), ...body }, ConditionExpression: 'attribute_not_exists(pk)' } } },
     { item: { Put: { TableName: tableName(), Item: { ...keys.ticketMessage(m.accountId, m.ticketId, m.id), ...body }, ConditionExpression: 'attribute_not_exists(pk)' } } },
-    counterWrite(keys.listCounter(m.accountId, `TMSG#${m.ticketId}`), 1),
+    listCounter.write(m.accountId, `TMSG#${m.ticketId}`, 1),
     ...related,
   ]);
 }
@@ -39,7 +40,7 @@ export async function listMessages(accountId: string, ticketId: string, forward:
     page,
     limit,
     // The ticket's message counter (written with each message), read beside the page.
-    readCounter(keys.listCounter(accountId, `TMSG#${ticketId}`)),
+    listCounter.read(accountId, `TMSG#${ticketId}`),
   );
   return { items: r.items.map(strip), total: r.total };
 }

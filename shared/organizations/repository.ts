@@ -1,8 +1,8 @@
-import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName } from '../db/client.ts';
-import { keys, textSortKey } from '../db/keys.ts';
-import { counterWrite, numberedPage, queryAll, readCounter } from '../db/query.ts';
-import { transactWrite, type TxWrite } from '../db/transact.ts';
+import { bindEntity, conditions, type Condition } from '../db/entity.ts';
+import { ENTITIES } from '../db/keys.ts';
+import { listCounter } from '../db/list-counter.ts';
+import { numberedPage, queryAll } from '../db/query.ts';
+import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../domain/errors.ts';
 import type { CompanyFacts, Organization } from './model.ts';
 
@@ -16,90 +16,46 @@ export interface OrganizationRecord extends Organization {
 /** The organization changed or went away between our read and our write; the caller re-reads and tries again. */
 export class StaleOrganizationError extends ConflictError {}
 
-const FIELDS: (keyof OrganizationRecord)[] = [
-  'id',
-  'accountId',
-  'name',
-  'organizationalDomain',
-  'country',
-  'industry',
-  'employeeCount',
-  'yearlyRevenue',
-  'logoUrl',
-  'contactCount',
-  'ticketCount',
-  'createdAt',
-  'updatedAt',
-  'version',
-];
-const toRecord = (i: Record<string, unknown>) => {
-  const r = Object.fromEntries(FIELDS.map((f) => [f, i[f] ?? null])) as unknown as OrganizationRecord;
-  r.contactCount = Number(r.contactCount ?? 0);
-  r.ticketCount = Number(r.ticketCount ?? 0);
-  r.version = Number(r.version ?? 0);
-  return r;
+const organizations = bindEntity<OrganizationRecord>(ENTITIES.organization, {
+  fields: ['id', 'accountId', 'name', 'organizationalDomain', 'country', 'industry', 'employeeCount', 'yearlyRevenue', 'logoUrl', 'contactCount', 'ticketCount', 'createdAt', 'updatedAt', 'version'],
+  // An organization without a name sorts first by name.
+  keyValues: (o) => ({ sortName: o.name ?? '' }),
+  extra: (o) => ({ searchText: `${(o.name ?? '').toLowerCase()}\n${o.organizationalDomain}` }),
+  normalize: (r) => ({ ...r, contactCount: Number(r.contactCount ?? 0), ticketCount: Number(r.ticketCount ?? 0), version: Number(r.version ?? 0) }),
+});
+
+const domains = bindEntity<{ accountId: string; domain: string; organizationId: string }>(ENTITIES.organizationDomain, { fields: ['organizationId'] });
+
+const domainGuard = (o: Pick<OrganizationRecord, 'accountId' | 'id' | 'organizationalDomain'>): TxWrite =>
+  domains.put(
+    { accountId: o.accountId, domain: o.organizationalDomain, organizationId: o.id },
+    conditions.absent(() => new AlreadyExistsError(`An organization with domain ${o.organizationalDomain} already exists`)),
+  );
+
+/** The write holds only if nobody changed the organization since `o` was read (organizations stored before versions read as 0). */
+const versionCondition = (o: OrganizationRecord): Condition => {
+  const error = () => new StaleOrganizationError('The organization was changed concurrently');
+  return o.version ? conditions.version('version', o.version, error) : { expr: 'attribute_exists(pk) AND attribute_not_exists(version)', error };
 };
-
-/** Sort keys for name (gsi1) and domain (gsi2); search text covers both. */
-const indexAttributes = (o: Pick<OrganizationRecord, 'accountId' | 'id' | 'name' | 'organizationalDomain'>) => ({
-  gsi1pk: keys.organizationsIndex(o.accountId),
-  gsi1sk: textSortKey(o.name ?? '', o.id),
-  gsi2pk: keys.organizationsIndex(o.accountId),
-  gsi2sk: textSortKey(o.organizationalDomain, o.id),
-  searchText: `${(o.name ?? '').toLowerCase()}\n${o.organizationalDomain}`,
-});
-
-const domainGuard = (o: Pick<OrganizationRecord, 'accountId' | 'id' | 'organizationalDomain'>): TxWrite => ({
-  item: {
-    Put: {
-      TableName: tableName(),
-      Item: { ...keys.organizationDomain(o.accountId, o.organizationalDomain), type: 'orgDomain', organizationId: o.id },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  },
-  onConditionFailed: () => new AlreadyExistsError(`An organization with domain ${o.organizationalDomain} already exists`),
-});
-
-/** The write holds only if nobody changed the organization since `o` was read. */
-const versionCondition = (o: OrganizationRecord) =>
-  o.version ? { expr: 'version = :v', values: { ':v': o.version } } : { expr: 'attribute_exists(pk) AND attribute_not_exists(version)', values: {} };
 
 /** Create an organization and claim its domain; `related` (e.g. its outbox event) commits with it. */
 export async function createOrganization(o: OrganizationRecord, related: TxWrite[] = []): Promise<void> {
-  await transactWrite([
-    {
-      item: { Put: { TableName: tableName(), Item: { ...keys.organization(o.accountId, o.id), type: 'organization', ...o, ...indexAttributes(o) }, ConditionExpression: 'attribute_not_exists(pk)' } },
-    },
-    domainGuard(o),
-    counterWrite(keys.listCounter(o.accountId, 'ORGS'), 1),
-    ...related,
-  ]);
+  await transactWrite([organizations.put(o, conditions.absent()), domainGuard(o), listCounter.write(o.accountId, 'ORGS', 1), ...related]);
 }
 
 export async function getOrganization(accountId: string, id: string): Promise<OrganizationRecord | null> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.organization(accountId, id) }));
-  return out.Item ? toRecord(out.Item) : null;
+  return organizations.get({ accountId, id });
 }
 
-/** Organizations by id, for rendering contacts' organizationName (one BatchGet per 100). */
+/** Organizations by id, for rendering contacts' organizationName. */
 export async function getOrganizations(accountId: string, ids: string[]): Promise<Map<string, OrganizationRecord>> {
-  const found = new Map<string, OrganizationRecord>();
-  const unique = [...new Set(ids)];
-  for (let i = 0; i < unique.length; i += 100) {
-    let requestKeys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((id) => keys.organization(accountId, id));
-    while (requestKeys?.length) {
-      const out = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: requestKeys } } }));
-      for (const item of out.Responses?.[tableName()] ?? []) found.set(item.id as string, toRecord(item));
-      requestKeys = out.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined;
-    }
-  }
-  return found;
+  const found = await organizations.getMany(ids.map((id) => ({ accountId, id })));
+  return new Map(found.map((o) => [o.id, o]));
 }
 
 /** The organization owning a domain, via the domain guard. */
 export async function organizationIdByDomain(accountId: string, domain: string): Promise<string | null> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.organizationDomain(accountId, domain) }));
-  return (out.Item?.organizationId as string | undefined) ?? null;
+  return (await domains.get({ accountId, domain }))?.organizationId ?? null;
 }
 
 export type OrganizationChanges = Partial<Pick<OrganizationRecord, 'name' | 'organizationalDomain' | keyof CompanyFacts>> & { updatedAt: string };
@@ -111,27 +67,9 @@ export type OrganizationChanges = Partial<Pick<OrganizationRecord, 'name' | 'org
  */
 export async function updateOrganization(current: OrganizationRecord, changes: OrganizationChanges): Promise<OrganizationRecord> {
   const next = { ...current, ...changes, version: current.version + 1 };
-  const set: Record<string, unknown> = { ...changes, ...indexAttributes(next), version: next.version };
-  const cond = versionCondition(current);
-  const writes: TxWrite[] = [
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.organization(current.accountId, current.id),
-          UpdateExpression: `SET ${Object.keys(set)
-            .map((k) => `#${k} = :${k}`)
-            .join(', ')}`,
-          ConditionExpression: cond.expr,
-          ExpressionAttributeNames: Object.fromEntries(Object.keys(set).map((k) => [`#${k}`, k])),
-          ExpressionAttributeValues: { ...Object.fromEntries(Object.entries(set).map(([k, v]) => [`:${k}`, v])), ...cond.values },
-        },
-      },
-      onConditionFailed: () => new StaleOrganizationError('The organization was changed concurrently'),
-    },
-  ];
+  const writes: TxWrite[] = [organizations.update(current, next, versionCondition(current))];
   if (next.organizationalDomain !== current.organizationalDomain) {
-    writes.push({ item: { Delete: { TableName: tableName(), Key: keys.organizationDomain(current.accountId, current.organizationalDomain) } } }, domainGuard(next));
+    writes.push(domains.delete({ accountId: current.accountId, domain: current.organizationalDomain }), domainGuard(next));
   }
   await transactWrite(writes);
   return next;
@@ -144,37 +82,29 @@ export async function updateOrganization(current: OrganizationRecord, changes: O
  */
 export async function deleteOrganization(o: OrganizationRecord, related: TxWrite[] = []): Promise<void> {
   await transactWrite([
-    {
-      item: { Delete: { TableName: tableName(), Key: keys.organization(o.accountId, o.id), ConditionExpression: 'attribute_exists(pk)' } },
-      onConditionFailed: () => new NotFoundError('Organization'),
-    },
-    { item: { Delete: { TableName: tableName(), Key: keys.organizationDomain(o.accountId, o.organizationalDomain) } } },
+    organizations.delete(
+      o,
+      conditions.present(() => new NotFoundError('Organization')),
+    ),
+    domains.delete({ accountId: o.accountId, domain: o.organizationalDomain }),
     ...related,
-    counterWrite(keys.listCounter(o.accountId, 'ORGS'), -1),
+    listCounter.write(o.accountId, 'ORGS', -1),
   ]);
 }
 
 /** Does the organization exist? (a contact may still name one whose deletion is being finished) */
 export async function organizationExists(accountId: string, id: string): Promise<boolean> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.organization(accountId, id), ProjectionExpression: 'pk' }));
-  return Boolean(out.Item);
+  return Boolean(await organizations.get({ accountId, id }, { projection: ['pk'] }));
 }
 
 /** Counter write for an organization's contactCount/ticketCount, inside the transaction of the change it counts. */
 export function organizationCountersWrite(accountId: string, orgId: string, delta: { contacts?: number; tickets?: number }): TxWrite {
-  return {
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: keys.organization(accountId, orgId),
-        UpdateExpression: 'ADD contactCount :c, ticketCount :t',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':c': delta.contacts ?? 0, ':t': delta.tickets ?? 0 },
-      },
-    },
+  return organizations.updateAttributes(
+    { accountId, id: orgId },
+    { add: { contactCount: delta.contacts ?? 0, ticketCount: delta.tickets ?? 0 } },
     // Deleted since the caller read the link: the caller re-reads and counts nothing for it.
-    onConditionFailed: () => new StaleOrganizationError('The organization was deleted meanwhile'),
-  };
+    conditions.present(() => new StaleOrganizationError('The organization was deleted meanwhile')),
+  );
 }
 
 /**
@@ -185,22 +115,8 @@ export function organizationCountersWrite(accountId: string, orgId: string, delt
 export async function applyFacts(o: OrganizationRecord, facts: CompanyFacts, now: string): Promise<OrganizationRecord> {
   const fill = Object.entries(facts).filter(([k, v]) => v !== undefined && v !== null && (o as unknown as Record<string, unknown>)[k] === null) as [keyof CompanyFacts, string][];
   if (!fill.length) return o;
-  const changes: OrganizationChanges = { updatedAt: now, ...Object.fromEntries(fill) };
-  const next = { ...o, ...changes, version: o.version + 1 };
-  const set: Record<string, unknown> = { ...changes, ...indexAttributes(next), version: next.version };
-  const cond = versionCondition(o);
-  await ddb.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.organization(o.accountId, o.id),
-      UpdateExpression: `SET ${Object.keys(set)
-        .map((k) => `#${k} = :${k}`)
-        .join(', ')}`,
-      ConditionExpression: cond.expr,
-      ExpressionAttributeNames: Object.fromEntries(Object.keys(set).map((k) => [`#${k}`, k])),
-      ExpressionAttributeValues: { ...Object.fromEntries(Object.entries(set).map(([k, v]) => [`:${k}`, v])), ...cond.values },
-    }),
-  );
+  const next = { ...o, updatedAt: now, ...Object.fromEntries(fill), version: o.version + 1 };
+  await writeNow(organizations.update(o, next, versionCondition(o)));
   return next;
 }
 
@@ -210,31 +126,19 @@ export interface OrganizationFilter {
   order: 'asc' | 'desc';
 }
 
+const SORT_PATTERN = { name: 'byName', organizational_domain: 'byDomain', created_at: 'byCreated', contact_count: 'byCreated' } as const;
+
 /** A numbered page of organizations with the exact total. contact_count order is computed in memory over the account's organizations. */
 export async function listOrganizations(accountId: string, f: OrganizationFilter, page: number, limit: number) {
-  const filter: { filter?: string; names: Record<string, string>; values: Record<string, unknown> } = f.search
-    ? { filter: 'contains(#s, :s)', names: { '#s': 'searchText' }, values: { ':s': f.search.toLowerCase() } }
-    : { names: {}, values: {} };
+  const filter = f.search ? { expr: 'contains(#s, :s)', names: { '#s': 'searchText' }, values: { ':s': f.search.toLowerCase() } } : undefined;
   const forward = f.order === 'asc';
   if (f.sortBy === 'contact_count') {
-    const all = (
-      await queryAll<Record<string, unknown>>({
-        keyCondition: 'pk = :pk AND begins_with(sk, :p)',
-        filter: filter.filter,
-        names: filter.names,
-        values: { ...filter.values, ':pk': keys.accountPk(accountId), ':p': keys.organizationPrefix },
-        forward: true,
-      })
-    ).map(toRecord);
+    const all = (await queryAll<Record<string, unknown>>(organizations.query('byCreated', { accountId }, { filter }))).map(organizations.fromItem);
     all.sort((a, b) => (a.contactCount - b.contactCount || a.id.localeCompare(b.id)) * (forward ? 1 : -1));
     return { items: all.slice((page - 1) * limit, page * limit), total: all.length };
   }
-  const q =
-    f.sortBy === 'created_at'
-      ? { keyCondition: 'pk = :pk AND begins_with(sk, :p)', values: { ':pk': keys.accountPk(accountId), ':p': keys.organizationPrefix } }
-      : { index: f.sortBy === 'name' ? ('gsi1' as const) : ('gsi2' as const), keyCondition: `${f.sortBy === 'name' ? 'gsi1' : 'gsi2'}pk = :pk`, values: { ':pk': keys.organizationsIndex(accountId) } };
   // Unfiltered, the total is the account's organization counter (read beside the page), not a walk of the whole list.
-  const total = f.search ? undefined : readCounter(keys.listCounter(accountId, 'ORGS'));
-  const result = await numberedPage<Record<string, unknown>>({ ...q, filter: filter.filter, names: filter.names, values: { ...q.values, ...filter.values }, forward }, page, limit, total);
-  return { items: result.items.map(toRecord), total: result.total };
+  const total = f.search ? undefined : listCounter.read(accountId, 'ORGS');
+  const result = await numberedPage<Record<string, unknown>>(organizations.query(SORT_PATTERN[f.sortBy], { accountId }, { forward, filter }), page, limit, total);
+  return { items: result.items.map(organizations.fromItem), total: result.total };
 }

@@ -115,7 +115,7 @@ export async function enrichOrganization(accountId: string, id: string): Promise
       return repo.applyFacts(o, facts, new Date().toISOString());
     },
     // Someone changed the organization meanwhile: re-read; a field they filled keeps their value.
-    (err) => (err as Error).name === 'ConditionalCheckFailedException',
+    (err) => err instanceof repo.StaleOrganizationError,
   );
 }
 

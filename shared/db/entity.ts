@@ -1,0 +1,332 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, tableName } from './client.ts';
+import { batchGet, type Key, type PageQuery } from './query.ts';
+import { gsiKeys, type GsiName } from './table-definition.ts';
+import type { TxWrite } from './transact.ts';
+import { updateExpression, type UpdateParts } from './update.ts';
+
+/**
+ * The declaration layer of the single table (docs/decisions.md "Data layer"):
+ * each entity is declared once — key templates, the index slots it occupies,
+ * its attribute mapping — and every read and write of its items is built from
+ * that declaration. keys.ts holds the templates of every entity (the catalog
+ * that docs/data-model.md is generated from); a module's repository binds its
+ * entities to their domain records with `bindEntity`.
+ *
+ * A template is a string with `{field}` or `{field:format}` placeholders, read
+ * from the record (or from the values a key or query is given). An index slot
+ * whose placeholders are not all present on a record is left off the item:
+ * sparse indexes fall out of the declaration.
+ */
+
+/** How a placeholder's value is written into a key. */
+export const FORMATS = {
+  /** Case-insensitive order and uniqueness (names, emails, domains). */
+  lower: (v: string) => v.toLowerCase(),
+} as const satisfies Record<string, (v: string) => string>;
+export type Format = keyof typeof FORMATS;
+
+type Part = string | { field: string; format?: Format };
+
+export interface Template {
+  readonly source: string;
+  readonly fields: readonly string[];
+  /** The constant text before the first placeholder (a query's `begins_with` prefix). */
+  readonly prefix: string;
+  /** The key for these values, or undefined when a placeholder has no value. */
+  build(values: object): string | undefined;
+}
+
+const templates = new Map<string, Template>();
+
+/** Compile a template once (templates are module-level constants, so the cache stays small). */
+export function template(source: string): Template {
+  const cached = templates.get(source);
+  if (cached) return cached;
+  const parts: Part[] = [];
+  const re = /\{(\w+)(?::(\w+))?\}/g;
+  let at = 0;
+  for (let m = re.exec(source); m; m = re.exec(source)) {
+    if (m.index > at) parts.push(source.slice(at, m.index));
+    const format = m[2] as Format | undefined;
+    if (format && !(format in FORMATS)) throw new Error(`Unknown key format ${format} in template ${source}`);
+    parts.push({ field: m[1], format });
+    at = m.index + m[0].length;
+  }
+  if (at < source.length) parts.push(source.slice(at));
+  const fields = parts.filter((p): p is Exclude<Part, string> => typeof p !== 'string').map((p) => p.field);
+  const t: Template = {
+    source,
+    fields,
+    prefix: typeof parts[0] === 'string' ? parts[0] : '',
+    build(values) {
+      let out = '';
+      for (const p of parts) {
+        if (typeof p === 'string') {
+          out += p;
+          continue;
+        }
+        const v = (values as Record<string, unknown>)[p.field];
+        if (v === undefined || v === null) return undefined;
+        out += p.format ? FORMATS[p.format](String(v)) : String(v);
+      }
+      return out;
+    },
+  };
+  templates.set(source, t);
+  return t;
+}
+
+/** The table itself, or one of its overloaded GSIs. */
+export type Slot = 'table' | GsiName;
+
+export interface IndexDeclaration {
+  /** Where the pattern reads: the table's own keys (a prefix of the sort key) or a GSI slot. */
+  slot: Slot;
+  pk: string;
+  sk: string;
+  /** The access pattern, as docs/data-model.md states it (which endpoint or job reads it). */
+  pattern: string;
+}
+
+export interface EntityDeclaration {
+  /** The item's `type` attribute. */
+  type: string;
+  /** The module whose service alone writes these items. */
+  owner: string;
+  description: string;
+  key: { pk: string; sk: string };
+  /** Named access patterns; a GSI slot may be taken once per entity. */
+  indexes?: Record<string, IndexDeclaration>;
+  /** Attribute holding the optimistic-locking version, when the entity has one. */
+  version?: string;
+  /** Items that expire carry the TTL attribute. */
+  expires?: boolean;
+}
+
+/** Declare an entity's keys (keys.ts); checked once at load: one pattern per GSI slot. */
+export function declareEntity<const D extends EntityDeclaration>(d: D): D {
+  const slots = Object.values(d.indexes ?? {})
+    .map((i) => i.slot)
+    .filter((s) => s !== 'table');
+  if (new Set(slots).size !== slots.length) throw new Error(`Entity ${d.type} declares a GSI slot twice`);
+  return d;
+}
+
+/** A condition on the item a write addresses, and the domain error it means when it fails. */
+export interface Condition {
+  expr: string;
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+  error?: () => Error;
+}
+
+export const conditions = {
+  absent: (error?: () => Error): Condition => ({ expr: 'attribute_not_exists(pk)', error }),
+  present: (error?: () => Error): Condition => ({ expr: 'attribute_exists(pk)', error }),
+  /** Optimistic lock: the item still has the version that was read. */
+  version: (attr: string, expected: number, error?: () => Error): Condition => ({ expr: '#ver = :ver', names: { '#ver': attr }, values: { ':ver': expected }, error }),
+};
+
+/** Values a key or query is built from: a record, or just its key fields. */
+type Values = object;
+
+export interface Mapping<R> {
+  /** Domain fields stored as attributes of the same name (read back as null when absent). */
+  fields: readonly (keyof R & string)[];
+  /** Domain fields stored under another attribute name (`type` names the item kind throughout the table). */
+  renames?: Partial<Record<keyof R & string, string>>;
+  /** Values only keys are built from (e.g. a rank), never stored as attributes of their own. */
+  keyValues?: (r: R) => Record<string, unknown>;
+  /** Derived attributes stored with the item. */
+  extra?: (r: R) => Record<string, unknown>;
+  /** Fixes up a record read from an item (defaults for attributes older items lack). */
+  normalize?: (r: R) => R;
+}
+
+export interface QueryOptions {
+  forward?: boolean;
+  /** Sort-key condition: a prefix (defaults to the template's constant prefix) or a range. */
+  skBeginsWith?: string;
+  skBetween?: [string, string];
+  skAfter?: string;
+  skBefore?: string;
+  filter?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> };
+}
+
+export interface Entity<R> {
+  readonly declaration: EntityDeclaration;
+  key(values: Values): Key;
+  item(r: R): Record<string, unknown>;
+  fromItem(item: Record<string, unknown>): R;
+  get(values: Values, opts?: { consistent?: boolean; projection?: string[] }): Promise<R | null>;
+  getMany(values: readonly Values[], opts?: { consistent?: boolean }): Promise<R[]>;
+  put(r: R, condition?: Condition): TxWrite;
+  /** Set the changed fields of `next` (and the index attributes they move) on the stored item. */
+  update(current: R, next: R, condition?: Condition): TxWrite;
+  /** An update of raw attributes (counters, states) built by the one update builder. */
+  updateAttributes(values: Values, parts: UpdateParts, condition?: Condition): TxWrite;
+  delete(values: Values, condition?: Condition): TxWrite;
+  check(values: Values, condition: Condition): TxWrite;
+  /** The Query of a named access pattern, for queryPage / numberedPage / queryAll. */
+  query(pattern: string, values: Values, opts?: QueryOptions): Omit<PageQuery, 'limit' | 'startKey'>;
+}
+
+const conditionParts = (c?: Condition) => (c ? { ConditionExpression: c.expr, names: c.names, values: c.values } : undefined);
+
+function mergeExpressionInput(names?: Record<string, string>, values?: Record<string, unknown>) {
+  return {
+    ...(names && Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+    ...(values && Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+  };
+}
+
+/** Bind an entity's declaration to its domain record: every read and write of its items goes through the result. */
+export function bindEntity<R extends object>(d: EntityDeclaration, m: Mapping<R>): Entity<R> {
+  const pkT = template(d.key.pk);
+  const skT = template(d.key.sk);
+  const indexes = Object.entries(d.indexes ?? {}).map(([name, i]) => ({ name, ...i, pkT: template(i.pk), skT: template(i.sk) }));
+  const gsiSlots = indexes.filter((i) => i.slot !== 'table');
+  const renames = (m.renames ?? {}) as Record<string, string>;
+  const keyFieldsOf = new Set(gsiSlots.flatMap((i) => [...i.pkT.fields, ...i.skT.fields]));
+
+  const key = (values: Values): Key => {
+    const pk = pkT.build(values);
+    const sk = skT.build(values);
+    if (pk === undefined || sk === undefined) throw new Error(`Key of ${d.type} needs ${[...pkT.fields, ...skT.fields].join(', ')}`);
+    return { pk, sk };
+  };
+  const keyValues = (r: R): Values => (m.keyValues ? { ...r, ...m.keyValues(r) } : r);
+  const indexAttributes = (r: R) => {
+    const v = keyValues(r);
+    const out: Record<string, string> = {};
+    for (const i of gsiSlots) {
+      const pk = i.pkT.build(v);
+      const sk = i.skT.build(v);
+      if (pk === undefined || sk === undefined) continue;
+      const names = gsiKeys(i.slot as GsiName);
+      out[names.partitionKey] = pk;
+      out[names.sortKey] = sk;
+    }
+    return out;
+  };
+  const attributes = (r: R) => {
+    const out: Record<string, unknown> = {};
+    for (const f of m.fields) out[renames[f] ?? f] = (r as Record<string, unknown>)[f];
+    return out;
+  };
+  const item = (r: R) => ({ ...key(r), type: d.type, ...attributes(r), ...indexAttributes(r), ...m.extra?.(r) });
+  const fromItem = (i: Record<string, unknown>): R => {
+    const r: Record<string, unknown> = {};
+    for (const f of m.fields) r[f] = i[renames[f] ?? f] ?? null;
+    return m.normalize ? m.normalize(r as R) : (r as R);
+  };
+  const errorOf = (c?: Condition) => c?.error;
+
+  const updateParts = (values: Values, parts: UpdateParts, condition?: Condition) => {
+    const u = updateExpression(parts, conditionParts(condition));
+    return { TableName: tableName(), Key: key(values), ...u };
+  };
+
+  return {
+    declaration: d,
+    key,
+    item,
+    fromItem,
+    async get(values, opts = {}) {
+      const proj = opts.projection;
+      const out = await ddb.send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: key(values),
+          ...(opts.consistent ? { ConsistentRead: true } : {}),
+          ...(proj ? { ProjectionExpression: proj.map((_, n) => `#p${n}`).join(', '), ExpressionAttributeNames: Object.fromEntries(proj.map((p, n) => [`#p${n}`, p])) } : {}),
+        }),
+      );
+      return out.Item ? fromItem(out.Item) : null;
+    },
+    async getMany(list, opts = {}) {
+      const seen = new Set<string>();
+      const unique: Key[] = [];
+      for (const v of list) {
+        const k = key(v);
+        const id = `${k.pk}\u0000${k.sk}`;
+        if (!seen.has(id)) seen.add(id) && unique.push(k);
+      }
+      const items: R[] = [];
+      for (let i = 0; i < unique.length; i += 100) items.push(...(await batchGet(unique.slice(i, i + 100), opts)).map(fromItem));
+      return items;
+    },
+    put(r, condition) {
+      const c = conditionParts(condition);
+      return {
+        item: { Put: { TableName: tableName(), Item: item(r), ...(c ? { ConditionExpression: c.ConditionExpression, ...mergeExpressionInput(c.names, c.values) } : {}) } },
+        onConditionFailed: errorOf(condition),
+      };
+    },
+    update(current, next, condition) {
+      const set: Record<string, unknown> = {};
+      const remove: string[] = [];
+      for (const f of m.fields) {
+        const a = (current as Record<string, unknown>)[f];
+        const b = (next as Record<string, unknown>)[f];
+        if (a === b || (typeof b === 'object' && b !== null && JSON.stringify(a) === JSON.stringify(b))) continue;
+        if (b === undefined) remove.push(renames[f] ?? f);
+        else set[renames[f] ?? f] = b;
+      }
+      const touchesKeys = Boolean(m.keyValues) || [...keyFieldsOf].some((f) => (current as Record<string, unknown>)[f] !== (next as Record<string, unknown>)[f]);
+      if (touchesKeys) {
+        // All of next's index attributes, not only the moved ones: an item written before a slot existed gains it.
+        const after = indexAttributes(next);
+        Object.assign(set, after);
+        for (const k of Object.keys(indexAttributes(current))) if (!(k in after)) remove.push(k);
+      }
+      if (m.extra && (Object.keys(set).length || remove.length)) Object.assign(set, m.extra(next));
+      return { item: { Update: updateParts(current, { set, remove }, condition) }, onConditionFailed: errorOf(condition) };
+    },
+    updateAttributes(values, parts, condition) {
+      return { item: { Update: updateParts(values, parts, condition) }, onConditionFailed: errorOf(condition) };
+    },
+    delete(values, condition) {
+      const c = conditionParts(condition);
+      return {
+        item: { Delete: { TableName: tableName(), Key: key(values), ...(c ? { ConditionExpression: c.ConditionExpression, ...mergeExpressionInput(c.names, c.values) } : {}) } },
+        onConditionFailed: errorOf(condition),
+      };
+    },
+    check(values, condition) {
+      return {
+        item: { ConditionCheck: { TableName: tableName(), Key: key(values), ConditionExpression: condition.expr, ...mergeExpressionInput(condition.names, condition.values) } },
+        onConditionFailed: errorOf(condition),
+      };
+    },
+    query(pattern, values, opts = {}) {
+      const i = indexes.find((x) => x.name === pattern);
+      if (!i) throw new Error(`Entity ${d.type} has no access pattern ${pattern}`);
+      const pkName = i.slot === 'table' ? 'pk' : gsiKeys(i.slot).partitionKey;
+      const skName = i.slot === 'table' ? 'sk' : gsiKeys(i.slot).sortKey;
+      const pk = i.pkT.build(values);
+      if (pk === undefined) throw new Error(`Pattern ${d.type}.${pattern} needs ${i.pkT.fields.join(', ')}`);
+      const names: Record<string, string> = { ...opts.filter?.names };
+      const vals: Record<string, unknown> = { ...opts.filter?.values, ':qpk': pk };
+      let cond = `${pkName} = :qpk`;
+      if (opts.skBetween) {
+        cond += ` AND ${skName} BETWEEN :qlo AND :qhi`;
+        [vals[':qlo'], vals[':qhi']] = opts.skBetween;
+      } else if (opts.skAfter !== undefined) {
+        cond += ` AND ${skName} > :qsk`;
+        vals[':qsk'] = opts.skAfter;
+      } else if (opts.skBefore !== undefined) {
+        cond += ` AND ${skName} < :qsk`;
+        vals[':qsk'] = opts.skBefore;
+      } else {
+        const prefix = opts.skBeginsWith ?? i.skT.prefix;
+        if (prefix) {
+          cond += ` AND begins_with(${skName}, :qsk)`;
+          vals[':qsk'] = prefix;
+        }
+      }
+      return { ...(i.slot === 'table' ? {} : { index: i.slot }), keyCondition: cond, filter: opts.filter?.expr, names, values: vals, forward: opts.forward ?? true };
+    },
+  };
+}

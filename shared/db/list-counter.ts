@@ -1,0 +1,18 @@
+import { bindEntity } from './entity.ts';
+import { ENTITIES } from './keys.ts';
+import type { TxWrite } from './transact.ts';
+
+/** A page-number list whose unfiltered total is counted (ENTITIES.listCounter). */
+export type CountedList = 'CONTACTS' | 'ORGS' | `TMSG#${string}`;
+
+const counters = bindEntity<{ accountId: string; list: string; n: number }>(ENTITIES.listCounter, { fields: ['n'] });
+
+export const listCounter = {
+  /** The transaction write that moves the list's count by `delta` (created on first use). */
+  write: (accountId: string, list: CountedList, delta: number): TxWrite => counters.updateAttributes({ accountId, list }, { add: { n: delta } }),
+  /** The list's count, or undefined when it was never written. */
+  read: async (accountId: string, list: CountedList): Promise<number | undefined> => {
+    const c = await counters.get({ accountId, list });
+    return c ? Number(c.n ?? 0) : undefined;
+  },
+};
