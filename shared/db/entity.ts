@@ -251,7 +251,9 @@ export function bindEntity<R extends object>(d: EntityDeclaration, m: Mapping<R>
       for (const v of list) {
         const k = key(v);
         const id = `${k.pk}\u0000${k.sk}`;
-        if (!seen.has(id)) seen.add(id) && unique.push(k);
+        if (seen.has(id)) continue;
+        seen.add(id);
+        unique.push(k);
       }
       const items: R[] = [];
       for (let i = 0; i < unique.length; i += 100) items.push(...(await batchGet(unique.slice(i, i + 100), opts)).map(fromItem));
