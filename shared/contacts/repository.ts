@@ -4,7 +4,7 @@ import { listCounter } from '../db/list-counter.ts';
 import { numberedPage, queryAll, queryPage } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError } from '../domain/errors.ts';
-import { organizationCountersWrite } from '../organizations/repository.ts';
+import { organizationCountersWrite } from '../organizations/api.ts';
 
 export interface ContactRecord {
   id: string;

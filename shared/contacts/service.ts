@@ -3,7 +3,7 @@ import { retryOnConflict } from '../db/retry.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { NotFoundError, ValidationError } from '../domain/errors.ts';
 import { newId } from '../ids.ts';
-import { organizationCountersWrite, getOrganization, getOrganizations, organizationExists, organizationIdByDomain, StaleOrganizationError } from '../organizations/repository.ts';
+import { findOrganization, findOrganizations, organizationCountersWrite, organizationExists, organizationIdByDomain, StaleOrganizationError } from '../organizations/api.ts';
 import { CONTACT_EMAIL_MAX, emailDomain, FREE_MAIL_DOMAINS, type Contact, type CreateContactInput, type ListContactsQuery, type UpdateContactInput } from './model.ts';
 import * as repo from './repository.ts';
 import type { ContactRecord } from './repository.ts';
@@ -11,7 +11,7 @@ import type { ContactRecord } from './repository.ts';
 /** Render contacts: organizationName follows the linked organization, ticketCount the requester counter. */
 export async function toContactDtos(accountId: string, contacts: ContactRecord[]): Promise<Contact[]> {
   const [orgs, counts] = await Promise.all([
-    getOrganizations(
+    findOrganizations(
       accountId,
       contacts.map((c) => c.organizationId).filter((id): id is string => Boolean(id)),
     ),
@@ -41,7 +41,7 @@ export const toContactDto = async (accountId: string, c: ContactRecord) => (awai
 /** The organization a new contact joins: the one given (must exist), else the one owning its email domain (not free-mail). */
 async function organizationFor(accountId: string, email: string, given: string | null | undefined): Promise<string | null> {
   if (given) {
-    if (!(await getOrganization(accountId, given))) throw new ValidationError('No such organization', [{ field: 'organizationId', message: 'no such organization in this account' }]);
+    if (!(await findOrganization(accountId, given))) throw new ValidationError('No such organization', [{ field: 'organizationId', message: 'no such organization in this account' }]);
     return given;
   }
   if (given === null) return null;
@@ -94,7 +94,7 @@ export async function updateContact(p: Principal, id: string, input: UpdateConta
     const defined = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as UpdateContactInput;
     if (!Object.keys(defined).length) return current;
     const countedOrg = await countedOrganization(p.accountId, current.organizationId);
-    if (defined.organizationId && defined.organizationId !== countedOrg && !(await getOrganization(p.accountId, defined.organizationId))) {
+    if (defined.organizationId && defined.organizationId !== countedOrg && !(await findOrganization(p.accountId, defined.organizationId))) {
       throw new ValidationError('No such organization', [{ field: 'organizationId', message: 'no such organization in this account' }]);
     }
     // A link to a deleted organization is dropped by the next write, whatever it changes.

@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.ts';
 import { batchGet, type Key, type PageQuery } from './query.ts';
 import { gsiKeys, type GsiName } from './table-definition.ts';
+import { template, type EntityDeclaration } from './declaration.ts';
 import type { TxWrite } from './transact.ts';
 import { updateExpression, type UpdateParts } from './update.ts';
 
@@ -18,100 +19,6 @@ import { updateExpression, type UpdateParts } from './update.ts';
  * whose placeholders are not all present on a record is left off the item:
  * sparse indexes fall out of the declaration.
  */
-
-/** How a placeholder's value is written into a key. */
-export const FORMATS = {
-  /** Case-insensitive order and uniqueness (names, emails, domains). */
-  lower: (v: string) => v.toLowerCase(),
-} as const satisfies Record<string, (v: string) => string>;
-export type Format = keyof typeof FORMATS;
-
-type Part = string | { field: string; format?: Format };
-
-export interface Template {
-  readonly source: string;
-  readonly fields: readonly string[];
-  /** The constant text before the first placeholder (a query's `begins_with` prefix). */
-  readonly prefix: string;
-  /** The key for these values, or undefined when a placeholder has no value. */
-  build(values: object): string | undefined;
-}
-
-const templates = new Map<string, Template>();
-
-/** Compile a template once (templates are module-level constants, so the cache stays small). */
-export function template(source: string): Template {
-  const cached = templates.get(source);
-  if (cached) return cached;
-  const parts: Part[] = [];
-  const re = /\{(\w+)(?::(\w+))?\}/g;
-  let at = 0;
-  for (let m = re.exec(source); m; m = re.exec(source)) {
-    if (m.index > at) parts.push(source.slice(at, m.index));
-    const format = m[2] as Format | undefined;
-    if (format && !(format in FORMATS)) throw new Error(`Unknown key format ${format} in template ${source}`);
-    parts.push({ field: m[1], format });
-    at = m.index + m[0].length;
-  }
-  if (at < source.length) parts.push(source.slice(at));
-  const fields = parts.filter((p): p is Exclude<Part, string> => typeof p !== 'string').map((p) => p.field);
-  const t: Template = {
-    source,
-    fields,
-    prefix: typeof parts[0] === 'string' ? parts[0] : '',
-    build(values) {
-      let out = '';
-      for (const p of parts) {
-        if (typeof p === 'string') {
-          out += p;
-          continue;
-        }
-        const v = (values as Record<string, unknown>)[p.field];
-        if (v === undefined || v === null) return undefined;
-        out += p.format ? FORMATS[p.format](String(v)) : String(v);
-      }
-      return out;
-    },
-  };
-  templates.set(source, t);
-  return t;
-}
-
-/** The table itself, or one of its overloaded GSIs. */
-export type Slot = 'table' | GsiName;
-
-export interface IndexDeclaration {
-  /** Where the pattern reads: the table's own keys (a prefix of the sort key) or a GSI slot. */
-  slot: Slot;
-  pk: string;
-  sk: string;
-  /** The access pattern, as docs/data-model.md states it (which endpoint or job reads it). */
-  pattern: string;
-}
-
-export interface EntityDeclaration {
-  /** The item's `type` attribute. */
-  type: string;
-  /** The module whose service alone writes these items. */
-  owner: string;
-  description: string;
-  key: { pk: string; sk: string };
-  /** Named access patterns; a GSI slot may be taken once per entity. */
-  indexes?: Record<string, IndexDeclaration>;
-  /** Attribute holding the optimistic-locking version, when the entity has one. */
-  version?: string;
-  /** Items that expire carry the TTL attribute. */
-  expires?: boolean;
-}
-
-/** Declare an entity's keys (keys.ts); checked once at load: one pattern per GSI slot. */
-export function declareEntity<const D extends EntityDeclaration>(d: D): D {
-  const slots = Object.values(d.indexes ?? {})
-    .map((i) => i.slot)
-    .filter((s) => s !== 'table');
-  if (new Set(slots).size !== slots.length) throw new Error(`Entity ${d.type} declares a GSI slot twice`);
-  return d;
-}
 
 /** A condition on the item a write addresses, and the domain error it means when it fails. */
 export interface Condition {
@@ -332,3 +239,6 @@ export function bindEntity<R extends object>(d: EntityDeclaration, m: Mapping<R>
     },
   };
 }
+
+export { declareEntity, template } from './declaration.ts';
+export type { EntityDeclaration, IndexDeclaration, Slot } from './declaration.ts';

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
-import { contactsOfOrganization, unlinkContacts } from '../contacts/repository.ts';
+import { contactsOfOrganization, unlinkContacts } from '../contacts/api.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import { newId } from '../ids.ts';

@@ -1,4 +1,4 @@
-import { declareEntity } from '../entity.ts';
+import { declareEntity } from '../declaration.ts';
 
 export const contactEntities = {
   contact: declareEntity({

@@ -1,4 +1,4 @@
-import { declareEntity } from '../entity.ts';
+import { declareEntity } from '../declaration.ts';
 
 /** Counters shared by several modules' lists; each is moved only inside the transaction of the change it counts. */
 export const counterEntities = {

@@ -1,0 +1,6 @@
+/**
+ * What other modules may use of contacts: unlinking the contacts of a deleted
+ * organization (the organizations module drives it from its event). Everything
+ * else about a contact's items stays behind this module's service.
+ */
+export { contactsOfOrganization, unlinkContacts } from './repository.ts';
