@@ -2,12 +2,36 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-export default tseslint.config({ ignores: ['node_modules/**', 'cdk.out/**', '.data/**'] }, js.configs.recommended, ...tseslint.configs.recommended, {
-  rules: {
-    // AWS event shapes and SDK items are loosely typed at the edges; zod checks what crosses them.
-    '@typescript-eslint/no-explicit-any': 'off',
-    '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
-    // Control characters are what some validators look for on purpose (names, SQS's character set).
-    'no-control-regex': 'off',
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'cdk.out/**', '.data/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      // AWS event shapes and SDK items are loosely typed at the edges; zod checks what crosses them.
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+      // Control characters are what some validators look for on purpose (names, SQS's character set).
+      'no-control-regex': 'off',
+    },
   },
-});
+  {
+    // The layers import downward only: app/ (wiring: routes, topology, OpenAPI) -> functions/ -> shared/ (domain modules, then db/ and http/).
+    files: ['shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(#|(\\.\\./)+)(functions|app)/', message: 'shared/ is below functions/ and app/: it cannot import them.' }] }],
+      // The same for import(), which no-restricted-imports does not look at.
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ImportExpression[source.value=/^(#|(\\.\\.\\x2F)+)(functions|app)\\x2F/]', message: 'shared/ is below functions/ and app/: it cannot import them.' },
+      ],
+    },
+  },
+  {
+    files: ['functions/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(#|(\\.\\./)+)app/', message: 'app/ wires the functions: a function cannot import it.' }] }],
+      'no-restricted-syntax': ['error', { selector: 'ImportExpression[source.value=/^(#|(\\.\\.\\x2F)+)app\\x2F/]', message: 'app/ wires the functions: a function cannot import it.' }],
+    },
+  },
+);

@@ -1,4 +1,4 @@
-import type { QueueName } from '#shared/events/topology.ts';
+import type { QueueName } from './topology.ts';
 import type { GroupName, RouteContract } from '#shared/http/contract.ts';
 import { userRoutes } from '#shared/users/contract.ts';
 import { ticketRoutes } from '#shared/tickets/contract.ts';

@@ -1,8 +1,8 @@
-import { GROUP_EVENT_SOURCE, GROUP_EVENT_TYPES } from '../groups/events.ts';
-import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from '../messages/events.ts';
-import { ORGANIZATION_CREATED, ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE } from '../organizations/events.ts';
-import { USER_EVENT_SOURCE, USER_INVITED } from '../users/events.ts';
-import { TICKET_EVENT_SOURCE, TICKET_EVENT_TYPES } from './ticket-event-names.ts';
+import { GROUP_EVENT_SOURCE, GROUP_EVENT_TYPES } from '#shared/groups/events.ts';
+import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from '#shared/messages/events.ts';
+import { ORGANIZATION_CREATED, ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE } from '#shared/organizations/events.ts';
+import { USER_EVENT_SOURCE, USER_INVITED } from '#shared/users/events.ts';
+import { TICKET_EVENT_SOURCE, TICKET_EVENT_TYPES } from '#shared/events/ticket-event-names.ts';
 
 /**
  * The event pipeline in one table: which bus events go to which queue, and

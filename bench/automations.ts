@@ -32,7 +32,7 @@ export async function benchAutomations(call: Call, principal: Principal, stack: 
   const { TICKET_EVENT_SOURCE } = await import('#shared/events/ticket-events.ts');
   const tickets = await import('#shared/tickets/service.ts');
   const { newId } = await import('#shared/ids.ts');
-  const { SCHEDULES } = await import('#shared/events/topology.ts');
+  const { SCHEDULES } = await import('#app/topology.ts');
   const accountId = principal.accountId;
   const automations = templateQueue(lambda, 'automations');
   const timeRules = templateQueue(lambda, 'automation-time-rules');

@@ -18,7 +18,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDbProxy } from '../local/dynamodb-proxy.ts';
 import type { LocalLambda } from '../local/lambda/index.ts';
-import type { QueueName } from '#shared/events/topology.ts';
+import type { QueueName } from '#app/topology.ts';
 import { gatewayCaller } from './http.ts';
 
 const pct = (xs: number[], p: number) => {

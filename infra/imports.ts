@@ -10,8 +10,8 @@ function bundleFiles(file: string): Set<string> {
   if (known) return known;
   const files = new Set([file]);
   graphs.set(file, files);
-  for (const m of readFileSync(file, 'utf8').matchAll(/(?:\bfrom|\bimport)\s*\(?\s*'(\.{1,2}\/[^']+|#(?:shared|functions)\/[^']+)'/g)) {
-    // Relative paths, and the package's own `#shared/*` / `#functions/*` imports (package.json "imports").
+  for (const m of readFileSync(file, 'utf8').matchAll(/(?:\bfrom|\bimport)\s*\(?\s*'(\.{1,2}\/[^']+|#(?:app|shared|functions)\/[^']+)'/g)) {
+    // Relative paths, and the package's own `#app/*` / `#shared/*` / `#functions/*` imports (package.json "imports").
     const target = m[1].startsWith('#') ? join(PROJECT_ROOT, m[1].slice(1)) : resolve(dirname(file), m[1]);
     if (existsSync(target)) for (const f of bundleFiles(target)) files.add(f);
   }

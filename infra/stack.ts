@@ -30,13 +30,13 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
-import { API_GROUPS, API_PREFIXES, AUTHORIZER, NOT_FOUND } from '#functions/registry.ts';
+import { API_GROUPS, API_PREFIXES, AUTHORIZER, NOT_FOUND } from '#app/registry.ts';
 import { MISSING_CREDENTIALS_MESSAGE } from '#shared/http/contract.ts';
 import { PLAN_LIMITS, PLANS } from '#shared/auth/principal.ts';
 import { COUNTER_TABLE, gsiKeys, GSI_NAMES, OUTBOX_INDEX, STREAM_VIEW, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/db/table-definition.ts';
 import { METRICS } from '#shared/events/metrics.ts';
 import { metricDimensions } from '#shared/service.ts';
-import { DEFAULT_MAX_CONCURRENCY, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueName } from '#shared/events/topology.ts';
+import { DEFAULT_MAX_CONCURRENCY, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueName } from '#app/topology.ts';
 import type { StageConfig } from './config.ts';
 import { BusSubscribers } from './bus-subscribers.ts';
 import { bundles } from './imports.ts';
@@ -175,7 +175,7 @@ export class SupportDeskStack extends Stack {
       return f;
     };
 
-    // --- Queues and rules of the pipeline (shared/events/topology.ts).
+    // --- Queues and rules of the pipeline (app/topology.ts).
     const queues = {} as Record<QueueName, Queue>;
     const dlqs: Queue[] = [];
     for (const q of QUEUES) {

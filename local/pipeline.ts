@@ -15,7 +15,7 @@ import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, Receive
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_MAX_CONCURRENCY, dlqName, OUTBOX_PUBLISHER, QUEUES, SCHEDULES, type QueueName } from '#shared/events/topology.ts';
+import { DEFAULT_MAX_CONCURRENCY, dlqName, OUTBOX_PUBLISHER, QUEUES, SCHEDULES, type QueueName } from '#app/topology.ts';
 import { randomUUID } from 'node:crypto';
 import type { LocalLambda } from './lambda/index.ts';
 import { LOCAL_ACCOUNT, localQueueUrl } from './lambda/index.ts';

@@ -102,8 +102,8 @@ export async function prepareDeployment(): Promise<{ deployment: Deployment; bun
 
 /** The pages the local gateway serves without auth: health, the OpenAPI document, and the API reference with its assets. */
 export async function localPages(): Promise<NonNullable<GatewayExtras['pages']>> {
-  const { openApiDocument } = await import('#shared/openapi/document.ts');
-  const { DOCS_ASSETS, DOCS_PAGE } = await import('#shared/openapi/docs-page.ts');
+  const { openApiDocument } = await import('#app/openapi/document.ts');
+  const { DOCS_ASSETS, DOCS_PAGE } = await import('#app/openapi/docs-page.ts');
   const doc = JSON.stringify(openApiDocument());
   const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const assets = Object.fromEntries(

@@ -148,7 +148,7 @@ async function main(): Promise<unknown> {
       const events = await listParkedEvents(limit);
       // Dead-letter queues are found by name: the local stack's (SQS_PORT), or set SQS queue names in AWS via the console.
       if (!process.env.SQS_ENDPOINT && !deployed) return { events, deadLetters: null, note: "set SQS_PORT to the running stack's SQS port to list dead-lettered messages" };
-      const { listDeadLetters } = await import('#shared/events/dead-letters.ts');
+      const { listDeadLetters } = await import('#app/dead-letters.ts');
       return { events, deadLetters: await listDeadLetters(undefined, limit) };
     }
     case 'republish': {
@@ -159,11 +159,11 @@ async function main(): Promise<unknown> {
       return { accountId: required('account'), eventId: required('event'), outcome };
     }
     case 'redrive': {
-      const { QUEUES } = await import('#shared/events/topology.ts');
+      const { QUEUES } = await import('#app/topology.ts');
       const queue = required('queue');
       const def = QUEUES.find((q) => q.name === queue);
       if (!def) throw new UsageError(`--queue must be one of ${QUEUES.map((q) => q.name).join(', ')}`);
-      const { redriveDeadLetter } = await import('#shared/events/dead-letters.ts');
+      const { redriveDeadLetter } = await import('#app/dead-letters.ts');
       const outcome = await redriveDeadLetter(def.name, required('message'));
       if (outcome === 'not-found') throw new UsageError('no such message in the dead-letter queue');
       return { queue, messageId: required('message'), outcome };

@@ -1,6 +1,6 @@
 /** `npm run openapi`: write the OpenAPI 3.1 document generated from the zod contracts. */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { openApiDocument } from '#shared/openapi/document.ts';
+import { openApiDocument } from '#app/openapi/document.ts';
 
 const out = process.argv[2] ?? 'docs/openapi.json';
 mkdirSync(out.replace(/\/[^/]*$/, '') || '.', { recursive: true });

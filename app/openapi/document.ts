@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { allRoutes } from '#functions/registry.ts';
-import { interfaceOf, takesIdempotencyKey, type RouteContract } from '../http/contract.ts';
-import { TICKET_EVENT_TYPES, TicketEventDetailSchema, TicketEventPayloadSchemas } from '../events/ticket-events.ts';
-import { PUBLISHED_EVENTS } from '../events/bus-schemas.ts';
+import { interfaceOf, takesIdempotencyKey, type RouteContract } from '#shared/http/contract.ts';
+import { TICKET_EVENT_TYPES, TicketEventDetailSchema, TicketEventPayloadSchemas } from '#shared/events/ticket-events.ts';
+import { PUBLISHED_EVENTS } from '#shared/events/bus-schemas.ts';
+import { allRoutes } from '../registry.ts';
 
 type JsonSchema = Record<string, unknown>;
 

@@ -10,7 +10,7 @@ import { TICKET_EVENT_SOURCE, TicketEventDetailSchemas, type TicketEventType } f
 /**
  * The events the bus publishes for subscribers, and their JSON Schemas: the one
  * generator behind the EventBridge schema registry (infra/bus-subscribers.ts),
- * the OpenAPI document (shared/openapi/document.ts) and the schema table of
+ * the OpenAPI document (app/openapi/document.ts) and the schema table of
  * docs/events.md (`npm run docs:events`), all from the same zod schemas, so
  * the three cannot drift. Group and user events are internal work items
  * (distribution, invitation emails) and are not published.

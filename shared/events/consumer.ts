@@ -3,8 +3,8 @@ import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../logger.ts';
 import { correlationIdFrom, withCorrelation } from '../observability.ts';
+import type { EventDetail } from './detail.ts';
 import { emitMetric, METRICS } from './metrics.ts';
-import type { EventDetail } from './outbox.ts';
 import { consumerSettings } from './settings.ts';
 import { queueUrlFromArn, sqs } from './sqs.ts';
 

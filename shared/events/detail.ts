@@ -14,6 +14,24 @@ export const detailEnvelope = {
   truncated: z.literal(true).optional().describe('Long string values in data were shortened (none below 64 characters); fetch the resource for the full values'),
 };
 
+/**
+ * Any event recorded through the outbox: ticket events, and the other domains'
+ * own (organization.created, message.created). Declared here, beside the
+ * envelope, so the outbox and entry-size (which bounds a detail) both import it
+ * without importing each other.
+ */
+export interface EventDetail {
+  eventId: string;
+  accountId: string;
+  event: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+  /** The request (x-request-id) or event that caused this one, so it can be followed to the receiver. */
+  correlationId?: string;
+  /** Set when string values in `data` were shortened to keep the event publishable (decisions §7). */
+  truncated?: true;
+}
+
 /** The detail schema of one domain event type: the envelope with its name and `data`. */
 export const domainEventDetail = <E extends string, D extends z.ZodType>(event: E, data: D, timestamp: z.ZodType = z.iso.datetime()) =>
   z.object({ ...detailEnvelope, event: z.literal(event), timestamp, data });

@@ -1,4 +1,4 @@
-import type { EventDetail } from './outbox.ts';
+import type { EventDetail } from './detail.ts';
 import { escapeForTransport } from './transport.ts';
 
 /** EventBridge refuses a PutEvents entry (and a whole request) over 256 KB. */

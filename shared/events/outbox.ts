@@ -5,22 +5,10 @@ import { OUTBOX_SHARDS } from '../db/table-definition.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { newId } from '../ids.ts';
 import { currentCorrelationId } from '../observability.ts';
+import type { EventDetail } from './detail.ts';
 import { boundDetail } from './entry-size.ts';
 import { TICKET_EVENT_SOURCE } from './ticket-event-names.ts';
 import type { TicketEventDetail, TicketEventPayload } from './ticket-events.ts';
-
-/** Any event recorded through the outbox: ticket events, and the other domains' own (organization.created, message.created). */
-export interface EventDetail {
-  eventId: string;
-  accountId: string;
-  event: string;
-  timestamp: string;
-  data: Record<string, unknown>;
-  /** The request (x-request-id) or event that caused this one, so it can be followed to the receiver. */
-  correlationId?: string;
-  /** Set when string values in `data` were shortened to keep the event publishable (decisions §7). */
-  truncated?: true;
-}
 
 /** An outbox item as stored: the full EventBridge detail, fixed at write time so a republish is identical. */
 export interface OutboxRecord {

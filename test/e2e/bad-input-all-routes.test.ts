@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allRoutes } from '#functions/registry.ts';
+import { allRoutes } from '#app/registry.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
 
 const { client } = useGateway();

@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { QueueName } from '#shared/events/topology.ts';
+import type { QueueName } from '#app/topology.ts';
 import type { StateRecord } from '#shared/sla/repository.ts';
 import { eventually, useReceiver } from '../fixtures/webhook-receiver.ts';
 import { useGateway, type TestAccount } from '../support/api.ts';

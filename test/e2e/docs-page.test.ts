@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allRoutes } from '#functions/registry.ts';
+import { allRoutes } from '#app/registry.ts';
 import { localLambda } from '../support/lambda.ts';
 
 /** Debian's chromium (apt-get install -y chromium); .ci/run installs it. */

@@ -141,7 +141,7 @@ describe('event spine: every event publishable, none holding up another', () => 
 
   it('parks a message a consumer fails on every time (DLQ, listed) while every other event keeps flowing', async () => {
     const quiet = await account();
-    const { listDeadLetters } = await import('#shared/events/dead-letters.ts');
+    const { listDeadLetters } = await import('#app/dead-letters.ts');
     // Routed as a ticket event, but no fan-out can ever accept it.
     const poisonId = `evt_poison_${Date.now()}`;
     const put = await (

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { routeEvent, QUEUES, RULES } from '#shared/events/topology.ts';
+import { routeEvent, QUEUES, RULES } from '#app/topology.ts';
 import { MAX_ATTEMPTS, parseRetryAfter, retryDelaySeconds } from '#shared/webhooks/delivery.ts';
 import { newSigningSecret, signedHeaders } from '#shared/webhooks/signing.ts';
 import { isBlockedAddress, postToTarget, TargetRefusedError } from '#shared/webhooks/target.ts';

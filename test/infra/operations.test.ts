@@ -1,10 +1,10 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { API_GROUPS } from '#functions/registry.ts';
+import { API_GROUPS } from '#app/registry.ts';
 import { stageConfig } from '../../infra/config.ts';
 import { SupportDeskStack } from '../../infra/stack.ts';
-import { QUEUES } from '#shared/events/topology.ts';
+import { QUEUES } from '#app/topology.ts';
 import { testStage } from '../support/stage.ts';
 
 // Two stages in one app (bundling skipped: the real synth in CI covers it), as a platform team deploys dev and prod.

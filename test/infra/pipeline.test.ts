@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SupportDeskStack } from '../../infra/stack.ts';
 import { testStage } from '../support/stage.ts';
 import { OUTBOX_INDEX } from '#shared/db/table-definition.ts';
-import { DEFAULT_MAX_CONCURRENCY, OUTBOX_PUBLISHER, QUEUES, RULES } from '#shared/events/topology.ts';
+import { DEFAULT_MAX_CONCURRENCY, OUTBOX_PUBLISHER, QUEUES, RULES } from '#app/topology.ts';
 
 // The event spine's durability settings in AWS (decisions §7): nothing dropped, nothing holding up the rest.
 let template: Template;

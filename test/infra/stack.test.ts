@@ -4,10 +4,10 @@ import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allRoutes, API_GROUPS } from '#functions/registry.ts';
+import { allRoutes, API_GROUPS } from '#app/registry.ts';
 import { PLAN_LIMITS } from '#shared/auth/principal.ts';
 import { GSI_NAMES, OUTBOX_INDEX } from '#shared/db/table-definition.ts';
-import { QUEUES, RULES, SCHEDULES } from '#shared/events/topology.ts';
+import { QUEUES, RULES, SCHEDULES } from '#app/topology.ts';
 import { SupportDeskStack, tierThrottle } from '../../infra/stack.ts';
 import { testStage } from '../support/stage.ts';
 

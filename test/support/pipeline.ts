@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, inject } from 'vitest';
 import type { Pipeline, PipelineOptions } from '../../local/pipeline.ts';
 import { LOCAL_TABLE } from '../../local/stack.ts';
-import type { QueueName } from '#shared/events/topology.ts';
+import type { QueueName } from '#app/topology.ts';
 import { createTestAccount } from './api.ts';
 import { localLambda } from './lambda.ts';
 

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PUBLISHED_EVENTS, PUBLISHED_SOURCES, registrySchema } from '#shared/events/bus-schemas.ts';
-import { openApiDocument } from '#shared/openapi/document.ts';
-import { RULES } from '#shared/events/topology.ts';
+import { openApiDocument } from '#app/openapi/document.ts';
+import { RULES } from '#app/topology.ts';
 import { currentEventsDoc, EVENTS_DOC, SUBSCRIBER_EXAMPLE } from '../../scripts/event-docs.ts';
 
 const root = join(import.meta.dirname, '..', '..');

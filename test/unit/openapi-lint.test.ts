@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { openApiDocument } from '#shared/openapi/document.ts';
+import { openApiDocument } from '#app/openapi/document.ts';
 
 const run = promisify(execFile);
 

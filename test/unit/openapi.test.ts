@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { allRoutes } from '#functions/registry.ts';
-import { openApiDocument } from '#shared/openapi/document.ts';
+import { allRoutes } from '#app/registry.ts';
+import { openApiDocument } from '#app/openapi/document.ts';
 
 describe('OpenAPI document', () => {
   const doc = openApiDocument();
