@@ -5,7 +5,6 @@
  * the queue's consumer evaluates each batch.
  */
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { sqs } from '../events/sqs.ts';
 import { logger } from '../logger.ts';
@@ -55,18 +54,4 @@ export async function evaluateBatch(batch: TimeRuleBatch): Promise<void> {
   const { automations } = await repo.loadAutomations(batch.accountId);
   const now = new Date(batch.now);
   for (const ticketId of batch.ticketIds) await runAutomations(batch.accountId, ticketId, { now, timeOnly: true, automations });
-}
-
-/** SQS consumer of the time-rule queue; a failed batch is retried whole (re-applying changes nothing). */
-export async function consumeTimeRuleBatches(event: SQSEvent): Promise<SQSBatchResponse> {
-  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const record of event.Records) {
-    try {
-      await evaluateBatch(TimeRuleBatchSchema.parse(JSON.parse(record.body)));
-    } catch (err) {
-      logger.error('automation time rules: batch failed', { messageId: record.messageId, err });
-      batchItemFailures.push({ itemIdentifier: record.messageId });
-    }
-  }
-  return { batchItemFailures };
 }

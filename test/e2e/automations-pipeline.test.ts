@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../fixtures/webhook-receiver.ts';
+import { localLambda } from '../support/lambda.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, newField, newTicket, outboxItems, TICKETS, type Desk } from '../support/desk.ts';
@@ -180,6 +181,32 @@ describe('automations through the local pipeline', () => {
     expect((await admin.put(`${BASE}/${stale.id}`, { isActive: false })).status).toBe(200);
     const { accountsWithTimeRules } = await import('#shared/automations/repository.ts');
     expect(await accountsWithTimeRules()).not.toContain(acct.accountId);
+  });
+
+  it('a time-rule message that fails is reported on its own; the rest of its batch is evaluated', async () => {
+    const { acct, admin } = await setup();
+    await automation(admin, 'Close stale pending', {
+      all: [
+        { field: 'hoursSinceUpdated', op: 'greaterthanorequalto', value: 48 },
+        { field: 'status', op: 'equals', value: 'pending' },
+      ],
+      actions: [{ field: 'status', value: 'closed' }],
+    });
+    const pending = await newTicket(admin, { status: 'pending' });
+    const consumer = (await localLambda()).byEntry('functions/automations/time-rules-consumer.ts');
+
+    // Act: the deployed consumer gets a body that will never parse beside a good batch.
+    const now = new Date(Date.now() + 49 * 3_600_000).toISOString();
+    const res = await consumer.invoke<{ batchItemFailures: unknown[] }>({
+      Records: [
+        { messageId: 'bad', body: '{' },
+        { messageId: 'good', body: JSON.stringify({ accountId: acct.accountId, ticketIds: [pending.id], now }) },
+      ],
+    });
+
+    // Assert
+    expect(res.batchItemFailures).toEqual([{ itemIdentifier: 'bad' }]);
+    expect((await getTicket(admin, pending.id)).status).toBe('closed');
   });
 
   it('50 tickets created at once each get the action exactly once, with exact option usage', async () => {

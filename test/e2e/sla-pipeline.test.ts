@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StateRecord } from '#shared/sla/repository.ts';
 import { eventually } from '../fixtures/webhook-receiver.ts';
+import { localLambda } from '../support/lambda.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, newTicket, outboxItems, TICKETS, type Desk } from '../support/desk.ts';
@@ -243,5 +244,25 @@ describe('recompute', () => {
     expect(res.body.data).toEqual({ accepted: true, ticketCount: 2 });
     for (const tk of open) await settled(t, tk.id, (x) => x.policy?.id === p.id, 'recomputed');
     expect((await stored(t.acct.accountId, resolved.id))!.policy).toBeNull();
+  });
+
+  it('a recompute message that fails is reported on its own; the rest of its batch is recomputed', async () => {
+    const t = await desk();
+    const ticket = await newTicket(t.d, { tags: ['vip'] });
+    await settled(t, ticket.id, () => true, 'the state');
+    const p = await policy(t.d);
+    const consumer = (await localLambda()).byEntry('functions/sla-recompute/handler.ts');
+
+    // Act: the deployed consumer gets a body that will never parse beside a good page.
+    const res = await consumer.invoke<{ batchItemFailures: unknown[] }>({
+      Records: [
+        { messageId: 'bad', body: 'not json' },
+        { messageId: 'good', body: JSON.stringify({ accountId: t.acct.accountId }) },
+      ],
+    });
+
+    // Assert
+    expect(res.batchItemFailures).toEqual([{ itemIdentifier: 'bad' }]);
+    expect((await stored(t.acct.accountId, ticket.id))!.policy?.id).toBe(p.id);
   });
 });
