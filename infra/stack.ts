@@ -33,7 +33,7 @@ import type { Construct, IConstruct } from 'constructs';
 import { API_GROUPS, API_PREFIXES, AUTHORIZER, NOT_FOUND } from '#app/registry.ts';
 import { MISSING_CREDENTIALS_MESSAGE } from '#shared/http/contract.ts';
 import { PLAN_LIMITS, PLANS } from '#shared/auth/principal.ts';
-import { COUNTER_TABLE, gsiKeys, GSI_NAMES, OUTBOX_INDEX, STREAM_VIEW, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/db/table-definition.ts';
+import { ALL_GSIS, COUNTER_TABLE, gsiKeys, OUTBOX_INDEX, STREAM_VIEW, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/db/table-definition.ts';
 import { METRICS } from '#shared/events/metrics.ts';
 import { metricDimensions } from '#shared/service.ts';
 import { DEFAULT_MAX_CONCURRENCY, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueName } from '#app/topology.ts';
@@ -100,9 +100,14 @@ export class SupportDeskStack extends Stack {
       encryption: TableEncryption.AWS_MANAGED,
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    for (const g of GSI_NAMES) {
-      const k = gsiKeys(g);
-      this.table.addGlobalSecondaryIndex({ indexName: g, partitionKey: { name: k.partitionKey, type: AttributeType.STRING }, sortKey: { name: k.sortKey, type: AttributeType.STRING } });
+    for (const g of ALL_GSIS) {
+      const k = gsiKeys(g.name);
+      this.table.addGlobalSecondaryIndex({
+        indexName: g.name,
+        partitionKey: { name: k.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: k.sortKey, type: AttributeType.STRING },
+        projectionType: g.projection === 'KEYS_ONLY' ? ProjectionType.KEYS_ONLY : ProjectionType.ALL,
+      });
     }
     // The sweeper's work list: write-sharded pending partitions, keys only (it fetches the items it publishes).
     this.table.addGlobalSecondaryIndex({

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ResourceNotFoundException, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { localCounterTableName, localCreateCounterTableInput, localCreateTableInput, localOutboxIndex, OUTBOX_INDEX, TTL_ATTRIBUTE } from '#shared/db/table-definition.ts';
+import { ALL_GSIS, localCounterTableName, localCreateCounterTableInput, localCreateTableInput, localGsi, localOutboxIndex, TTL_ATTRIBUTE } from '#shared/db/table-definition.ts';
 
 export class JavaMissingError extends Error {
   constructor() {
@@ -99,16 +99,15 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
   const client = localClient(endpoint);
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    // A data directory from before the outbox index existed gets it added (what a CDK deploy does in AWS).
-    if (!Table?.GlobalSecondaryIndexes?.some((g) => g.IndexName === OUTBOX_INDEX.name)) {
+    // A data directory from before an index existed gets it added, one index per update (what a CDK deploy does in AWS).
+    const have = new Set(Table?.GlobalSecondaryIndexes?.map((g) => g.IndexName));
+    const missing = [...ALL_GSIS.map((g) => localGsi(g.name)), localOutboxIndex()].filter((g) => !have.has(g.IndexName));
+    for (const index of missing) {
       await client.send(
         new UpdateTableCommand({
           TableName: tableName,
-          AttributeDefinitions: [
-            { AttributeName: OUTBOX_INDEX.partitionKey, AttributeType: 'S' },
-            { AttributeName: OUTBOX_INDEX.sortKey, AttributeType: 'S' },
-          ],
-          GlobalSecondaryIndexUpdates: [{ Create: localOutboxIndex() }],
+          AttributeDefinitions: index.KeySchema.map((k) => ({ AttributeName: k.AttributeName, AttributeType: 'S' as const })),
+          GlobalSecondaryIndexUpdates: [{ Create: index }],
         }),
       );
     }

@@ -22,6 +22,8 @@ export interface DdbCallStats {
   requests: number;
   byCommand: Record<string, number>;
   capacityUnits: number;
+  /** Items the store read for the answers (Query/Scan ScannedCount, GetItem's item, BatchGetItem's responses); counted with consumedCapacity on. */
+  itemsRead: number;
   millis: number;
   /** [start, end] of each call, to find the round trips on the critical path. */
   spans: Array<[number, number]>;
@@ -86,6 +88,16 @@ const sumCapacity = (c: unknown): number => {
   return Number((c as { CapacityUnits?: number }).CapacityUnits ?? 0);
 };
 
+/** Items an answer read: a Query's or Scan's ScannedCount, a GetItem's item, a BatchGetItem's responses. */
+function itemsIn(answer: Record<string, unknown>): number {
+  if (typeof answer.ScannedCount === 'number') return answer.ScannedCount;
+  if (answer.Item) return 1;
+  if (answer.Responses && typeof answer.Responses === 'object' && !Array.isArray(answer.Responses)) {
+    return Object.values(answer.Responses as Record<string, unknown[]>).reduce((n, list) => n + (Array.isArray(list) ? list.length : 0), 0);
+  }
+  return 0;
+}
+
 export interface DynamoDbProxy {
   /** The URL to give the functions as their DynamoDB endpoint. */
   endpoint: string;
@@ -108,13 +120,14 @@ export async function startDynamoDbProxy(opts: { upstream: string; port?: number
   const upstream = new URL(opts.upstream);
   const agent = new Agent({ keepAlive: true });
   let hook: StoreFailureHook | undefined;
-  let stats: DdbCallStats = { requests: 0, byCommand: {}, capacityUnits: 0, millis: 0, spans: [] };
+  let stats: DdbCallStats = { requests: 0, byCommand: {}, capacityUnits: 0, itemsRead: 0, millis: 0, spans: [] };
 
-  const record = (operation: string, started: number, capacity = 0) => {
+  const record = (operation: string, started: number, capacity = 0, items = 0) => {
     const ended = performance.now();
     stats.requests += 1;
     stats.byCommand[operation] = (stats.byCommand[operation] ?? 0) + 1;
     stats.capacityUnits += capacity;
+    stats.itemsRead += items;
     stats.millis += ended - started;
     stats.spans.push([started, ended]);
   };
@@ -130,14 +143,17 @@ export async function startDynamoDbProxy(opts: { upstream: string; port?: number
       // Counted before the answer's last byte goes on to the function, so a caller that resets right after its call sees it.
       upRes.on('end', () => {
         let capacity = 0;
+        let items = 0;
         if (readCapacity) {
           try {
-            capacity = sumCapacity(JSON.parse(Buffer.concat(chunks).toString('utf8')).ConsumedCapacity);
+            const answer = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+            capacity = sumCapacity(answer.ConsumedCapacity);
+            items = itemsIn(answer);
           } catch {
             // not JSON (an error page): nothing consumed
           }
         }
-        record(operation, started, capacity);
+        record(operation, started, capacity, items);
       });
       upRes.on('error', () => res.destroy());
       upRes.pipe(res);
@@ -208,7 +224,7 @@ export async function startDynamoDbProxy(opts: { upstream: string; port?: number
     },
     reset() {
       const snapshot = { ...stats, criticalPath: sequentialSteps(stats.spans) };
-      stats = { requests: 0, byCommand: {}, capacityUnits: 0, millis: 0, spans: [] };
+      stats = { requests: 0, byCommand: {}, capacityUnits: 0, itemsRead: 0, millis: 0, spans: [] };
       return snapshot;
     },
     stop: () =>

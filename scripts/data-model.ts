@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { EntityDeclaration } from '../shared/db/declaration.ts';
 import { ENTITIES } from '../shared/db/keys.ts';
-import { GSI_NAMES, OUTBOX_INDEX, gsiKeys } from '../shared/db/table-definition.ts';
+import { ALL_GSIS, OUTBOX_INDEX, gsiKeys, type GsiName } from '../shared/db/table-definition.ts';
 
 export const DATA_MODEL_PATH = fileURLToPath(new URL('../docs/data-model.md', import.meta.url));
 
@@ -17,8 +17,8 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 function slotName(slot: string) {
   if (slot === 'table') return 'table';
   if (slot === OUTBOX_INDEX.name) return `${slot} (${OUTBOX_INDEX.partitionKey}/${OUTBOX_INDEX.sortKey})`;
-  const k = gsiKeys(slot as (typeof GSI_NAMES)[number]);
-  return `${slot} (${k.partitionKey}/${k.sortKey})`;
+  const k = gsiKeys(slot as GsiName);
+  return `${slot} (${k.partitionKey}/${k.sortKey}, ${ALL_GSIS.find((g) => g.name === slot)?.projection === 'KEYS_ONLY' ? 'keys only' : 'all attributes'})`;
 }
 
 export function renderDataModel(): string {
@@ -28,7 +28,7 @@ export function renderDataModel(): string {
     '',
     '<!-- Generated from shared/db/keys.ts (ENTITIES) by `npm run data-model`; test/unit/data-model.test.ts keeps it equal. Do not edit by hand. -->',
     '',
-    'One DynamoDB table (`pk`/`sk`), four overloaded GSIs (`gsi1`..`gsi4`, each `gsiNpk`/`gsiNsk`, all attributes projected) and the outbox index. Every account-scoped item lives under `A#<accountId>`, so a request can only address its own tenant. Each entity below is declared once in `shared/db/entities/<module>.ts`; its repository binds it to the domain record (`shared/db/entity.ts`), and only its owning module reads or writes its items.',
+    'One DynamoDB table (`pk`/`sk`), eight overloaded GSIs (each `gsiNpk`/`gsiNsk`: `gsi1`..`gsi4` project all attributes, `gsi5`..`gsi8` only the keys) and the outbox index (keys only). Every account-scoped item lives under `A#<accountId>`, so a request can only address its own tenant. Each entity below is declared once in `shared/db/entities/<module>.ts`; its repository binds it to the domain record (`shared/db/entity.ts`), and only its owning module reads or writes its items.',
     '',
     'Placeholders: `{field}` is the record\'s value; `{field:lower}` is lower-cased (case-insensitive order and uniqueness). `\\u0001` sorts below every character a name may hold, so "ann" sorts before "ann lee". An index slot is written only when all its placeholders have values (sparse indexes).',
     '',
@@ -46,7 +46,7 @@ export function renderDataModel(): string {
     for (const [pattern, i] of Object.entries(d.indexes ?? {})) lines.push(`| ${name} | ${pattern} | ${slotName(i.slot)} | ${code(i.pk)} | ${code(i.sk)} | ${cell(i.pattern)} |`);
   }
   lines.push('', '## Index slots', '', 'Which entities occupy each GSI (a slot is taken at most once per entity).', '', '| slot | entities (pattern) |', '|---|---|');
-  const slots = [...GSI_NAMES, OUTBOX_INDEX.name] as string[];
+  const slots = [...ALL_GSIS.map((g) => g.name), OUTBOX_INDEX.name] as string[];
   for (const slot of slots) {
     const users = entities.flatMap(([name, d]) =>
       Object.entries(d.indexes ?? {})

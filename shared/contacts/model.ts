@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { searchParam } from '../search/words.ts';
 import { plainText } from '../text.ts';
 import { pageParams } from '../pagination/numbered.ts';
 
@@ -34,7 +35,7 @@ export const UpdateContactBodySchema = z
 export type UpdateContactInput = z.infer<typeof UpdateContactBodySchema>;
 
 export const ListContactsQuerySchema = z.object({
-  search: z.string().trim().min(1).max(128).optional(),
+  search: searchParam(128),
   organization_id: z.string().min(1).max(64).optional(),
   sort_by: z.enum(['name', 'email', 'created_at']).default('created_at'),
   sort_order: z.enum(['asc', 'desc']).default('desc'),

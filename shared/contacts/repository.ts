@@ -4,6 +4,8 @@ import { listCounter } from '../db/list-counter.ts';
 import { numberedPage, queryAll, queryPage } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError } from '../domain/errors.ts';
+import { indexWrites, searchIndex, type Searchable } from '../search/word-index.ts';
+import { matchesAll, recordWords, searchFilter, searchTerms, searchText } from '../search/words.ts';
 import { organizationCountersWrite } from '../organizations/api.ts';
 
 export interface ContactRecord {
@@ -23,7 +25,16 @@ export class StaleCountError extends ConflictError {}
 
 const contacts = bindEntity<ContactRecord>(ENTITIES.contact, {
   fields: ['id', 'accountId', 'name', 'email', 'organizationId', 'notes', 'createdAt', 'updatedAt', 'version'],
-  extra: (c) => ({ searchText: `${c.name.toLowerCase()}\n${c.email.toLowerCase()}` }),
+  extra: (c) => ({ searchText: searchText(wordsOf(c)) }),
+});
+
+const wordsOf = (c: ContactRecord) => recordWords({ names: [c.name], addresses: [c.email] });
+/** What the word index holds of a contact (decisions §13). */
+const searchable = (c: ContactRecord): Searchable => ({
+  accountId: c.accountId,
+  id: c.id,
+  words: wordsOf(c),
+  sort: { name: textSortKey(c.name, c.id), email: textSortKey(c.email, c.id) },
 });
 
 interface EmailGuard {
@@ -124,6 +135,7 @@ export function createContactWrites(c: ContactRecord, tickets: RequesterCount | 
   return [
     contacts.put(c, conditions.absent()),
     guardPut(c, true),
+    ...indexWrites('contact', null, searchable(c)),
     listCounter.write(c.accountId, 'CONTACTS', 1),
     ...(c.organizationId && tickets ? [organizationCountersWrite(c.accountId, c.organizationId, { contacts: 1, tickets: tickets.count })] : []),
   ];
@@ -140,7 +152,7 @@ export async function createContact(c: ContactRecord, tickets: RequesterCount): 
  * if it still exists, else null (its deletion is being finished).
  */
 export async function updateContact(current: ContactRecord, next: ContactRecord, before: RequesterCount, after: RequesterCount, countedOrg: string | null): Promise<void> {
-  const writes: TxWrite[] = [contacts.put(next, versionIs(current))];
+  const writes: TxWrite[] = [contacts.put(next, versionIs(current)), ...indexWrites('contact', searchable(current), searchable(next))];
   const emailChanged = next.email.toLowerCase() !== current.email.toLowerCase();
   if (emailChanged) writes.push(emailGuards.delete({ accountId: current.accountId, email: current.email }), guardPut(next, true));
   else if (next.organizationId !== current.organizationId || next.email !== current.email) writes.push(guardPut(next, false));
@@ -162,6 +174,7 @@ export async function deleteContact(c: ContactRecord, tickets: RequesterCount, c
   await transactWrite([
     contacts.delete(c, versionIs(c)),
     emailGuards.delete(c),
+    ...indexWrites('contact', searchable(c), null),
     listCounter.write(c.accountId, 'CONTACTS', -1),
     ...(countedOrg ? [organizationCountersWrite(c.accountId, countedOrg, { contacts: -1, tickets: -tickets.count }), requesterCountCheck(c.accountId, tickets)] : []),
   ]);
@@ -176,20 +189,35 @@ export interface ContactFilter {
 
 const SORT_PATTERN = { name: 'byName', email: 'byEmail', created_at: 'byCreated' } as const;
 
-/** A numbered page of contacts with the exact total; an organization filter reads that organization's contacts only (gsi3). */
+/**
+ * A numbered page of contacts with the exact total. A search reads the word
+ * index (decisions §13); an organization filter reads that organization's
+ * contacts only (gsi3).
+ */
 export async function listContacts(accountId: string, f: ContactFilter, page: number, limit: number) {
-  const filter = f.search ? { expr: 'contains(#s, :s)', names: { '#s': 'searchText' }, values: { ':s': f.search.toLowerCase() } } : undefined;
+  const terms = f.search ? searchTerms(f.search) : [];
   const forward = f.order === 'asc';
   if (f.organizationId) {
-    const all = (await queryAll<Record<string, unknown>>(contacts.query('byOrganization', { accountId, organizationId: f.organizationId }, { filter }))).map(contacts.fromItem);
+    const all = (await queryAll<Record<string, unknown>>(contacts.query('byOrganization', { accountId, organizationId: f.organizationId })))
+      .map(contacts.fromItem)
+      .filter((c) => matchesAll(wordsOf(c), terms));
     // Same order as the indexes: text, then id (time order), compared by code unit like DynamoDB.
     const key = (c: ContactRecord) => textSortKey(f.sortBy === 'name' ? c.name : f.sortBy === 'email' ? c.email : '', c.id);
     all.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0) * (forward ? 1 : -1));
     return { items: all.slice((page - 1) * limit, page * limit), total: all.length };
   }
-  const q = contacts.query(SORT_PATTERN[f.sortBy], { accountId }, { forward, filter });
+  if (terms.length) {
+    const hits = await searchIndex(accountId, 'contact', terms, { sortBy: f.sortBy === 'created_at' ? 'created' : f.sortBy, forward });
+    if (!hits.truncated) {
+      const ids = hits.ids.slice((page - 1) * limit, page * limit);
+      const byId = new Map((await contacts.getMany(ids.map((id) => ({ accountId, id })))).map((c) => [c.id, c]));
+      return { items: ids.flatMap((id) => byId.get(id) ?? []), total: hits.ids.length };
+    }
+  }
+  // No search, or more matches than the index ranks: walk the sorted list (a search as a bounded filter).
+  const q = contacts.query(SORT_PATTERN[f.sortBy], { accountId }, { forward, filter: terms.length ? searchFilter(terms) : undefined });
   // Unfiltered, the total is the account's contact counter (read beside the page), not a walk of the whole list.
-  const result = await numberedPage<Record<string, unknown>>(q, page, limit, f.search ? undefined : listCounter.read(accountId, 'CONTACTS'));
+  const result = await numberedPage<Record<string, unknown>>(q, page, limit, terms.length ? undefined : listCounter.read(accountId, 'CONTACTS'));
   return { items: result.items.map(contacts.fromItem), total: result.total };
 }
 

@@ -1,17 +1,19 @@
 import { BatchGetCommand, BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { gsiKeys, type GsiName } from './table-definition.ts';
+import { indexKeys, type IndexName } from './table-definition.ts';
 import { ddb, tableName } from './client.ts';
 
 export type Key = Record<string, string>;
 
 export interface PageQuery {
-  index?: GsiName;
+  index?: IndexName;
   keyCondition: string;
   filter?: string;
   names: Record<string, string>;
   values: Record<string, unknown>;
   forward: boolean;
+  /** Strongly consistent (the table's own keys only): what a write just committed. */
+  consistent?: boolean;
   limit: number;
   startKey?: Key;
 }
@@ -22,7 +24,7 @@ export interface Page<T> {
   nextKey?: Key;
 }
 
-const keyAttributes = (index?: GsiName) => (index ? ['pk', 'sk', gsiKeys(index).partitionKey, gsiKeys(index).sortKey] : ['pk', 'sk']);
+const keyAttributes = (index?: IndexName) => (index ? ['pk', 'sk', indexKeys(index).partitionKey, indexKeys(index).sortKey] : ['pk', 'sk']);
 
 function baseInput(q: PageQuery): QueryCommandInput {
   return {
@@ -33,6 +35,7 @@ function baseInput(q: PageQuery): QueryCommandInput {
     ExpressionAttributeNames: Object.keys(q.names).length ? q.names : undefined,
     ExpressionAttributeValues: q.values,
     ScanIndexForward: q.forward,
+    ...(q.consistent ? { ConsistentRead: true } : {}),
   };
 }
 
@@ -73,6 +76,23 @@ export async function queryPage<T extends Record<string, unknown>>(q: PageQuery 
   const last = page[page.length - 1];
   const nextKey = Object.fromEntries(keyAttributes(q.index).map((a) => [a, String(last[a])]));
   return { items: page, nextKey };
+}
+
+/**
+ * One page merged from several partitions that share a sort-key space (a view
+ * spanning several index partitions): each is read for limit+1 entries after
+ * the position, in parallel, and the entries are merged in `sortKey` order.
+ * Reads at most partitions x (limit+1) entries whatever the partitions hold;
+ * `next` is the sort key of the page's last entry when more follow.
+ */
+export async function mergedPage<T extends Record<string, unknown>>(qs: Omit<PageQuery, 'limit' | 'startKey'>[], sortKey: string, limit: number): Promise<{ items: T[]; next?: string }> {
+  const forward = qs[0]?.forward ?? true;
+  const parts = await Promise.all(qs.map((q) => ddb.send(new QueryCommand({ ...baseInput({ ...q, limit }), Limit: limit + 1 }))));
+  const all = parts.flatMap((p) => (p.Items ?? []) as T[]);
+  const key = (i: T) => String(i[sortKey]);
+  all.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0) * (forward ? 1 : -1));
+  const items = all.slice(0, limit);
+  return { items, next: all.length > limit ? key(items[items.length - 1]) : undefined };
 }
 
 /** Count the matches of a Query, stopping at `cap` (api-spec: total_count caps at 10,000). */
@@ -148,16 +168,17 @@ async function countEvaluated(q: Omit<PageQuery, 'limit' | 'startKey'>, cap: num
 /**
  * Every match of a Query, in key order (callers whose work is bounded by
  * design: an organization's contacts, an account's webhooks, groups or field
- * definitions). `projection` reads only the attributes it names.
+ * definitions). `projection` reads only the attributes it names; `until`
+ * stops between requests once the caller has enough.
  */
-export async function queryAll<T extends Record<string, unknown>>(q: Omit<PageQuery, 'limit' | 'startKey'> & { projection?: string }): Promise<T[]> {
+export async function queryAll<T extends Record<string, unknown>>(q: Omit<PageQuery, 'limit' | 'startKey'> & { projection?: string; until?: (soFar: T[]) => boolean }): Promise<T[]> {
   const items: T[] = [];
   let startKey: Key | undefined;
   do {
     const out = await ddb.send(new QueryCommand({ ...baseInput({ ...q, limit: 0 }), ProjectionExpression: q.projection, ExclusiveStartKey: startKey }));
     items.push(...((out.Items ?? []) as T[]));
     startKey = out.LastEvaluatedKey as Key | undefined;
-  } while (startKey);
+  } while (startKey && !q.until?.(items));
   return items;
 }
 

@@ -4,9 +4,21 @@
  */
 export const TABLE_KEYS = { partitionKey: 'pk', sortKey: 'sk' } as const;
 
-/** Generic, overloaded GSIs; each access pattern documents which one it uses. */
+/** Generic, overloaded GSIs projecting every attribute; each access pattern documents which one it uses (docs/data-model.md). */
 export const GSI_NAMES = ['gsi1', 'gsi2', 'gsi3', 'gsi4'] as const;
-export type GsiName = (typeof GSI_NAMES)[number];
+/**
+ * Overloaded GSIs projecting only the keys: views whose page is fetched by key
+ * afterwards (one BatchGetItem), so a write moves an entry only when its keys
+ * change and the index stores no second copy of the items (the ticket views of
+ * decisions §13).
+ */
+export const KEYS_ONLY_GSI_NAMES = ['gsi5', 'gsi6', 'gsi7', 'gsi8'] as const;
+export type GsiName = (typeof GSI_NAMES)[number] | (typeof KEYS_ONLY_GSI_NAMES)[number];
+/** Every overloaded GSI with its projection, in the order they were added to the table. */
+export const ALL_GSIS: readonly { name: GsiName; projection: 'ALL' | 'KEYS_ONLY' }[] = [
+  ...GSI_NAMES.map((name) => ({ name, projection: 'ALL' as const })),
+  ...KEYS_ONLY_GSI_NAMES.map((name) => ({ name, projection: 'KEYS_ONLY' as const })),
+];
 
 export const gsiKeys = (name: GsiName) => ({ partitionKey: `${name}pk`, sortKey: `${name}sk` }) as const;
 
@@ -17,8 +29,14 @@ export const gsiKeys = (name: GsiName) => ({ partitionKey: `${name}pk`, sortKey:
  * index does not store a second copy of every event.
  */
 export const OUTBOX_INDEX = { name: 'outbox', partitionKey: 'obpk', sortKey: 'obsk' } as const;
-/** Pending outbox partitions (keys.outboxPendingShard). */
+/** Pending outbox partitions (the outbox entity's `queue` index, PENDING#<shard>). */
 export const OUTBOX_SHARDS = 8;
+
+/** The indexes an entity's access pattern can read: the overloaded GSIs and the outbox's own. */
+export type IndexName = GsiName | typeof OUTBOX_INDEX.name;
+
+/** Key attribute names of an index. */
+export const indexKeys = (name: IndexName) => (name === OUTBOX_INDEX.name ? { partitionKey: OUTBOX_INDEX.partitionKey, sortKey: OUTBOX_INDEX.sortKey } : gsiKeys(name));
 
 /** Items with this numeric attribute (epoch seconds) expire: rate-limit windows, idempotency records. */
 export const TTL_ATTRIBUTE = 'expiresAt';
@@ -29,9 +47,9 @@ export const STREAM_VIEW = 'NEW_IMAGE' as const;
 /** CreateTable input for DynamoDB Local (the CDK app builds the same table from the constants above). */
 export function localCreateTableInput(tableName: string) {
   const attributes = new Set<string>([TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey]);
-  for (const g of GSI_NAMES) {
-    attributes.add(gsiKeys(g).partitionKey);
-    attributes.add(gsiKeys(g).sortKey);
+  for (const g of ALL_GSIS) {
+    attributes.add(gsiKeys(g.name).partitionKey);
+    attributes.add(gsiKeys(g.name).sortKey);
   }
   attributes.add(OUTBOX_INDEX.partitionKey);
   attributes.add(OUTBOX_INDEX.sortKey);
@@ -43,18 +61,20 @@ export function localCreateTableInput(tableName: string) {
       { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' as const },
       { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' as const },
     ],
-    GlobalSecondaryIndexes: [
-      ...GSI_NAMES.map((g) => ({
-        IndexName: g as string,
-        KeySchema: [
-          { AttributeName: gsiKeys(g).partitionKey, KeyType: 'HASH' as const },
-          { AttributeName: gsiKeys(g).sortKey, KeyType: 'RANGE' as const },
-        ],
-        Projection: { ProjectionType: 'ALL' as 'ALL' | 'KEYS_ONLY' },
-      })),
-      localOutboxIndex(),
-    ],
+    GlobalSecondaryIndexes: [...ALL_GSIS.map((g) => localGsi(g.name)), localOutboxIndex()],
     StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW },
+  };
+}
+
+/** An overloaded GSI as CreateTable / UpdateTable take it (DynamoDB Local). */
+export function localGsi(name: GsiName) {
+  return {
+    IndexName: name as string,
+    KeySchema: [
+      { AttributeName: gsiKeys(name).partitionKey, KeyType: 'HASH' as const },
+      { AttributeName: gsiKeys(name).sortKey, KeyType: 'RANGE' as const },
+    ],
+    Projection: { ProjectionType: ALL_GSIS.find((g) => g.name === name)!.projection as 'ALL' | 'KEYS_ONLY' },
   };
 }
 

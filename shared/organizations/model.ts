@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { searchParam } from '../search/words.ts';
 import { plainText } from '../text.ts';
 import { pageParams } from '../pagination/numbered.ts';
 
@@ -51,7 +52,7 @@ export const UpdateOrganizationBodySchema = z
 export type UpdateOrganizationInput = z.infer<typeof UpdateOrganizationBodySchema>;
 
 export const ListOrganizationsQuerySchema = z.object({
-  search: z.string().trim().min(1).max(128).optional(),
+  search: searchParam(128),
   sort_by: z.enum(['name', 'organizational_domain', 'created_at', 'contact_count']).default('created_at'),
   sort_order: z.enum(['asc', 'desc']).default('desc'),
   ...pageParams(15),

@@ -1,9 +1,11 @@
 import { bindEntity, conditions, type Condition } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { ENTITIES, textSortKey } from '../db/keys.ts';
 import { listCounter } from '../db/list-counter.ts';
 import { numberedPage, queryAll } from '../db/query.ts';
 import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../domain/errors.ts';
+import { indexWrites, searchIndex, type Searchable } from '../search/word-index.ts';
+import { recordWords, searchFilter, searchTerms, searchText } from '../search/words.ts';
 import type { CompanyFacts, Organization } from './model.ts';
 
 export interface OrganizationRecord extends Organization {
@@ -20,8 +22,17 @@ const organizations = bindEntity<OrganizationRecord>(ENTITIES.organization, {
   fields: ['id', 'accountId', 'name', 'organizationalDomain', 'country', 'industry', 'employeeCount', 'yearlyRevenue', 'logoUrl', 'contactCount', 'ticketCount', 'createdAt', 'updatedAt', 'version'],
   // An organization without a name sorts first by name.
   keyValues: (o) => ({ sortName: o.name ?? '' }),
-  extra: (o) => ({ searchText: `${(o.name ?? '').toLowerCase()}\n${o.organizationalDomain}` }),
+  extra: (o) => ({ searchText: searchText(wordsOf(o)) }),
   normalize: (r) => ({ ...r, contactCount: Number(r.contactCount ?? 0), ticketCount: Number(r.ticketCount ?? 0), version: Number(r.version ?? 0) }),
+});
+
+const wordsOf = (o: OrganizationRecord) => recordWords({ names: [o.name], addresses: [o.organizationalDomain] });
+/** What the word index holds of an organization (decisions §13). */
+const searchable = (o: OrganizationRecord): Searchable => ({
+  accountId: o.accountId,
+  id: o.id,
+  words: wordsOf(o),
+  sort: { name: textSortKey(o.name ?? '', o.id), organizational_domain: textSortKey(o.organizationalDomain, o.id) },
 });
 
 const domains = bindEntity<{ accountId: string; domain: string; organizationId: string }>(ENTITIES.organizationDomain, { fields: ['organizationId'] });
@@ -40,7 +51,7 @@ const versionCondition = (o: OrganizationRecord): Condition => {
 
 /** Create an organization and claim its domain; `related` (e.g. its outbox event) commits with it. */
 export async function createOrganization(o: OrganizationRecord, related: TxWrite[] = []): Promise<void> {
-  await transactWrite([organizations.put(o, conditions.absent()), domainGuard(o), listCounter.write(o.accountId, 'ORGS', 1), ...related]);
+  await transactWrite([organizations.put(o, conditions.absent()), domainGuard(o), ...indexWrites('organization', null, searchable(o)), listCounter.write(o.accountId, 'ORGS', 1), ...related]);
 }
 
 export async function getOrganization(accountId: string, id: string): Promise<OrganizationRecord | null> {
@@ -67,7 +78,7 @@ export type OrganizationChanges = Partial<Pick<OrganizationRecord, 'name' | 'org
  */
 export async function updateOrganization(current: OrganizationRecord, changes: OrganizationChanges): Promise<OrganizationRecord> {
   const next = { ...current, ...changes, version: current.version + 1 };
-  const writes: TxWrite[] = [organizations.update(current, next, versionCondition(current))];
+  const writes: TxWrite[] = [organizations.update(current, next, versionCondition(current)), ...indexWrites('organization', searchable(current), searchable(next))];
   if (next.organizationalDomain !== current.organizationalDomain) {
     writes.push(domains.delete({ accountId: current.accountId, domain: current.organizationalDomain }), domainGuard(next));
   }
@@ -87,6 +98,7 @@ export async function deleteOrganization(o: OrganizationRecord, related: TxWrite
       conditions.present(() => new NotFoundError('Organization')),
     ),
     domains.delete({ accountId: o.accountId, domain: o.organizationalDomain }),
+    ...indexWrites('organization', searchable(o), null),
     ...related,
     listCounter.write(o.accountId, 'ORGS', -1),
   ]);
@@ -128,17 +140,32 @@ export interface OrganizationFilter {
 
 const SORT_PATTERN = { name: 'byName', organizational_domain: 'byDomain', created_at: 'byCreated', contact_count: 'byCreated' } as const;
 
-/** A numbered page of organizations with the exact total. contact_count order is computed in memory over the account's organizations. */
+/**
+ * A numbered page of organizations with the exact total. A search reads the
+ * word index (decisions §13); contact_count order is computed in memory (over
+ * the matches of a search, else over the account's organizations).
+ */
 export async function listOrganizations(accountId: string, f: OrganizationFilter, page: number, limit: number) {
-  const filter = f.search ? { expr: 'contains(#s, :s)', names: { '#s': 'searchText' }, values: { ':s': f.search.toLowerCase() } } : undefined;
+  const terms = f.search ? searchTerms(f.search) : [];
   const forward = f.order === 'asc';
-  if (f.sortBy === 'contact_count') {
-    const all = (await queryAll<Record<string, unknown>>(organizations.query('byCreated', { accountId }, { filter }))).map(organizations.fromItem);
+  const byContactCount = (all: OrganizationRecord[]) => {
     all.sort((a, b) => (a.contactCount - b.contactCount || a.id.localeCompare(b.id)) * (forward ? 1 : -1));
     return { items: all.slice((page - 1) * limit, page * limit), total: all.length };
+  };
+  if (terms.length) {
+    const byCount = f.sortBy === 'contact_count';
+    const hits = await searchIndex(accountId, 'organization', terms, { sortBy: byCount || f.sortBy === 'created_at' ? 'created' : f.sortBy, forward });
+    if (!hits.truncated) {
+      if (byCount) return byContactCount(await organizations.getMany(hits.ids.map((id) => ({ accountId, id }))));
+      const ids = hits.ids.slice((page - 1) * limit, page * limit);
+      const byId = new Map((await organizations.getMany(ids.map((id) => ({ accountId, id })))).map((o) => [o.id, o]));
+      return { items: ids.flatMap((id) => byId.get(id) ?? []), total: hits.ids.length };
+    }
   }
+  const filter = terms.length ? searchFilter(terms) : undefined;
+  if (f.sortBy === 'contact_count') return byContactCount((await queryAll<Record<string, unknown>>(organizations.query('byCreated', { accountId }, { filter }))).map(organizations.fromItem));
   // Unfiltered, the total is the account's organization counter (read beside the page), not a walk of the whole list.
-  const total = f.search ? undefined : listCounter.read(accountId, 'ORGS');
+  const total = terms.length ? undefined : listCounter.read(accountId, 'ORGS');
   const result = await numberedPage<Record<string, unknown>>(organizations.query(SORT_PATTERN[f.sortBy], { accountId }, { forward, filter }), page, limit, total);
   return { items: result.items.map(organizations.fromItem), total: result.total };
 }

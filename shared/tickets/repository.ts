@@ -2,7 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
 import { bindEntity, conditions } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
-import { countMatches, queryPage, type Key } from '../db/query.ts';
+import { countMatches, mergedPage, queryPage, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { ConflictError } from '../domain/errors.ts';
 import { TICKET_PRIORITIES, TICKET_STATUSES, type Ticket } from './model.ts';
@@ -61,8 +61,53 @@ export interface TicketFilter {
 
 const SORT_PATTERN = { created_at: 'byCreated', updated_at: 'byUpdated', status: 'byStatus', priority: 'byPriority' } as const;
 
-/** A page of tickets: base table for creation order (ids are time-ordered), gsi1..gsi3 for the other sorts. */
+/** The partitions a view filter spans (decisions §13), or null when the filter is not a view (it is read as a bounded filter). */
+function viewPartitions(accountId: string, f: TicketFilter): { pattern: string; sortKey: string; partitions: Record<string, string>[] } | null {
+  if (f.sortBy !== 'created_at' && f.sortBy !== 'updated_at') return null;
+  const updated = f.sortBy === 'updated_at';
+  const statuses = f.status ? [f.status] : [...TICKET_STATUSES];
+  if (f.assigneeId) {
+    if (f.priority) return null;
+    return {
+      pattern: updated ? 'byAssigneeStatusUpdated' : 'byAssigneeStatus',
+      sortKey: updated ? 'gsi8sk' : 'gsi7sk',
+      partitions: statuses.map((status) => ({ accountId, assigneeId: f.assigneeId!, status })),
+    };
+  }
+  if (!f.status && !f.priority) return null;
+  const priorities = f.priority ? [f.priority] : [...TICKET_PRIORITIES];
+  return {
+    pattern: updated ? 'byStatusPriorityUpdated' : 'byStatusPriority',
+    sortKey: updated ? 'gsi6sk' : 'gsi5sk',
+    partitions: statuses.flatMap((status) => priorities.map((priority) => ({ accountId, status, priority }))),
+  };
+}
+
+const matches = (t: TicketRecord, f: TicketFilter) => (!f.status || t.status === f.status) && (!f.priority || t.priority === f.priority) && (!f.assigneeId || t.assigneeId === f.assigneeId);
+
+/**
+ * A page of tickets. A view filter (status, priority, assignee, status with
+ * either) reads its keys-only view partitions merged in the requested order,
+ * then the page's tickets by key: work in proportion to the page. Other
+ * filters walk the sorted list: base table for creation order (ids are
+ * time-ordered), gsi1..gsi3 for the other sorts, bounded per request.
+ */
 export async function listTickets(accountId: string, f: TicketFilter, limit: number, startKey?: Key) {
+  const view = viewPartitions(accountId, f);
+  if (view && (!startKey || 'view' in startKey)) {
+    const forward = f.order === 'asc';
+    const after = startKey?.view;
+    const position = after === undefined ? {} : forward ? { skAfter: after } : { skBefore: after };
+    const page = await mergedPage(
+      view.partitions.map((v) => tickets.query(view.pattern, v, { forward, ...position })),
+      view.sortKey,
+      limit,
+    );
+    const found = new Map((await tickets.getMany(page.items.map((i) => ({ accountId, id: String(i.sk).slice('TICKET#'.length) })))).map((t) => [t.id, t]));
+    // The index is eventually consistent: a ticket changed or deleted since is left out rather than shown where it no longer belongs.
+    const list = page.items.flatMap((i) => found.get(String(i.sk).slice('TICKET#'.length)) ?? []).filter((t) => matches(t, f));
+    return { tickets: list, nextKey: page.next === undefined ? undefined : { view: page.next } };
+  }
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const filters: string[] = [];

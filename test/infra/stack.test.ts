@@ -6,7 +6,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes, API_GROUPS } from '#app/registry.ts';
 import { PLAN_LIMITS } from '#shared/auth/principal.ts';
-import { GSI_NAMES, OUTBOX_INDEX } from '#shared/db/table-definition.ts';
+import { ALL_GSIS, OUTBOX_INDEX } from '#shared/db/table-definition.ts';
 import { QUEUES, RULES, SCHEDULES } from '#app/topology.ts';
 import { SupportDeskStack, tierThrottle } from '../../infra/stack.ts';
 import { testStage } from '../support/stage.ts';
@@ -36,13 +36,14 @@ describe('CDK app', () => {
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       DeletionProtectionEnabled: true,
       GlobalSecondaryIndexes: [
-        ...GSI_NAMES.map((g) =>
+        ...ALL_GSIS.map((g) =>
           Match.objectLike({
-            IndexName: g,
+            IndexName: g.name,
             KeySchema: [
-              { AttributeName: `${g}pk`, KeyType: 'HASH' },
-              { AttributeName: `${g}sk`, KeyType: 'RANGE' },
+              { AttributeName: `${g.name}pk`, KeyType: 'HASH' },
+              { AttributeName: `${g.name}sk`, KeyType: 'RANGE' },
             ],
+            Projection: { ProjectionType: g.projection },
           }),
         ),
         Match.objectLike({ IndexName: OUTBOX_INDEX.name }),

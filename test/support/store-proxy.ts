@@ -1,5 +1,5 @@
 import { afterAll, afterEach, inject } from 'vitest';
-import { startDynamoDbProxy, type StoreFailureHook } from '../../local/dynamodb-proxy.ts';
+import { startDynamoDbProxy, type DdbCallStats, type StoreFailureHook } from '../../local/dynamodb-proxy.ts';
 import { routeStoreThrough } from './lambda.ts';
 
 /**
@@ -8,10 +8,10 @@ import { routeStoreThrough } from './lambda.ts';
  * DynamoDB's place: a throttle or a 500 reaches the function's SDK over the
  * wire and is retried there as in AWS. Call before useGateway / usePipeline.
  * The hook is removed after each test; the test process's own calls (fixtures)
- * go straight to DynamoDB Local and are never affected.
+ * go straight to DynamoDB Local and are never affected (nor counted).
  */
-export function useStoreProxy(): { inject(hook: StoreFailureHook | undefined): void } {
-  const proxy = startDynamoDbProxy({ upstream: inject('dynamodbEndpoint') });
+export function useStoreProxy(opts: { consumedCapacity?: boolean } = {}): { inject(hook: StoreFailureHook | undefined): void; reset(): Promise<DdbCallStats> } {
+  const proxy = startDynamoDbProxy({ upstream: inject('dynamodbEndpoint'), consumedCapacity: opts.consumedCapacity });
   routeStoreThrough(proxy.then((p) => p.endpoint));
   let hook: StoreFailureHook | undefined;
   void proxy.then((p) => p.inject((operation, request) => hook?.(operation, request)));
@@ -23,5 +23,7 @@ export function useStoreProxy(): { inject(hook: StoreFailureHook | undefined): v
     inject(h) {
       hook = h;
     },
+    /** What the functions asked of the store since the last reset (with consumedCapacity: items read and capacity too). */
+    reset: async () => (await proxy).reset(),
   };
 }

@@ -1,0 +1,114 @@
+import { bindEntity } from '../db/entity.ts';
+import { ENTITIES } from '../db/keys.ts';
+import { queryAll } from '../db/query.ts';
+import type { TxWrite } from '../db/transact.ts';
+import { matchesAll } from './words.ts';
+
+/**
+ * The word index of decisions §13: small items, one per word of a record,
+ * written in the same transaction as the record; a search reads the items of
+ * its most selective term by key and checks the other terms and filters on
+ * them, so it reads in proportion to the matches, not to the account.
+ */
+
+export type SearchKind = 'contact' | 'organization' | 'user';
+
+/** What the index holds of a record. */
+export interface Searchable {
+  accountId: string;
+  id: string;
+  words: string[];
+  /** Sort keys by sort name (the id order is `created`). */
+  sort: Record<string, string>;
+  /** Filter values a list may combine with a search. */
+  filters?: Record<string, string | null>;
+}
+
+interface WordItem {
+  accountId: string;
+  kind: SearchKind;
+  initial: string;
+  word: string;
+  id: string;
+  w: string[];
+  s: Record<string, string>;
+  f: Record<string, string | null>;
+}
+
+const wordItems = bindEntity<WordItem>(ENTITIES.searchWord, { fields: ['id', 'w', 's', 'f'] });
+
+/** First character (code point) of a word: its partition. */
+const initialOf = (word: string) => String.fromCodePoint(word.codePointAt(0)!);
+
+const itemsOf = (kind: SearchKind, r: Searchable): WordItem[] =>
+  r.words.map((word) => ({ accountId: r.accountId, kind, initial: initialOf(word), word, id: r.id, w: r.words, s: r.sort, f: r.filters ?? {} }));
+
+const withNames = <Q extends { names: Record<string, string> }>(q: Q, names: Record<string, string>) => ({ ...q, names: { ...q.names, ...names } });
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The writes that move a record's index from `before` to `after` (either may
+ * be null: create, delete). Nothing when words, sort keys and filters are
+ * unchanged, so most updates cost no index write.
+ */
+export function indexWrites(kind: SearchKind, before: Searchable | null, after: Searchable | null): TxWrite[] {
+  if (before && after && same(before.words, after.words) && same(before.sort, after.sort) && same(before.filters ?? {}, after.filters ?? {})) return [];
+  const writes: TxWrite[] = [];
+  const kept = new Set(after?.words ?? []);
+  if (before) for (const w of before.words) if (!kept.has(w)) writes.push(wordItems.delete({ accountId: before.accountId, kind, initial: initialOf(w), word: w, id: before.id }));
+  if (after) for (const i of itemsOf(kind, after)) writes.push(wordItems.put(i));
+  return writes;
+}
+
+/** Most records a search ranks in memory: the bound of decisions §13's exact totals. */
+export const SEARCH_CAP = 10_000;
+
+export interface SearchHits {
+  /** Matching record ids in the requested order (at most SEARCH_CAP). */
+  ids: string[];
+  /** More than SEARCH_CAP records match the driving term: `ids` is not the whole answer. */
+  truncated: boolean;
+  /** Index items read (the work done, asserted by tests). */
+  read: number;
+}
+
+/**
+ * The records matching every term (and the filters), sorted by `sortBy` (a
+ * key of `Searchable.sort`, or `created` for id order). Reads the index items
+ * of the longest term only: the other terms and the filters are checked on
+ * the words and values each item carries.
+ */
+export async function searchIndex(
+  accountId: string,
+  kind: SearchKind,
+  terms: string[],
+  opts: { sortBy: string; forward: boolean; filters?: Record<string, string | null | undefined> },
+): Promise<SearchHits> {
+  const driver = terms.reduce((a, b) => ([...b].length > [...a].length ? b : a));
+  const found = new Map<string, WordItem>();
+  let read = 0;
+  let truncated = false;
+  const items = await queryAll<Record<string, unknown>>({
+    ...withNames(wordItems.query('byPrefix', { accountId, kind, initial: initialOf(driver) }, { skBeginsWith: driver }), { '#i': 'id', '#w': 'w', '#s': 's', '#f': 'f' }),
+    projection: '#i, #w, #s, #f',
+    // Stop reading once the cap is passed: the caller falls back to the bounded list walk.
+    until: (soFar) => soFar.length > SEARCH_CAP * 2,
+  });
+  read += items.length;
+  const filters = Object.entries(opts.filters ?? {}).filter(([, v]) => v !== undefined);
+  for (const raw of items) {
+    const i = raw as unknown as WordItem;
+    if (found.has(i.id) || !matchesAll(i.w, terms)) continue;
+    if (filters.some(([k, v]) => (i.f?.[k] ?? null) !== v)) continue;
+    found.set(i.id, i);
+    if (found.size > SEARCH_CAP) {
+      truncated = true;
+      break;
+    }
+  }
+  const hits = [...found.values()];
+  const key = (i: WordItem) => (opts.sortBy === 'created' ? i.id : (i.s?.[opts.sortBy] ?? ''));
+  hits.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0) * (opts.forward ? 1 : -1));
+  return { ids: hits.slice(0, SEARCH_CAP).map((h) => h.id), truncated, read };
+}

@@ -1,0 +1,149 @@
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
+import { as, CONTACTS, expectBadQuery, must, newContact, newOrg, ORGS, type Api, type Json } from '../support/helpdesk.ts';
+import { useStoreProxy } from '../support/store-proxy.ts';
+
+/**
+ * Search by word prefix through the word index (decisions §13): what matches,
+ * and that the work a search does stays flat while the account grows 30×.
+ * Work is counted on the wire (items the store read, requests), never timed.
+ */
+const store = useStoreProxy({ consumedCapacity: true });
+const { client } = useGateway();
+
+const names = (items: Json[]) => items.map((c) => c.name).sort();
+const list = async (d: Api, path: string) => must(await d.get(path), 200, `GET ${path}`);
+
+describe('search matches word prefixes (decisions §13)', () => {
+  let d: Api;
+  beforeAll(async () => {
+    const acct = await createTestAccount();
+    d = as(client, acct.ownerKey);
+    await newContact(d, { name: 'John Smith', email: 'jsmith@mail.example' });
+    await newContact(d, { name: 'José Álvarez', email: 'jose@correo.example' });
+    await newContact(d, { name: 'Ops Team', email: 'ops@acme.example' });
+    await newContact(d, { name: 'Mary-Jane Watson', email: 'mj+news@daily-bugle.example' });
+    await newOrg(d, { name: 'Acme Rockets', organizationalDomain: 'acme-rockets.example' });
+    await newOrg(d, { name: 'Globex', organizationalDomain: 'globex.example' });
+  });
+
+  it.each([
+    ['jo', ['John Smith', 'José Álvarez']],
+    ['smi', ['John Smith']],
+    ['jo smi', ['John Smith']],
+    ['JOSE', ['José Álvarez']],
+    ['álv', ['José Álvarez']],
+    ['acme', ['Ops Team']],
+    ['ops@ac', ['Ops Team']],
+    ['ops@acme.example', ['Ops Team']],
+    ['jane', ['Mary-Jane Watson']],
+    ['news', ['Mary-Jane Watson']],
+    ['bugle', ['Mary-Jane Watson']],
+    ['ohn', []],
+    ['john jose', []],
+  ])('contacts: %j finds %j', async (search, expected) => {
+    const body = await list(d, `${CONTACTS}?search=${encodeURIComponent(search)}`);
+    expect(names(body.data)).toEqual(expected);
+    expect(body.meta.total).toBe(expected.length);
+  });
+
+  it.each([
+    ['acme', ['Acme Rockets']],
+    ['rockets', ['Acme Rockets']],
+    ['acme-ro', ['Acme Rockets']],
+    ['glob', ['Globex']],
+    ['lobex', []],
+  ])('organizations: %j finds %j', async (search, expected) => {
+    const body = await list(d, `${ORGS}?search=${encodeURIComponent(search)}`);
+    expect(names(body.data)).toEqual(expected);
+  });
+
+  it('follows the requested sort and order, with pages and totals', async () => {
+    const asc = await list(d, `${CONTACTS}?search=example&sort_by=name&sort_order=asc&limit=3`);
+    expect(asc.data.map((c: Json) => c.name)).toEqual(['John Smith', 'José Álvarez', 'Mary-Jane Watson']);
+    expect(asc.meta).toMatchObject({ page: 1, limit: 3, total: 4, totalPages: 2 });
+    const second = await list(d, `${CONTACTS}?search=example&sort_by=name&sort_order=asc&limit=3&page=2`);
+    expect(second.data.map((c: Json) => c.name)).toEqual(['Ops Team']);
+    const byEmailDesc = await list(d, `${CONTACTS}?search=example&sort_by=email&sort_order=desc&limit=2`);
+    expect(byEmailDesc.data.map((c: Json) => c.email)).toEqual(['ops@acme.example', 'mj+news@daily-bugle.example']);
+    const beyond = await list(d, `${CONTACTS}?search=example&sort_by=name&limit=2&page=9`);
+    expect(beyond.data).toEqual([]);
+    expect(beyond.meta).toMatchObject({ page: 9, total: 4 });
+  });
+
+  it('a blank search is no filter; a term over 64 characters is refused naming search', async () => {
+    const all = await list(d, `${CONTACTS}?search=${encodeURIComponent('   ')}`);
+    expect(all.meta.total).toBe(4);
+    expectBadQuery(await d.get(`${CONTACTS}?search=${'x'.repeat(65)}`), 'search');
+  });
+
+  it('follows a rename: the old words stop matching, the new ones match', async () => {
+    const c = await newContact(d, { name: 'Temporary Name', email: 'temp@rename.example' });
+    must(await d.patch(`${CONTACTS}/${c.id}`, { name: 'Permanent Label' }), 200, 'rename');
+    expect(names((await list(d, `${CONTACTS}?search=tempor`)).data)).toEqual([]);
+    expect(names((await list(d, `${CONTACTS}?search=perm lab`)).data)).toEqual(['Permanent Label']);
+    must(await d.del(`${CONTACTS}/${c.id}`), 204, 'delete');
+    expect((await list(d, `${CONTACTS}?search=perm`)).data).toEqual([]);
+  });
+});
+
+/** Store `n` contacts straight into the table, as their repository writes them (thousands of API calls would dominate the run). */
+async function seedContacts(acct: TestAccount, n: number, from: number) {
+  const { ddb, tableName } = await import('#shared/db/client.ts');
+  const { createContactWrites } = await import('#shared/contacts/repository.ts');
+  const { newId } = await import('#shared/ids.ts');
+  const items = Array.from({ length: n }, (_, k) => {
+    const i = from + k;
+    const at = new Date(Date.now() - 86_400_000 + i * 10);
+    const c = {
+      id: newId('con', at.getTime()),
+      accountId: acct.accountId,
+      name: `Filler Person ${i}`,
+      email: `filler${i}@bulk.example`,
+      organizationId: null,
+      notes: null,
+      createdAt: at.toISOString(),
+      updatedAt: at.toISOString(),
+      version: 1,
+    };
+    return createContactWrites(c, null).flatMap((w) => (w.item.Put ? [w.item.Put.Item!] : []));
+  }).flat();
+  const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, i) => items.slice(i * 25, i * 25 + 25));
+  for (let i = 0; i < batches.length; i += 8) {
+    await Promise.all(
+      batches.slice(i, i + 8).map(async (batch) => {
+        let pending: unknown[] = batch.map((Item) => ({ PutRequest: { Item } }));
+        while (pending.length) pending = (await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending as never } }))).UnprocessedItems?.[tableName()] ?? [];
+      }),
+    );
+  }
+}
+
+describe('search work does not grow with the account', () => {
+  it('from 100 to 3,000 contacts: the oldest match is found in the first request, with the same items read and requests', async () => {
+    const acct = await createTestAccount();
+    const d = as(client, acct.ownerKey);
+    const oldest = await newContact(d, { name: 'Zebulon Oldest', email: 'zeb@first.example' });
+    await seedContacts(acct, 99, 0);
+    const measure = async () => {
+      await store.reset();
+      const body = await list(d, `${CONTACTS}?search=zebu&sort_by=created_at`);
+      const work = await store.reset();
+      expect(body.data.map((c: Json) => c.id)).toEqual([oldest.id]);
+      expect(body.meta.total).toBe(1);
+      return work;
+    };
+    const small = await measure();
+    await seedContacts(acct, 2_900, 99);
+    const large = await measure();
+    // The gateway's own bookkeeping (authorizer, rate limit) goes through the store too: compare the whole request.
+    expect(large.itemsRead).toBeLessThanOrEqual(small.itemsRead);
+    expect(large.requests).toBe(small.requests);
+    expect(large.byCommand.Query ?? 0).toBe(small.byCommand.Query ?? 0);
+    // A term matching every contact still answers one page, with an exact total.
+    const broad = await list(d, `${CONTACTS}?search=filler&sort_by=name&limit=5`);
+    expect(broad.data).toHaveLength(5);
+    expect(broad.meta.total).toBe(2_999);
+  }, 180_000);
+});
