@@ -1,10 +1,11 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Plan } from '../auth/principal.ts';
-import { ddb, tableName } from '../db/client.ts';
-import { keys } from '../db/keys.ts';
-import { transactWrite, type TxWrite } from '../db/transact.ts';
+import { bindEntity, conditions, type Condition } from '../db/entity.ts';
+import { ENTITIES } from '../db/keys.ts';
+import { batchGet, queryAll } from '../db/query.ts';
+import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
+import { ifNotExists } from '../db/update.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../domain/errors.ts';
-import { putUserWrites, type UserRecord } from '../users/repository.ts';
+import { addApiKeyHashWrite, createOwnerWrites, removeApiKeyHashWrite, userFromItem, userKey, type UserRecord } from '../users/api.ts';
 
 export interface AccountRecord {
   accountId: string;
@@ -31,7 +32,7 @@ export const MAX_KEYS_PER_USER = 20;
 /**
  * What the authorizer needs, copied onto the key's hash lookup so that one
  * GetItem resolves a presented key. Kept in step in the same transactions
- * that change the user's role or status (users repository), delete the user,
+ * that change the user's role or status (users service), delete the user,
  * revoke the key, or change the account's plan (updateAccount).
  */
 export interface KeyPrincipal {
@@ -43,93 +44,95 @@ export interface KeyPrincipal {
 
 export type ApiKeyLookup = ApiKeyRecord & Partial<KeyPrincipal>;
 
+/** Attributes an item may lack are undefined on the record, as they were before it was read. */
+const withoutNulls = <R extends object>(r: R): R => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== null)) as R;
+
+const API_KEY_FIELDS = ['keyId', 'accountId', 'userId', 'name', 'hash', 'createdAt'] as const;
+
+const accounts = bindEntity<AccountRecord>(ENTITIES.account, { fields: ['accountId', 'name', 'plan', 'createdAt', 'usageKeyValue', 'usageKeyId'], normalize: withoutNulls });
+// Lookups written before they carried the principal lack it: the authorizer then reads user and account.
+const keyLookups = bindEntity<ApiKeyLookup>(ENTITIES.apiKeyHash, { fields: [...API_KEY_FIELDS, 'role', 'status', 'plan', 'usageKeyValue'], normalize: withoutNulls });
+const apiKeys = bindEntity<ApiKeyRecord & { revokedAt: string | null }>(ENTITIES.apiKey, { fields: [...API_KEY_FIELDS, 'revokedAt'] });
+const demoMarkers = bindEntity<{ accountId: string; userId: string }>(ENTITIES.demoMarker, { fields: ['accountId', 'userId'] });
+
 /** The writes that store an API key: its global hash lookup (carrying the principal) and its record under the account. */
 function putApiKeyWrites(k: ApiKeyRecord, principal: KeyPrincipal): TxWrite[] {
-  return [
-    { item: { Put: { TableName: tableName(), Item: { ...keys.apiKeyHash(k.hash), type: 'apiKeyHash', ...k, ...principal }, ConditionExpression: 'attribute_not_exists(pk)' } } },
-    { item: { Put: { TableName: tableName(), Item: { ...keys.apiKey(k.accountId, k.keyId), type: 'apiKey', ...k, revokedAt: null }, ConditionExpression: 'attribute_not_exists(pk)' } } },
-  ];
+  return [keyLookups.put({ ...k, ...principal }, conditions.absent()), apiKeys.put({ ...k, revokedAt: null }, conditions.absent())];
 }
 
 /** Create an account with its owner, the owner guard and the owner's first API key, in one transaction. */
 export async function createAccount(account: AccountRecord, owner: UserRecord, key: ApiKeyRecord): Promise<void> {
   await transactWrite([
-    { item: { Put: { TableName: tableName(), Item: { ...keys.account(account.accountId), type: 'account', ...account }, ConditionExpression: 'attribute_not_exists(pk)' } } },
-    ...putUserWrites({ ...owner, apiKeyHashes: new Set([key.hash]) }),
-    { item: { Put: { TableName: tableName(), Item: { ...keys.owner(account.accountId), type: 'owner', userId: owner.id } } } },
+    accounts.put(account, conditions.absent()),
+    ...createOwnerWrites({ ...owner, apiKeyHashes: new Set([key.hash]) }),
     ...putApiKeyWrites(key, { role: owner.role, status: owner.status, plan: account.plan }),
   ]);
 }
 
 export async function getAccount(accountId: string): Promise<AccountRecord | null> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.account(accountId), ConsistentRead: true }));
-  return (out.Item as AccountRecord | undefined) ?? null;
+  return accounts.get({ accountId }, { consistent: true });
+}
+
+/** A user and its account's record in one round trip (the authorizer's read for session tokens). */
+export async function getUserAndAccount(accountId: string, userId: string): Promise<{ user: UserRecord | null; account: AccountRecord | null }> {
+  const uKey = userKey(accountId, userId);
+  const aKey = accounts.key({ accountId });
+  const items = await batchGet([uKey, aKey]);
+  const user = items.find((i) => i.sk === uKey.sk);
+  const account = items.find((i) => i.sk === aKey.sk);
+  return { user: user ? userFromItem(user) : null, account: account ? accounts.fromItem(account) : null };
 }
 
 /** Set account attributes (plan, usage key) on an existing account. */
 export async function updateAccount(accountId: string, changes: Partial<Pick<AccountRecord, 'plan' | 'usageKeyValue' | 'usageKeyId'>>): Promise<void> {
-  const entries = Object.entries(changes).filter(([, v]) => v !== undefined);
-  try {
-    await ddb.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.account(accountId),
-        UpdateExpression: `SET ${entries.map(([k]) => `#${k} = :${k}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: Object.fromEntries(entries.map(([k]) => [`#${k}`, k])),
-        ExpressionAttributeValues: Object.fromEntries(entries.map(([k, v]) => [`:${k}`, v])),
-      }),
-    );
-  } catch (err) {
-    if ((err as Error).name === 'ConditionalCheckFailedException') throw new NotFoundError('Account');
-    throw err;
-  }
+  await writeNow(
+    accounts.updateAttributes(
+      { accountId },
+      { set: withoutUndefined(changes) },
+      conditions.present(() => new NotFoundError('Account')),
+    ),
+  );
   if (changes.plan !== undefined || changes.usageKeyValue !== undefined) await copyAccountToKeyLookups(accountId, { plan: changes.plan, usageKeyValue: changes.usageKeyValue });
 }
+
+const withoutUndefined = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+/** A revoked key's lookup is gone and must stay gone. */
+class LookupGoneError extends Error {}
+
+/** Set role, status, plan or usage key on live key lookups (not on revoked ones). */
+const lookupUpdate = (hash: string, values: Partial<KeyPrincipal>, error: () => Error): TxWrite => keyLookups.updateAttributes({ hash }, { set: withoutUndefined(values) }, conditions.present(error));
 
 /**
  * Copy plan and usage key onto every live key lookup of the account. Not one
  * transaction (an account may hold more keys than a transaction can); it runs
  * after the account item changed, and a key created concurrently checks the
  * account's plan in its own transaction, so no lookup keeps the old value
- * once this returns. An admin operation: its work grows with the key count.
+ * once this returns (the records are read consistently). An admin operation:
+ * its work grows with the key count.
  */
 async function copyAccountToKeyLookups(accountId: string, values: Partial<Pick<KeyPrincipal, 'plan' | 'usageKeyValue'>>): Promise<void> {
-  const entries = Object.entries(values).filter(([, v]) => v !== undefined);
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.accountPk(accountId), ':prefix': keys.apiKeyPrefix },
-        ProjectionExpression: '#hash',
-        ExpressionAttributeNames: { '#hash': 'hash' },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    await Promise.all(
-      (page.Items ?? []).map(async (item) => {
-        try {
-          await ddb.send(
-            new UpdateCommand({
-              TableName: tableName(),
-              Key: keys.apiKeyHash(item.hash as string),
-              UpdateExpression: `SET ${entries.map(([k]) => `#${k} = :${k}`).join(', ')}`,
-              // A revoked key's lookup is gone and must stay gone.
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeNames: Object.fromEntries(entries.map(([k]) => [`#${k}`, k])),
-              ExpressionAttributeValues: Object.fromEntries(entries.map(([k, v]) => [`:${k}`, v])),
-            }),
-          );
-        } catch (err) {
-          if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
-        }
-      }),
-    );
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const q = apiKeys.query('byAccount', { accountId });
+  const records = await queryAll<{ hash: string }>({ ...q, names: { ...q.names, '#hash': 'hash' }, projection: '#hash', consistent: true });
+  await Promise.all(
+    records.map(async ({ hash }) => {
+      try {
+        await writeNow(lookupUpdate(hash, values, () => new LookupGoneError()));
+      } catch (err) {
+        if (!(err instanceof LookupGoneError)) throw err;
+      }
+    }),
+  );
+}
+
+/** The writes that give the user's key lookups a new role or status, in the user's transaction; a lookup revoked meanwhile fails it. */
+export function apiKeyLookupWrites(hashes: readonly string[], values: Partial<Pick<KeyPrincipal, 'role' | 'status'>>): TxWrite[] {
+  return hashes.map((hash) => lookupUpdate(hash, values, () => new ConflictError("The user's API keys changed concurrently; retry the request")));
+}
+
+/** The writes that delete a user's key lookups with the user: its keys stop working with it. */
+export function apiKeyLookupDeletes(hashes: readonly string[]): TxWrite[] {
+  return hashes.map((hash) => keyLookups.delete({ hash }));
 }
 
 /**
@@ -139,48 +142,30 @@ async function copyAccountToKeyLookups(accountId: string, values: Partial<Pick<K
  * write fail (ConflictError: re-read and retry).
  */
 export async function putApiKey(k: ApiKeyRecord, user: UserRecord, account: AccountRecord): Promise<void> {
+  const accountUnchanged: Condition = {
+    expr: account.usageKeyValue ? '#plan = :plan AND #usage = :usage' : '#plan = :plan AND attribute_not_exists(#usage)',
+    names: { '#plan': 'plan', '#usage': 'usageKeyValue' },
+    values: { ':plan': account.plan, ...(account.usageKeyValue ? { ':usage': account.usageKeyValue } : {}) },
+    error: () => new ConflictError('The account changed concurrently; retry'),
+  };
   await transactWrite([
     ...putApiKeyWrites(k, { role: user.role, status: user.status, plan: account.plan, ...(account.usageKeyValue ? { usageKeyValue: account.usageKeyValue } : {}) }),
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.user(user.accountId, user.id),
-          UpdateExpression: 'ADD #hashes :hash SET #version = :next',
-          ConditionExpression: '#version = :version AND (attribute_not_exists(#hashes) OR size(#hashes) < :max)',
-          ExpressionAttributeNames: { '#hashes': 'apiKeyHashes', '#version': 'version' },
-          ExpressionAttributeValues: { ':hash': new Set([k.hash]), ':version': user.version, ':next': user.version + 1, ':max': MAX_KEYS_PER_USER },
-        },
-      },
-      onConditionFailed: () =>
-        (user.apiKeyHashes?.size ?? 0) >= MAX_KEYS_PER_USER
-          ? new ValidationError(`A user can hold at most ${MAX_KEYS_PER_USER} API keys; revoke one first`, [{ field: 'user', message: 'too many API keys' }])
-          : new ConflictError('The user changed concurrently; retry'),
-    },
-    {
-      item: {
-        ConditionCheck: {
-          TableName: tableName(),
-          Key: keys.account(account.accountId),
-          ConditionExpression: account.usageKeyValue ? '#plan = :plan AND #usage = :usage' : '#plan = :plan AND attribute_not_exists(#usage)',
-          ExpressionAttributeNames: { '#plan': 'plan', '#usage': 'usageKeyValue' },
-          ExpressionAttributeValues: { ':plan': account.plan, ...(account.usageKeyValue ? { ':usage': account.usageKeyValue } : {}) },
-        },
-      },
-      onConditionFailed: () => new ConflictError('The account changed concurrently; retry'),
-    },
+    addApiKeyHashWrite(user, k.hash, MAX_KEYS_PER_USER, () =>
+      (user.apiKeyHashes?.size ?? 0) >= MAX_KEYS_PER_USER
+        ? new ValidationError(`A user can hold at most ${MAX_KEYS_PER_USER} API keys; revoke one first`, [{ field: 'user', message: 'too many API keys' }])
+        : new ConflictError('The user changed concurrently; retry'),
+    ),
+    accounts.check({ accountId: account.accountId }, accountUnchanged),
   ]);
 }
 
 /** Resolve a presented key by its hash: the authorizer's one read. */
 export async function getApiKeyByHash(hash: string): Promise<ApiKeyLookup | null> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.apiKeyHash(hash) }));
-  return (out.Item as ApiKeyLookup | undefined) ?? null;
+  return keyLookups.get({ hash });
 }
 
 export async function getApiKey(accountId: string, keyId: string): Promise<(ApiKeyRecord & { revokedAt: string | null }) | null> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.apiKey(accountId, keyId), ConsistentRead: true }));
-  return (out.Item as (ApiKeyRecord & { revokedAt: string | null }) | undefined) ?? null;
+  return apiKeys.get({ accountId, keyId }, { consistent: true });
 }
 
 /**
@@ -191,43 +176,17 @@ export async function getApiKey(accountId: string, keyId: string): Promise<(ApiK
  */
 export async function revokeApiKey(k: ApiKeyRecord, user: UserRecord | null): Promise<void> {
   await transactWrite([
-    { item: { Delete: { TableName: tableName(), Key: keys.apiKeyHash(k.hash) } } },
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.apiKey(k.accountId, k.keyId),
-          UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-          ExpressionAttributeValues: { ':now': new Date().toISOString() },
-        },
-      },
-    },
-    ...(user
-      ? [
-          {
-            item: {
-              Update: {
-                TableName: tableName(),
-                Key: keys.user(user.accountId, user.id),
-                UpdateExpression: 'DELETE #hashes :hash SET #version = :next',
-                ConditionExpression: '#version = :version',
-                ExpressionAttributeNames: { '#hashes': 'apiKeyHashes', '#version': 'version' },
-                ExpressionAttributeValues: { ':hash': new Set([k.hash]), ':version': user.version, ':next': user.version + 1 },
-              },
-            },
-            onConditionFailed: () => new ConflictError('The user changed concurrently; retry'),
-          },
-        ]
-      : []),
+    keyLookups.delete({ hash: k.hash }),
+    apiKeys.updateAttributes(k, { set: { revokedAt: ifNotExists(new Date().toISOString()) } }),
+    ...(user ? [removeApiKeyHashWrite(user, k.hash, () => new ConflictError('The user changed concurrently; retry'))] : []),
   ]);
 }
 
 /** The demo account `npm start` provisioned on this store, if any. */
 export async function getDemoMarker(): Promise<{ accountId: string; userId: string } | null> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.demoMarker() }));
-  return (out.Item as { accountId: string; userId: string } | undefined) ?? null;
+  return demoMarkers.get({});
 }
 
 export async function putDemoMarker(accountId: string, userId: string): Promise<void> {
-  await transactWrite([{ item: { Put: { TableName: tableName(), Item: { ...keys.demoMarker(), accountId, userId } } } }]);
+  await writeNow(demoMarkers.put({ accountId, userId }));
 }

@@ -5,8 +5,8 @@ import type { Plan } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { NotFoundError, UnauthorizedError } from '../domain/errors.ts';
 import { newId } from '../ids.ts';
-import * as users from '../users/repository.ts';
-import { newUserRecord, toUserDto } from '../users/service.ts';
+import { findUser } from '../users/api.ts';
+import { newUserRecord, recordLogin, toUserDto } from '../users/service.ts';
 import * as repo from './repository.ts';
 
 /** Default lifetime of a session token issued by the admin CLI. */
@@ -41,7 +41,7 @@ export async function createApiKey(accountId: string, userId: string, name = 'AP
   const { apiKey, record } = newApiKey(accountId, userId, name);
   // The key's lookup copies the user's role/status and the account's plan; a concurrent change of either is a conflict: re-read.
   await retryOnConflict(async () => {
-    const [user, account] = await Promise.all([users.getUser(accountId, userId, true), repo.getAccount(accountId)]);
+    const [user, account] = await Promise.all([findUser(accountId, userId, true), repo.getAccount(accountId)]);
     if (!user || !account) throw new NotFoundError('User');
     await repo.putApiKey(record, user, account);
   });
@@ -52,7 +52,7 @@ export async function revokeApiKey(accountId: string, keyId: string) {
   await retryOnConflict(async () => {
     const key = await repo.getApiKey(accountId, keyId);
     if (!key) throw new NotFoundError('API key');
-    await repo.revokeApiKey(key, await users.getUser(accountId, key.userId, true));
+    await repo.revokeApiKey(key, await findUser(accountId, key.userId, true));
   });
   await flushAuthorizerCache();
   return { id: keyId, revoked: true as const };
@@ -63,11 +63,10 @@ export async function revokeApiKey(accountId: string, keyId: string) {
  * invited user becomes active (decisions §1).
  */
 export async function issueSessionToken(accountId: string, userId: string, ttlSeconds = DEFAULT_SESSION_TTL_SECONDS) {
-  const user = await users.getUser(accountId, userId);
+  const user = await findUser(accountId, userId);
   if (!user) throw new NotFoundError('User');
   if (user.status === 'suspended') throw new UnauthorizedError('The user is suspended');
-  const now = new Date().toISOString();
-  await users.updateUser(user, { lastLoginAt: now, ...(user.status === 'invited' ? { status: 'active' as const } : {}) });
+  await recordLogin(user, new Date().toISOString());
   return signSessionToken(accountId, userId, ttlSeconds);
 }
 

@@ -1,6 +1,5 @@
 import { UnauthorizedError } from '../domain/errors.ts';
-import { getApiKeyByHash } from '../accounts/repository.ts';
-import { getUserAndAccount } from '../users/repository.ts';
+import { getApiKeyByHash, getUserAndAccount } from '../accounts/api.ts';
 import { hashApiKey, looksLikeApiKey } from './api-keys.ts';
 import { verifySessionToken } from './jwt.ts';
 import { PLANS, type Plan, type Principal } from './principal.ts';

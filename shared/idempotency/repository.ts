@@ -1,7 +1,7 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName } from '../db/client.ts';
-import { keys } from '../db/keys.ts';
+import { bindEntity } from '../db/entity.ts';
+import { ENTITIES } from '../db/keys.ts';
 import { TTL_ATTRIBUTE } from '../db/table-definition.ts';
+import { writeNow } from '../db/transact.ts';
 
 /** One Idempotency-Key of an account: in progress, or the first answer, kept for 24 hours. */
 export interface IdempotencyRecord {
@@ -16,63 +16,64 @@ export interface IdempotencyRecord {
   expiresAt: number;
 }
 
+/** The key of an item: the account and the SHA-256 of the Idempotency-Key (neither is stored as an attribute). */
+interface KeyValues {
+  accountId: string;
+  keyHash: string;
+}
+
+const idempotencyKeys = bindEntity<IdempotencyRecord & KeyValues>(ENTITIES.idempotencyKey, {
+  fields: ['fingerprint', 'state', 'startedAt', 'status', 'body', 'expiresAt'],
+  renames: { expiresAt: TTL_ATTRIBUTE },
+  normalize: ({ status, body, ...r }) => ({ ...r, ...(status != null ? { status } : {}), ...(body != null ? { body } : {}) }),
+});
+
+const conditionFailed = (err: unknown) => (err as Error).name === 'ConditionalCheckFailedException';
+
 /**
  * Take the key for a new request: succeeds when no live record exists, or the
  * record is a lock left by a request that can no longer be running.
  */
 export async function claimKey(accountId: string, keyHash: string, fingerprint: string, now: number, ttlSeconds: number, staleLockMs: number): Promise<boolean> {
+  const nowSec = Math.floor(now / 1000);
+  const claim = idempotencyKeys.put(
+    { accountId, keyHash, fingerprint, state: 'running', startedAt: now, expiresAt: nowSec + ttlSeconds },
+    {
+      expr: 'attribute_not_exists(pk) OR #exp < :nowSec OR (#state = :running AND startedAt < :stale AND fingerprint = :fp)',
+      names: { '#exp': TTL_ATTRIBUTE, '#state': 'state' },
+      values: { ':nowSec': nowSec, ':running': 'running', ':stale': now - staleLockMs, ':fp': fingerprint },
+    },
+  );
   try {
-    await ddb.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.idempotencyKey(accountId, keyHash), type: 'idempotency', fingerprint, state: 'running', startedAt: now, [TTL_ATTRIBUTE]: Math.floor(now / 1000) + ttlSeconds },
-        ConditionExpression: 'attribute_not_exists(pk) OR #exp < :nowSec OR (#state = :running AND startedAt < :stale AND fingerprint = :fp)',
-        ExpressionAttributeNames: { '#exp': TTL_ATTRIBUTE, '#state': 'state' },
-        ExpressionAttributeValues: { ':nowSec': Math.floor(now / 1000), ':running': 'running', ':stale': now - staleLockMs, ':fp': fingerprint },
-      }),
-    );
+    await writeNow(claim);
     return true;
   } catch (err) {
-    if ((err as Error).name === 'ConditionalCheckFailedException') return false;
+    if (conditionFailed(err)) return false;
     throw err;
   }
 }
 
 /** The live record of a key (strongly consistent: a replay must see the answer just recorded). */
 export async function getKey(accountId: string, keyHash: string, now: number): Promise<IdempotencyRecord | null> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.idempotencyKey(accountId, keyHash), ConsistentRead: true }));
-  const item = out.Item;
-  if (!item || Number(item[TTL_ATTRIBUTE]) < Math.floor(now / 1000)) return null;
-  return { fingerprint: item.fingerprint, state: item.state, startedAt: item.startedAt, status: item.status, body: item.body, expiresAt: item[TTL_ATTRIBUTE] };
+  const record = await idempotencyKeys.get({ accountId, keyHash }, { consistent: true });
+  if (!record || Number(record.expiresAt) < Math.floor(now / 1000)) return null;
+  return record;
 }
 
 /** Record the first answer under the key the request holds. */
 export async function completeKey(accountId: string, keyHash: string, fingerprint: string, status: number, body: Uint8Array | undefined): Promise<void> {
-  await ddb.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.idempotencyKey(accountId, keyHash),
-      UpdateExpression: body ? 'SET #state = :done, #status = :status, body = :body' : 'SET #state = :done, #status = :status',
-      ConditionExpression: 'fingerprint = :fp',
-      ExpressionAttributeNames: { '#state': 'state', '#status': 'status' },
-      ExpressionAttributeValues: { ':done': 'done', ':status': status, ':fp': fingerprint, ...(body ? { ':body': body } : {}) },
-    }),
+  await writeNow(
+    idempotencyKeys.updateAttributes({ accountId, keyHash }, { set: { state: 'done', status, ...(body ? { body } : {}) } }, { expr: 'fingerprint = :fp', values: { ':fp': fingerprint } }),
   );
 }
 
 /** Let the key go after a failed request, so the client can retry with it. */
 export async function releaseKey(accountId: string, keyHash: string, fingerprint: string): Promise<void> {
-  await ddb
-    .send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.idempotencyKey(accountId, keyHash),
-        ConditionExpression: '#state = :running AND fingerprint = :fp',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':running': 'running', ':fp': fingerprint },
-      }),
-    )
-    .catch((err: Error) => {
-      if (err.name !== 'ConditionalCheckFailedException') throw err;
-    });
+  const release = idempotencyKeys.delete(
+    { accountId, keyHash },
+    { expr: '#state = :running AND fingerprint = :fp', names: { '#state': 'state' }, values: { ':running': 'running', ':fp': fingerprint } },
+  );
+  await writeNow(release).catch((err: unknown) => {
+    if (!conditionFailed(err)) throw err;
+  });
 }

@@ -11,7 +11,7 @@ import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import * as fieldsRepo from '../ticket-fields/repository.ts';
 import type { FieldRecord } from '../ticket-fields/repository.ts';
 import { mergeCustomFields, optionValuesOf, type CustomFieldValue } from '../ticket-fields/values.ts';
-import { getUser } from '../users/repository.ts';
+import { findUser as getUser } from '../users/api.ts';
 import type { CreateTicketInput, ListTicketsQuery, Ticket, UpdateTicketInput } from './model.ts';
 import * as repo from './repository.ts';
 import type { TicketFilter, TicketRecord } from './repository.ts';

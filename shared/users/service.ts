@@ -1,6 +1,8 @@
+import { apiKeyLookupDeletes, apiKeyLookupWrites } from '../accounts/api.ts';
 import { flushAuthorizerCache } from '../auth/authorizer-cache.ts';
 import type { Principal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
+import type { TxWrite } from '../db/transact.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../domain/errors.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
@@ -39,6 +41,27 @@ async function requireUser(accountId: string, userId: string): Promise<UserRecor
 export function newUserRecord(accountId: string, input: { email: string; name: string; role: UserRecord['role']; status: UserRecord['status'] }, now = new Date()): UserRecord {
   const at = now.toISOString();
   return { id: newId('usr', now.getTime()), accountId, ...input, avatarUrl: null, createdAt: at, updatedAt: at, lastLoginAt: null, version: 1 };
+}
+
+/**
+ * When role or status changes, each of the user's key lookups gets the new
+ * values in the same transaction, so the very next request with any of its
+ * keys sees them (decisions §1). A lookup revoked meanwhile fails the
+ * condition instead of coming back (revocation also bumps the version).
+ */
+function keyLookupWrites(current: UserRecord, changes: repo.UserChanges): TxWrite[] {
+  const set: { role?: UserRecord['role']; status?: UserRecord['status'] } = {};
+  if (changes.role !== undefined && changes.role !== current.role) set.role = changes.role;
+  if (changes.status !== undefined && changes.status !== current.status) set.status = changes.status;
+  return Object.keys(set).length ? apiKeyLookupWrites([...(current.apiKeyHashes ?? [])], set) : [];
+}
+
+/** Update a user (version-checked) with its key lookups. */
+const updateWithKeys = (current: UserRecord, changes: repo.UserChanges) => repo.updateUser(current, changes, keyLookupWrites(current, changes));
+
+/** A login (a session token issued): last_login_at is set and an invited user becomes active (decisions §1). */
+export async function recordLogin(user: UserRecord, at: string): Promise<UserRecord> {
+  return updateWithKeys(user, { lastLoginAt: at, ...(user.status === 'invited' ? { status: 'active' as const } : {}) });
 }
 
 export async function getMe(p: Principal) {
@@ -81,7 +104,8 @@ export async function updateUser(p: Principal, userId: string, body: UpdateUserB
     if (p.role !== 'owner') throw new ForbiddenError('Only the owner can transfer ownership');
     if ((body.status ?? target.status) === 'suspended') throw new ConflictError('A suspended user cannot become the owner');
     const owner = await requireUser(p.accountId, p.userId);
-    const transferred = await repo.transferOwnership(owner, target, { ...changes, role: 'owner' });
+    const targetChanges = { ...changes, role: 'owner' as const };
+    const transferred = await repo.transferOwnership(owner, target, targetChanges, [...keyLookupWrites(target, targetChanges), ...keyLookupWrites(owner, { role: 'admin' })]);
     await flushAuthorizerCache();
     return transferred;
   }
@@ -96,7 +120,7 @@ export async function updateUser(p: Principal, userId: string, body: UpdateUserB
   }
 
   if (Object.keys(changes).length === 1) return target;
-  const updated = await repo.updateUser(target, changes);
+  const updated = await updateWithKeys(target, changes);
   // A cached authorizer answer carries the role and is refused only by status: the next request must see the change.
   if ((changes.role !== undefined && changes.role !== target.role) || (changes.status !== undefined && changes.status !== target.status)) await flushAuthorizerCache();
   return updated;
@@ -110,7 +134,8 @@ export async function deleteUser(p: Principal, userId: string): Promise<void> {
     async () => {
       const target = await requireUser(p.accountId, userId);
       if (target.role === 'owner') throw new ConflictError('The owner cannot be deleted; transfer ownership first');
-      await repo.deleteUser(target);
+      // The user's keys stop working with it.
+      await repo.deleteUser(target, apiKeyLookupDeletes([...(target.apiKeyHashes ?? [])]));
     },
     (err) => err instanceof repo.UserChangedError,
   );
