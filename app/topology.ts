@@ -81,7 +81,7 @@ export interface ScheduleDef {
 }
 
 export type QueueName =
-  'webhook-fanout' | 'webhook-delivery' | 'email-sender' | 'enrichment' | 'automations' | 'automation-time-rules' | 'sla' | 'sla-recompute' | 'group-distribution' | 'attachment-cleanup';
+  'webhook-fanout' | 'webhook-delivery' | 'email-sender' | 'enrichment' | 'automations' | 'automation-time-rules' | 'sla' | 'sla-recompute' | 'group-distribution' | 'attachment-cleanup' | 'reindex';
 
 /** 14 days: the SQS maximum, so a delivery retried over ~28 hours (decisions §7) and its DLQ copy outlive any outage. */
 export const MESSAGE_RETENTION_SECONDS = 14 * 24 * 60 * 60;
@@ -199,6 +199,19 @@ export const QUEUES: readonly QueueDef[] = [
     urlEnv: 'ATTACHMENT_CLEANUP_QUEUE_URL',
     sendsTo: ['attachment-cleanup'],
     description: "ticket.deleted -> the ticket's messages and attachment records, then their objects in S3 (idempotent)",
+  },
+  {
+    name: 'reindex',
+    consumer: 'functions/reindex/handler.ts',
+    // One message is one step (a page of 100 records of one kind); the consumer queues the next step itself.
+    batchSize: 1,
+    functionTimeoutSeconds: 60,
+    visibilityTimeoutSeconds: 360,
+    maxReceiveCount: 5,
+    urlEnv: 'REINDEX_QUEUE_URL',
+    sendsTo: ['reindex'],
+    fair: true,
+    description: 'admin reindex -> the search words and ticket views of records written before them, one page per message (idempotent, resumable)',
   },
 ];
 

@@ -194,6 +194,8 @@ export class SupportDeskStack extends Stack {
         deadLetterQueue: { queue: dlq, maxReceiveCount: q.maxReceiveCount },
       });
     }
+    // `admin reindex --background` queues an account's first step here (scripts/stack-outputs.ts).
+    new CfnOutput(this, 'ReindexQueueUrl', { value: queues.reindex.queueUrl });
     /** Environment naming the queues a function sends to (each row's `sendsTo`). */
     const sendEnv = (sendsTo: readonly QueueName[] = []) => Object.fromEntries(sendsTo.map((name) => [QUEUES.find((q) => q.name === name)!.urlEnv!, queues[name].queueUrl]));
     const grantSends = (fnc: IGrantable, sendsTo: readonly QueueName[] = []) => {

@@ -25,6 +25,9 @@ const USAGE = `usage: npm run --silent admin -- <command> [options]
   list-parked    [--limit N]                       parked outbox events and dead-lettered messages (decisions §7)
   republish      --account ACCOUNT_ID --event EVENT_ID   publish a parked outbox event again (after the fix)
   redrive        --queue QUEUE --message MESSAGE_ID      move a dead-lettered message back to its queue
+  reindex        --account ACCOUNT_ID | --all  [--background]
+                 build the search words and ticket views of records written before them (idempotent, resumable);
+                 in this process, or with --background one page per message on the stack's reindex queue
   replay         --from ISO --to ISO [--detail-type T]... [--rule RULE]... [--name NAME]
                  deliver archived events of [from, to) again (with replay-name) to the bus's rules (--rule: only those);
                  locally to the running stack's rules; with ADMIN_TARGET=aws an EventBridge replay, --rule required`;
@@ -53,6 +56,8 @@ const { positionals, values } = (() => {
         to: { type: 'string' },
         'detail-type': { type: 'string', multiple: true },
         rule: { type: 'string', multiple: true },
+        all: { type: 'boolean' },
+        background: { type: 'boolean' },
       },
     });
   } catch (err) {
@@ -192,8 +197,37 @@ async function main(): Promise<unknown> {
       const { replayArchive } = await import('./replay.ts');
       return replayArchive({ archiveArn, busArn, from, to, rules, detailTypes, name: values.name, wait: !deployed });
     }
+    case 'reindex': {
+      if (!values.all && !values.account) throw new UsageError('--account ACCOUNT_ID or --all is required');
+      const reindex = await import('#shared/reindex/service.ts');
+      const ids = values.all ? await accounts.listAccountIds() : [required('account')];
+      if (values.background) {
+        const queueUrl = await reindexQueueUrl(deployed);
+        for (const id of ids) await reindex.enqueueReindex(queueUrl, reindex.reindexStart(id));
+        return { queued: ids.length, queue: queueUrl };
+      }
+      const done: Record<string, unknown> = {};
+      for (const id of ids) done[id] = await reindex.reindexAccount(id);
+      return { accounts: done };
+    }
     default:
       throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+/** The reindex queue of the target stack: the running local stack's (by name), or the deployed stack's output. */
+async function reindexQueueUrl(deployed: boolean): Promise<string> {
+  if (deployed) {
+    const url = process.env.REINDEX_QUEUE_URL;
+    if (!url) throw new UsageError('the stack has no ReindexQueueUrl output (deploy this version) or set REINDEX_QUEUE_URL');
+    return url;
+  }
+  const { GetQueueUrlCommand } = await import('@aws-sdk/client-sqs');
+  const { sqs } = await import('#shared/events/sqs.ts');
+  try {
+    return (await sqs.send(new GetQueueUrlCommand({ QueueName: 'reindex' }))).QueueUrl!;
+  } catch {
+    throw new UsageError('no running local stack with a reindex queue on this DATA_DIR; start it with npm start, or reindex without --background');
   }
 }
 

@@ -20,6 +20,8 @@ const FROM_OUTPUTS = {
   EVENT_BUS_NAME: 'EventBusName',
   EVENT_BUS_ARN: 'EventBusArn',
   EVENT_ARCHIVE_ARN: 'EventArchiveArn',
+  // admin reindex --background
+  REINDEX_QUEUE_URL: 'ReindexQueueUrl',
   // revoke-api-key and set-plan flush the stage's authorizer cache (shared/auth/authorizer-cache.ts).
   AUTHORIZER_CACHE_REST_API_ID: 'RestApiId',
   AUTHORIZER_CACHE_STAGE: 'ApiStageName',

@@ -1,4 +1,6 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Plan } from '../auth/principal.ts';
+import { ddb, tableName } from '../db/client.ts';
 import { bindEntity, conditions, type Condition } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
 import { batchGet, queryAll } from '../db/query.ts';
@@ -189,4 +191,22 @@ export async function getDemoMarker(): Promise<{ accountId: string; userId: stri
 
 export async function putDemoMarker(accountId: string, userId: string): Promise<void> {
   await writeNow(demoMarkers.put({ accountId, userId }));
+}
+
+/**
+ * Every account's id (admin reindex --all): a Scan of the table for account
+ * items, keys only. An operator's one-off walk of the whole table, never on a
+ * request path.
+ */
+export async function listAccountIds(): Promise<string[]> {
+  const ids: string[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ddb.send(
+      new ScanCommand({ TableName: tableName(), FilterExpression: 'sk = :account', ExpressionAttributeValues: { ':account': 'ACCOUNT' }, ProjectionExpression: 'pk', ExclusiveStartKey: startKey }),
+    );
+    for (const i of out.Items ?? []) ids.push(String(i.pk).slice('A#'.length));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return ids;
 }

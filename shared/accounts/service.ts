@@ -76,3 +76,6 @@ export async function setPlan(accountId: string, plan: Plan) {
   await flushAuthorizerCache();
   return { accountId, plan };
 }
+
+/** Every account's id, for operator jobs over all accounts (admin reindex --all). */
+export const listAccountIds = () => repo.listAccountIds();

@@ -1,7 +1,7 @@
 import { bindEntity, conditions } from '../db/entity.ts';
 import { ENTITIES, textSortKey } from '../db/keys.ts';
 import { listCounter } from '../db/list-counter.ts';
-import { numberedPage, queryAll, queryPage } from '../db/query.ts';
+import { numberedPage, queryAll, queryPage, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError } from '../domain/errors.ts';
 import { indexWrites, searchIndex, type Searchable } from '../search/word-index.ts';
@@ -249,4 +249,22 @@ export async function unlinkContacts(contacts_: ContactRecord[], now: string): P
     }
   }
   return staleOnes;
+}
+
+/**
+ * Index a page of contacts written before the word index existed (admin
+ * reindex): their words and their search text, each in one transaction that
+ * holds only if the contact is unchanged (a changed one was indexed by its
+ * change). Idempotent: word items are keyed by word and id.
+ */
+export async function reindexContacts(accountId: string, limit: number, startKey?: Key): Promise<{ records: number; nextKey?: Key }> {
+  const page = await queryPage<Record<string, unknown>>({ ...contacts.query('byCreated', { accountId }), limit, startKey });
+  await Promise.all(
+    page.items.map(contacts.fromItem).map((c) =>
+      transactWrite([contacts.updateAttributes(c, { set: { searchText: searchText(wordsOf(c)) } }, versionIs(c)), ...indexWrites('contact', null, searchable(c))]).catch((err) => {
+        if (!(err instanceof StaleCountError)) throw err;
+      }),
+    ),
+  );
+  return { records: page.items.length, nextKey: page.nextKey };
 }

@@ -9,6 +9,7 @@ export {
   organizationCountersWrite,
   organizationExists,
   organizationIdByDomain,
+  reindexOrganizations,
   StaleOrganizationError,
 } from './repository.ts';
 export type { OrganizationRecord } from './repository.ts';

@@ -1,7 +1,7 @@
 import { bindEntity, conditions, type Condition } from '../db/entity.ts';
 import { ENTITIES, textSortKey } from '../db/keys.ts';
 import { listCounter } from '../db/list-counter.ts';
-import { numberedPage, queryAll } from '../db/query.ts';
+import { numberedPage, queryAll, queryPage, type Key } from '../db/query.ts';
 import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../domain/errors.ts';
 import { indexWrites, searchIndex, type Searchable } from '../search/word-index.ts';
@@ -168,4 +168,17 @@ export async function listOrganizations(accountId: string, f: OrganizationFilter
   const total = terms.length ? undefined : listCounter.read(accountId, 'ORGS');
   const result = await numberedPage<Record<string, unknown>>(organizations.query(SORT_PATTERN[f.sortBy], { accountId }, { forward, filter }), page, limit, total);
   return { items: result.items.map(organizations.fromItem), total: result.total };
+}
+
+/** Index a page of organizations written before the word index existed (admin reindex); see reindexContacts. */
+export async function reindexOrganizations(accountId: string, limit: number, startKey?: Key): Promise<{ records: number; nextKey?: Key }> {
+  const page = await queryPage<Record<string, unknown>>({ ...organizations.query('byCreated', { accountId }), limit, startKey });
+  await Promise.all(
+    page.items.map(organizations.fromItem).map((o) =>
+      transactWrite([organizations.updateAttributes(o, { set: { searchText: searchText(wordsOf(o)) } }, versionCondition(o)), ...indexWrites('organization', null, searchable(o))]).catch((err) => {
+        if (!(err instanceof StaleOrganizationError)) throw err;
+      }),
+    ),
+  );
+  return { records: page.items.length, nextKey: page.nextKey };
 }

@@ -67,6 +67,8 @@ export const SEARCH_CAP = 10_000;
 export interface SearchHits {
   /** Matching record ids in the requested order (at most SEARCH_CAP). */
   ids: string[];
+  /** Each id's sort key (its position in the order, for a cursor). */
+  positions: string[];
   /** More than SEARCH_CAP records match the driving term: `ids` is not the whole answer. */
   truncated: boolean;
   /** Index items read (the work done, asserted by tests). */
@@ -110,5 +112,6 @@ export async function searchIndex(
   const hits = [...found.values()];
   const key = (i: WordItem) => (opts.sortBy === 'created' ? i.id : (i.s?.[opts.sortBy] ?? ''));
   hits.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0) * (opts.forward ? 1 : -1));
-  return { ids: hits.slice(0, SEARCH_CAP).map((h) => h.id), truncated, read };
+  const kept = hits.slice(0, SEARCH_CAP);
+  return { ids: kept.map((h) => h.id), positions: kept.map(key), truncated, read };
 }

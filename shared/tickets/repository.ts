@@ -3,7 +3,7 @@ import { ddb, tableName } from '../db/client.ts';
 import { bindEntity, conditions } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
 import { countMatches, mergedPage, queryPage, type Key } from '../db/query.ts';
-import { transactWrite, type TxWrite } from '../db/transact.ts';
+import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
 import { ConflictError } from '../domain/errors.ts';
 import { TICKET_PRIORITIES, TICKET_STATUSES, type Ticket } from './model.ts';
 
@@ -154,4 +154,21 @@ export async function listOpenTickets(accountId: string, limit: number, startKey
 /** How many open tickets the account has (counted on gsi2, up to `cap`). */
 export async function countOpenTickets(accountId: string, cap: number): Promise<number> {
   return countMatches(statusBelow(accountId, 'resolved'), cap);
+}
+
+/**
+ * Rewrite the index attributes of a page of tickets written before the views
+ * existed (admin reindex), each only if the ticket is unchanged (a changed one
+ * was indexed by its change). Idempotent; an UpdateItem each, no event.
+ */
+export async function reindexTickets(accountId: string, limit: number, startKey?: Key): Promise<{ records: number; nextKey?: Key }> {
+  const page = await queryPage<Record<string, unknown>>({ ...tickets.query('byCreated', { accountId }), limit, startKey });
+  await Promise.all(
+    page.items.map(tickets.fromItem).map((t) =>
+      writeNow(tickets.update(t, t, unchanged(t.version))).catch((err) => {
+        if (!(err instanceof StaleTicketError)) throw err;
+      }),
+    ),
+  );
+  return { records: page.items.length, nextKey: page.nextKey };
 }

@@ -8,8 +8,7 @@ import { checkGroup, OPEN_STATUSES, ticketGroupChange } from '../groups/service.
 import type { TicketEventDetail } from '../events/ticket-events.ts';
 import { newId } from '../ids.ts';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
-import * as fieldsRepo from '../ticket-fields/repository.ts';
-import type { FieldRecord } from '../ticket-fields/repository.ts';
+import { listAllFields, optionIdsByValue, optionUsageWrite, type FieldRecord } from '../ticket-fields/api.ts';
 import { mergeCustomFields, optionValuesOf, type CustomFieldValue } from '../ticket-fields/values.ts';
 import { findUser as getUser } from '../users/api.ts';
 import type { CreateTicketInput, ListTicketsQuery, Ticket, UpdateTicketInput } from './model.ts';
@@ -41,27 +40,33 @@ async function optionUsageWrites(accountId: string, fields: Map<string, FieldRec
     const added = [...now].filter((v) => !old.has(v));
     const removed = [...old].filter((v) => !now.has(v));
     if (!added.length && !removed.length) continue;
-    const optionIds = await fieldsRepo.optionIdsByValue(accountId, id, [...added, ...removed]);
+    const optionIds = await optionIdsByValue(accountId, id, [...added, ...removed]);
     for (const v of added) {
       const optionId = optionIds.get(v);
       if (!optionId) issues.push({ field: 'customFields', message: `"${v}" is not an option of ${fields.get(id)!.fieldKey}` });
-      else writes.push(fieldsRepo.optionUsageWrite(accountId, id, optionId, 1));
+      else writes.push(optionUsageWrite(accountId, id, optionId, 1));
     }
     for (const v of removed) {
       const optionId = optionIds.get(v);
-      if (optionId) writes.push(fieldsRepo.optionUsageWrite(accountId, id, optionId, -1));
+      if (optionId) writes.push(optionUsageWrite(accountId, id, optionId, -1));
     }
   }
   return writes;
 }
 
-const fieldMap = async (accountId: string) => new Map((await fieldsRepo.listAllFields(accountId)).map((f) => [f.id, f]));
+const fieldMap = async (accountId: string) => new Map((await listAllFields(accountId)).map((f) => [f.id, f]));
 
 export async function getTicket(p: Pick<Principal, 'accountId'>, id: string): Promise<TicketRecord> {
   const t = await repo.getTicket(p.accountId, id);
   if (!t) throw new NotFoundError('Ticket');
   return t;
 }
+
+/** A ticket, or null once deleted (consumers of its events: the email sender). */
+export const findTicket = (accountId: string, id: string): Promise<TicketRecord | null> => repo.getTicket(accountId, id);
+
+/** Proves, in another module's transaction, that the ticket is still as read (a message added without a ticket update). */
+export const ticketUnchangedCheck = (t: TicketRecord): TxWrite => repo.ticketUnchangedCheck(t);
 
 /**
  * Create a ticket; its option usage, its requester's counts (and contact, if
@@ -274,3 +279,9 @@ export async function listTickets(p: Principal, q: ListTicketsQuery) {
 
 /** Ids of an account's tickets that are not closed, a page at a time (the hourly automation pass). */
 export const openTicketIdsPage = (accountId: string, limit: number, startKey?: Record<string, string>) => repo.openTicketIdsPage(accountId, limit, startKey);
+
+/** For the SLA module (with findTicket): the account's open tickets, for recompute. */
+export { listOpenTickets, countOpenTickets } from './repository.ts';
+/** For admin reindex: the view index attributes of tickets written before the views. */
+export { reindexTickets } from './repository.ts';
+export type { TicketRecord } from './repository.ts';

@@ -8,5 +8,5 @@
  * (in a distribution's transaction). Everything else about a
  * user's items stays behind this module's service.
  */
-export { addApiKeyHashWrite, createOwnerWrites, deskAgentCheck, getUser as findUser, removeApiKeyHashWrite, userFromItem, userKey } from './repository.ts';
+export { addApiKeyHashWrite, createOwnerWrites, deskAgentCheck, getUser as findUser, reindexUsers, removeApiKeyHashWrite, userFromItem, userKey } from './repository.ts';
 export type { UserRecord } from './repository.ts';

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { searchParam } from '../search/words.ts';
 import { plainText } from '../text.ts';
 import { USER_ROLES } from '../auth/principal.ts';
 
@@ -66,7 +67,7 @@ export const ListUsersQuerySchema = z.object({
   cursor: z.string().min(1).max(4096).optional(),
   role: z.enum(USER_ROLES).optional(),
   status: z.enum(USER_STATUSES).optional(),
-  search: z.string().trim().min(1).max(254).optional(),
+  search: searchParam(254),
   sort: UserSortSchema.default('created_at'),
   order: z.enum(['asc', 'desc']).default('desc'),
 });

@@ -1,9 +1,11 @@
 import type { UserRole } from '../auth/principal.ts';
 import { bindEntity, conditions, type Condition } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { ENTITIES, textSortKey } from '../db/keys.ts';
 import { countMatches, queryPage, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../domain/errors.ts';
+import { indexWrites, searchIndex, type Searchable } from '../search/word-index.ts';
+import { recordWords, searchFilter, searchTerms, searchText } from '../search/words.ts';
 import type { UserStatus } from './model.ts';
 
 /** A user as stored. Attribute names are camelCase; the API maps them to snake_case. */
@@ -25,8 +27,17 @@ export interface UserRecord {
 
 const users = bindEntity<UserRecord>(ENTITIES.user, {
   fields: ['id', 'accountId', 'email', 'name', 'avatarUrl', 'role', 'status', 'createdAt', 'updatedAt', 'lastLoginAt', 'version', 'apiKeyHashes'],
-  extra: (u) => ({ searchText: `${u.name.toLowerCase()}\n${u.email.toLowerCase()}` }),
+  extra: (u) => ({ searchText: searchText(wordsOf(u)) }),
   normalize: ({ apiKeyHashes, ...u }) => (apiKeyHashes instanceof Set ? { ...u, apiKeyHashes } : u),
+});
+const wordsOf = (u: UserRecord) => recordWords({ names: [u.name], addresses: [u.email] });
+/** What the word index holds of a user (decisions §13): words, sort keys, and role and status for the list's filters. */
+const searchable = (u: UserRecord): Searchable => ({
+  accountId: u.accountId,
+  id: u.id,
+  words: wordsOf(u),
+  sort: { name: textSortKey(u.name, u.id), email: textSortKey(u.email, u.id) },
+  filters: { role: u.role, status: u.status },
 });
 const emailGuards = bindEntity<{ accountId: string; email: string; userId: string }>(ENTITIES.userEmail, { fields: ['userId'] });
 const ownerGuards = bindEntity<{ accountId: string; userId: string }>(ENTITIES.accountOwner, { fields: ['userId'] });
@@ -35,6 +46,7 @@ const ownerGuards = bindEntity<{ accountId: string; userId: string }>(ENTITIES.a
 function putUserWrites(u: UserRecord): TxWrite[] {
   return [
     users.put(u, conditions.absent()),
+    ...indexWrites('user', null, searchable(u)),
     emailGuards.put(
       { accountId: u.accountId, email: u.email, userId: u.id },
       conditions.absent(() => new AlreadyExistsError(`A user with email ${u.email} already exists`)),
@@ -77,14 +89,15 @@ export type UserChanges = Partial<Pick<UserRecord, 'name' | 'role' | 'status' | 
 
 const changedConcurrently = () => new ConflictError('The user was changed concurrently; retry the request');
 
-/** The user with `changes`, version-checked; the index attributes follow a new name. */
-function updateItem(current: UserRecord, changes: UserChanges): TxWrite {
-  return users.update(current, { ...current, ...changes, version: current.version + 1 }, conditions.version('version', current.version, changedConcurrently));
+/** The user with `changes`, version-checked; the index attributes and the words follow a new name, role or status. */
+function updateItem(current: UserRecord, changes: UserChanges): TxWrite[] {
+  const next = { ...current, ...changes, version: current.version + 1 };
+  return [users.update(current, next, conditions.version('version', current.version, changedConcurrently)), ...indexWrites('user', searchable(current), searchable(next))];
 }
 
 /** Update a user with optimistic locking on its version; `related` (its key lookups) commits with it. */
 export async function updateUser(current: UserRecord, changes: UserChanges, related: TxWrite[] = []): Promise<UserRecord> {
-  await transactWrite([updateItem(current, changes), ...related]);
+  await transactWrite([...updateItem(current, changes), ...related]);
   return { ...current, ...changes, version: current.version + 1 };
 }
 
@@ -96,9 +109,9 @@ export async function updateUser(current: UserRecord, changes: UserChanges, rela
 export async function transferOwnership(owner: UserRecord, target: UserRecord, targetChanges: UserChanges & { role: 'owner'; updatedAt: string }, related: TxWrite[] = []): Promise<UserRecord> {
   const stillOwner: Condition = { expr: '#owner = :from', names: { '#owner': 'userId' }, values: { ':from': owner.id }, error: () => new ConflictError('Ownership was changed concurrently') };
   await transactWrite([
-    updateItem(target, targetChanges),
+    ...updateItem(target, targetChanges),
     // The version check also proves the former owner is still the owner.
-    updateItem(owner, { role: 'admin', updatedAt: targetChanges.updatedAt }),
+    ...updateItem(owner, { role: 'admin', updatedAt: targetChanges.updatedAt }),
     ownerGuards.updateAttributes({ accountId: owner.accountId }, { set: { userId: target.id } }, stillOwner),
     ...related,
   ]);
@@ -144,6 +157,7 @@ export async function deleteUser(u: UserRecord, related: TxWrite[] = []): Promis
         error: () => new OwnerDeleteRefusedError('The owner cannot be deleted; transfer ownership first'),
       }),
       emailGuards.delete({ accountId: u.accountId, email: u.email }),
+      ...indexWrites('user', searchable(u), null),
       ...related,
     ]);
   } catch (err) {
@@ -171,21 +185,46 @@ function listQuery(accountId: string, f: UserListFilter) {
   const values: Record<string, unknown> = {};
   const filters: string[] = [];
   const add = (attr: string, value: string, condition: string) => {
-    names[`#${attr}`] = attr === 'search' ? 'searchText' : attr;
+    names[`#${attr}`] = attr;
     values[`:${attr}`] = value;
     filters.push(condition);
   };
   if (f.role) add('role', f.role, '#role = :role');
   if (f.status) add('status', f.status, '#status = :status');
-  if (f.search) add('search', f.search.toLowerCase(), 'contains(#search, :search)');
+  const terms = f.search ? searchTerms(f.search) : [];
+  if (terms.length) {
+    const words = searchFilter(terms);
+    filters.push(words.expr);
+    Object.assign(names, words.names);
+    Object.assign(values, words.values);
+  }
   const filter = filters.length ? { expr: filters.join(' AND '), names, values } : undefined;
   // created_at reads the table's key order: ids are time-ordered.
   return users.query(SORT_PATTERN[f.sort], { accountId }, { forward: f.order === 'asc', filter });
 }
 
-/** List an account's users in the requested order, filtered; a Query on the base table or gsi1/gsi2. */
-export async function listUsers(accountId: string, f: UserListFilter, limit: number, startKey?: Key) {
-  const page = await queryPage<Record<string, unknown>>({ ...listQuery(accountId, f), limit, startKey });
+/**
+ * List an account's users in the requested order, filtered: a search reads
+ * the word index (decisions §13), answering its exact total too; otherwise a
+ * Query on the base table or gsi1/gsi2. A search's cursor is the position
+ * (sort key) of the page's last user.
+ */
+export async function listUsers(accountId: string, f: UserListFilter, limit: number, startKey?: Key): Promise<{ items: UserRecord[]; nextKey?: Key; total?: number }> {
+  const terms = f.search ? searchTerms(f.search) : [];
+  if (terms.length && (!startKey || 'position' in startKey)) {
+    const forward = f.order === 'asc';
+    const hits = await searchIndex(accountId, 'user', terms, { sortBy: f.sort === 'created_at' ? 'created' : f.sort, forward, filters: { role: f.role, status: f.status } });
+    if (!hits.truncated) {
+      const after = startKey?.position;
+      const from = after === undefined ? 0 : hits.positions.findIndex((p) => (forward ? p > after : p < after));
+      const start = from < 0 ? hits.ids.length : from;
+      const ids = hits.ids.slice(start, start + limit);
+      const found = new Map((await users.getMany(ids.map((id) => ({ accountId, id })))).map((u) => [u.id, u]));
+      const more = start + limit < hits.ids.length;
+      return { items: ids.flatMap((id) => found.get(id) ?? []), nextKey: more ? { position: hits.positions[start + limit - 1] } : undefined, total: hits.ids.length };
+    }
+  }
+  const page = await queryPage<Record<string, unknown>>({ ...listQuery(accountId, f), limit, startKey: startKey && 'position' in startKey ? undefined : startKey });
   return { items: page.items.map(users.fromItem), nextKey: page.nextKey };
 }
 
@@ -193,4 +232,20 @@ export async function listUsers(accountId: string, f: UserListFilter, limit: num
 export async function countUsers(accountId: string, f: UserListFilter, cap: number): Promise<number> {
   const { forward: _f, ...q } = listQuery(accountId, f);
   return countMatches(q, cap);
+}
+
+/** Index a page of users written before the word index existed (admin reindex); see reindexContacts. */
+export async function reindexUsers(accountId: string, limit: number, startKey?: Key): Promise<{ records: number; nextKey?: Key }> {
+  const page = await queryPage<Record<string, unknown>>({ ...users.query('byCreated', { accountId }), limit, startKey });
+  await Promise.all(
+    page.items.map(users.fromItem).map((u) =>
+      transactWrite([
+        users.updateAttributes(u, { set: { searchText: searchText(wordsOf(u)) } }, conditions.version('version', u.version, changedConcurrently)),
+        ...indexWrites('user', null, searchable(u)),
+      ]).catch((err) => {
+        if (!(err instanceof ConflictError)) throw err;
+      }),
+    ),
+  );
+  return { records: page.items.length, nextKey: page.nextKey };
 }

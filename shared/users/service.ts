@@ -156,7 +156,11 @@ export async function listUsers(p: Principal, q: ListUsersQuery) {
     const state = await decodeCursor<UserListFilter>(q.cursor, LIST, p.accountId);
     ({ query: filter, key: startKey, total } = state);
   }
-  const [page, counted] = await Promise.all([repo.listUsers(p.accountId, filter, q.limit, startKey), total ?? repo.countUsers(p.accountId, filter, TOTAL_COUNT_CAP)]);
+  // A search answers its exact total with its page (one read of the word index); other lists count beside the page.
+  const [page, counted] = await Promise.all([
+    repo.listUsers(p.accountId, filter, q.limit, startKey),
+    total ?? (filter.search ? undefined : repo.countUsers(p.accountId, filter, TOTAL_COUNT_CAP)),
+  ]).then(async ([pg, c]) => [pg, c ?? pg.total ?? (await repo.countUsers(p.accountId, filter, TOTAL_COUNT_CAP))] as const);
   const nextCursor = page.nextKey ? await encodeCursor({ list: LIST, accountId: p.accountId, query: filter, key: page.nextKey, total: counted }) : null;
   return { users: page.items, nextCursor, totalCount: counted };
 }

@@ -35,6 +35,7 @@ const EVERY_QUEUE: readonly QueueName[] = [
   'sla-recompute',
   'group-distribution',
   'attachment-cleanup',
+  'reindex',
 ];
 
 const { client } = useGateway();
@@ -204,6 +205,19 @@ async function ticketCleanedUp() {
   await eventually(() => cleanup.invocations > 0, WAIT_MS, 'the attachment clean-up of the deleted ticket');
 }
 
+/** admin reindex, in the background: a step on the reindex queue -> the reindex consumer, which queues the next steps. */
+async function reindexed() {
+  const { acct, d } = await tenant();
+  await newTicket(d, { subject: 'Indexed again' });
+  const lambda = await localLambda();
+  const queue = [...lambda.deployment.queues.values()].find((q) => q.name === 'reindex')!;
+  const { enqueueReindex, reindexStart } = await import('#shared/reindex/service.ts');
+  await enqueueReindex(lambda.queueUrl(queue.logicalId), reindexStart(acct.accountId));
+  const consumer = lambda.byEntry('functions/reindex/handler.ts');
+  // users, contacts, organizations, tickets: one step each for a small account.
+  await eventually(() => consumer.invocations >= 4, WAIT_MS, 'the reindex steps of the account');
+}
+
 async function readsAnswered() {
   const { d } = await tenant();
   const contacts = await d.get('/helpdesk/api/contacts');
@@ -217,7 +231,7 @@ async function readsAnswered() {
 describe('the deployed functions', () => {
   it('every function of the template runs from its bundle with a real event, and none fails', async () => {
     // Act: each path on its own account, side by side.
-    await Promise.all([webhookDelivered(), emailsSent(), organizationEnriched(), automationsApplied(), groupBackfilled(), slaKept(), ticketCleanedUp(), readsAnswered()]);
+    await Promise.all([webhookDelivered(), emailsSent(), organizationEnriched(), automationsApplied(), groupBackfilled(), slaKept(), ticketCleanedUp(), reindexed(), readsAnswered()]);
     const swept = await pipeline().sweep(0);
     expect(swept).toMatchObject({ published: expect.any(Number), unpublished: expect.any(Number) });
 

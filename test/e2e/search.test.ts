@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, CONTACTS, expectBadQuery, must, newContact, newOrg, ORGS, type Api, type Json } from '../support/helpdesk.ts';
 import { useStoreProxy } from '../support/store-proxy.ts';
+import { USERS, walkUsers } from '../support/users.ts';
 
 /**
  * Search by word prefix through the word index (decisions §13): what matches,
@@ -146,4 +147,48 @@ describe('search work does not grow with the account', () => {
     expect(broad.data).toHaveLength(5);
     expect(broad.meta.total).toBe(2_999);
   }, 180_000);
+});
+
+describe('users: search with role filter and cursor pages', () => {
+  it('matches word prefixes, combines with role and status, and pages with the cursor over the exact total', async () => {
+    const acct = await createTestAccount();
+    const create = async (name: string, email: string, role: string) =>
+      must(await client.request('POST', USERS, { token: acct.ownerKey, body: { email, name, role, send_invitation: false } }), 201, `create ${name}`);
+    await create('Jonas Berg', 'jonas@berg.example', 'member');
+    await create('Joan Smith', 'joan@smith.example', 'admin');
+    await create('Johanna Lind', 'jlind@lind.example', 'member');
+    await create('Peter Jolly', 'peter@jolly.example', 'viewer');
+    const get = async (q: string) => must(await client.request('GET', `${USERS}?${q}`, { token: acct.ownerKey }), 200, q);
+    const jo = await get('search=jo&sort=name&order=asc&limit=2');
+    expect(jo.data.map((u: Json) => u.name)).toEqual(['Joan Smith', 'Johanna Lind']);
+    expect(jo.pagination).toMatchObject({ has_more: true, total_count: 4 });
+    const walked = (await walkUsers(client, acct.ownerKey, 'search=jo&sort=name&order=asc&limit=2')).users;
+    expect(walked.map((u) => u.name)).toEqual(['Joan Smith', 'Johanna Lind', 'Jonas Berg', 'Peter Jolly']);
+    const members = await get('search=jo&role=member&sort=email&order=desc');
+    expect(members.data.map((u: Json) => u.name)).toEqual(['Jonas Berg', 'Johanna Lind']);
+    expect(members.pagination).toMatchObject({ has_more: false, total_count: 2, next_cursor: null });
+    expect((await get('search=smith.ex')).data.map((u: Json) => u.name)).toEqual(['Joan Smith']);
+  });
+});
+
+describe('admin reindex', () => {
+  it('indexes records written before the word index, idempotently', async () => {
+    const acct = await createTestAccount();
+    const d = as(client, acct.ownerKey);
+    const { ddb, tableName } = await import('#shared/db/client.ts');
+    const { createContactWrites } = await import('#shared/contacts/repository.ts');
+    const { newId } = await import('#shared/ids.ts');
+    const now = new Date().toISOString();
+    const legacy = { id: newId('con'), accountId: acct.accountId, name: 'Legacy Lenora', email: 'lenora@old.example', organizationId: null, notes: null, createdAt: now, updatedAt: now, version: 1 };
+    // As an older version stored it: the contact and its guard, no words.
+    const items = createContactWrites(legacy, null).flatMap((w) => (w.item.Put && w.item.Put.Item!.type !== 'searchWord' ? [w.item.Put.Item!] : []));
+    await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: items.map((Item) => ({ PutRequest: { Item } })) } }));
+    expect((await list(d, `${CONTACTS}?search=lenora`)).data).toEqual([]);
+    const { reindexAccount } = await import('#shared/reindex/service.ts');
+    expect((await reindexAccount(acct.accountId)).contacts).toBe(1);
+    await reindexAccount(acct.accountId);
+    const found = await list(d, `${CONTACTS}?search=lenora`);
+    expect(found.data.map((c: Json) => c.id)).toEqual([legacy.id]);
+    expect(found.meta.total).toBe(1);
+  });
 });
