@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError, RuleViolationError, ValidationError, type
 import type { TicketEventDetail } from '../events/ticket-events.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
-import * as fieldsRepo from '../ticket-fields/repository.ts';
+import { listAllFields, optionIdsByValue } from '../ticket-fields/api.ts';
 import type { UpdateTicketInput } from '../tickets/model.ts';
 import { getTicket, planTicketUpdate } from '../tickets/service.ts';
 import { explainRule, firstMatch, isTimeRule, planActions, type EngineTicket } from './engine.ts';
@@ -21,12 +21,12 @@ const invalid = (issues: FieldIssue[]) => new ValidationError(`Invalid automatio
 /** Check a rule against decisions §8 and the account's custom fields (only the options it names are looked up). */
 async function checkRule(accountId: string, rule: Rule): Promise<void> {
   const values = referencedValues(rule);
-  const fields = values.size ? new Map((await fieldsRepo.listAllFields(accountId)).map((f) => [f.id, f])) : new Map();
+  const fields = values.size ? new Map((await listAllFields(accountId)).map((f) => [f.id, f])) : new Map();
   const options = new Map<string, Set<string>>();
   await Promise.all(
     [...values].map(async ([id, wanted]) => {
       const f = fields.get(id);
-      if (f && (f.fieldType === 'dropdown' || f.fieldType === 'multiselect') && wanted.size) options.set(id, new Set((await fieldsRepo.optionIdsByValue(accountId, id, [...wanted])).keys()));
+      if (f && (f.fieldType === 'dropdown' || f.fieldType === 'multiselect') && wanted.size) options.set(id, new Set((await optionIdsByValue(accountId, id, [...wanted])).keys()));
     }),
   );
   const issues = validateRule(rule, { fields, options });

@@ -4,7 +4,7 @@
  * type. Pure: the caller passes the account's custom fields and their options.
  */
 import type { FieldIssue } from '../domain/errors.ts';
-import type { FieldRecord } from '../ticket-fields/repository.ts';
+import type { FieldRecord } from '../ticket-fields/api.ts';
 import { checkValue } from '../ticket-fields/values.ts';
 import { customFieldId } from './engine.ts';
 import { ACTION_FIELDS, CONDITION_FIELDS, TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES, type ConditionOp, type Rule } from './model.ts';

@@ -6,9 +6,8 @@ import { NotFoundError, ValidationError, type FieldIssue } from '../domain/error
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
 import { sqs } from '../events/sqs.ts';
 import { newId } from '../ids.ts';
-import * as fieldsRepo from '../ticket-fields/repository.ts';
-import * as ticketsRepo from '../tickets/repository.ts';
-import type { TicketRecord } from '../tickets/repository.ts';
+import { listAllFields } from '../ticket-fields/api.ts';
+import { countOpenTickets, findTicket, listOpenTickets, type TicketRecord } from '../tickets/service.ts';
 import { DEFAULT_SCHEDULE, type BusinessSchedule, type Clock } from './clock.ts';
 import { applyMessage, applyPolicy, applyTicket, computeMetrics, newBreaches, nextDue, pickPolicy, type AppliedPolicy, type Metrics, type SlaFacts } from './engine.ts';
 import { SLA_BREACHED, SLA_EVENT_SOURCE, type SlaBreachedData } from './events.ts';
@@ -28,7 +27,7 @@ async function checkCustomFields(accountId: string, input: SlaPolicyInput) {
   const issues: FieldIssue[] = [];
   const refs = input.conditions.map((c, i) => ({ i, id: c.field.startsWith(CUSTOM_FIELD_PREFIX) ? c.field.slice(CUSTOM_FIELD_PREFIX.length) : null })).filter((r) => r.id);
   if (!refs.length) return;
-  const fields = new Set((await fieldsRepo.listAllFields(accountId)).map((f) => f.id));
+  const fields = new Set((await listAllFields(accountId)).map((f) => f.id));
   for (const r of refs) if (!fields.has(r.id!)) issues.push({ field: `conditions.${r.i}.field`, message: `no ticket field ${r.id} in this account` });
   if (issues.length) throw invalid(issues);
 }
@@ -138,7 +137,7 @@ function toStateDto(ticketId: string, facts: SlaFacts, policy: AppliedPolicy | n
 
 /** A ticket's SLA state now; before the consumer has seen the ticket, it is worked out from the ticket itself. */
 export async function getTicketState(p: Principal, ticketId: string): Promise<SlaState> {
-  const [ticket, state] = await Promise.all([ticketsRepo.getTicket(p.accountId, ticketId), repo.getState(p.accountId, ticketId)]);
+  const [ticket, state] = await Promise.all([findTicket(p.accountId, ticketId), repo.getState(p.accountId, ticketId)]);
   if (!ticket) throw new NotFoundError('Ticket');
   const now = Date.now();
   if (state) return toStateDto(ticketId, state.facts, state.policy, computeMetrics(state.facts, state.policy, await clockFor(p.accountId, state.policy), state.breaches, now), state.updatedAt);
@@ -191,7 +190,7 @@ const policyFor = (policies: PolicyRecord[], t: TicketRecord) => applyPolicy(pic
  */
 export function onTicketChanged(accountId: string, ticketId: string, now = Date.now()): Promise<void> {
   return retryStaleState(async () => {
-    const [state, ticket] = await Promise.all([repo.getState(accountId, ticketId), ticketsRepo.getTicket(accountId, ticketId)]);
+    const [state, ticket] = await Promise.all([repo.getState(accountId, ticketId), findTicket(accountId, ticketId)]);
     if (!ticket) {
       if (state) await repo.deleteState(accountId, ticketId);
       return;
@@ -217,7 +216,7 @@ export function onMessage(accountId: string, message: { id: string; ticketId: st
       policy = state.policy;
     } else {
       // The message overtook the ticket's own events: start from the ticket.
-      const ticket = await ticketsRepo.getTicket(accountId, message.ticketId);
+      const ticket = await findTicket(accountId, message.ticketId);
       if (!ticket) return;
       facts = applyTicket(null, ticket).facts;
       policy = policyFor(await repo.listPolicies(accountId), ticket);
@@ -266,7 +265,7 @@ const RECOMPUTE_PARALLEL = 10;
 
 /** Start a recompute of every open ticket: counted now, done in the background in batches (decisions §10). */
 export async function requestRecompute(p: Principal, queueUrl: string): Promise<{ accepted: true; ticketCount: number }> {
-  const ticketCount = await ticketsRepo.countOpenTickets(p.accountId, 1_000_000);
+  const ticketCount = await countOpenTickets(p.accountId, 1_000_000);
   if (ticketCount) await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ accountId: p.accountId } satisfies RecomputeMessage), MessageGroupId: p.accountId }));
   return { accepted: true, ticketCount };
 }
@@ -278,7 +277,7 @@ export async function requestRecompute(p: Principal, queueUrl: string): Promise<
  * which changes nothing the second time.
  */
 export async function recomputeBatch(msg: RecomputeMessage, queueUrl: string, now = Date.now()): Promise<{ tickets: number }> {
-  const page = await ticketsRepo.listOpenTickets(msg.accountId, RECOMPUTE_BATCH, msg.startKey);
+  const page = await listOpenTickets(msg.accountId, RECOMPUTE_BATCH, msg.startKey);
   const policies = await repo.listPolicies(msg.accountId);
   const schedules = new Map<string, Promise<BusinessSchedule | null>>();
   const prefetched = await repo.getStates(
