@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { MetricName } from './events/metrics.ts';
 import { SERVICE_NAME } from './service.ts';
 import { observabilitySettings } from './settings.ts';
 
@@ -23,15 +24,19 @@ if (!inLambda) process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 /** Powertools' logger; code logs through `logger` below, which adds the correlation id of the current request. */
 export const baseLogger = new Logger({ serviceName, logLevel: LOG_LEVEL });
-export const metrics = new Metrics({ namespace: 'SupportDesk', serviceName, defaultDimensions: { Stack: STACK_NAME } });
+// Not exported: metrics are written only through recordMetric below.
+const metrics = new Metrics({ namespace: 'SupportDesk', serviceName, defaultDimensions: { Stack: STACK_NAME } });
 
-/** Record a metric at once (one EMF line), so nothing depends on a flush at the end of the invocation. */
-export function recordMetric(name: string, value: number, unit: 'Count' | 'Seconds' = 'Count'): void {
+/**
+ * The one way to write a metric: one CloudWatch metric (namespace SupportDesk,
+ * dimension Stack) of a name from METRICS, written at once as an
+ * embedded-metric-format line, so nothing depends on a flush at the end of
+ * the invocation; Lambda's log pipeline turns it into a metric, with no SDK
+ * call on the hot path. Off outside Lambda.
+ */
+export function recordMetric(name: MetricName, value = 1, unit: 'Count' | 'Seconds' = 'Count'): void {
   metrics.singleMetric().addMetric(name, unit === 'Seconds' ? MetricUnit.Seconds : MetricUnit.Count, value);
 }
-
-/** Count a business event (e.g. a request refused by the rate limit). */
-export const countMetric = (name: string, value = 1): void => recordMetric(name, value);
 
 const correlation = new AsyncLocalStorage<string>();
 

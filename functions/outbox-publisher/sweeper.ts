@@ -1,5 +1,6 @@
 import { configuredBus } from '#shared/events/bus.ts';
-import { emitMetric, METRICS } from '#shared/events/metrics.ts';
+import { METRICS } from '#shared/events/metrics.ts';
+import { recordMetric } from '#shared/observability.ts';
 import { oldestPendingAgeSeconds, sweepOutbox } from '#shared/events/publisher.ts';
 import { sweeperSettings } from './settings.ts';
 
@@ -27,6 +28,6 @@ export const handler = async (event: SweepRequest = {}): Promise<{ published: nu
   const accounts = Array.isArray(event.accountIds) ? new Set(event.accountIds) : undefined;
   const olderThanSeconds = typeof event.olderThanSeconds === 'number' && event.olderThanSeconds >= 0 ? event.olderThanSeconds : OUTBOX_SWEEP_AGE_SECONDS;
   const result = await sweepOutbox(bus, { olderThanSeconds, filter: accounts && ((r) => accounts.has(r.accountId)) });
-  emitMetric(METRICS.outboxAge, await oldestPendingAgeSeconds(), 'Seconds');
+  recordMetric(METRICS.outboxAge, await oldestPendingAgeSeconds(), 'Seconds');
   return result;
 };

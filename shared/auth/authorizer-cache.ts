@@ -1,6 +1,7 @@
 import { APIGatewayClient, FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
-import { emitMetric, METRICS } from '../events/metrics.ts';
+import { METRICS } from '../events/metrics.ts';
 import { logger } from '../logger.ts';
+import { recordMetric } from '../observability.ts';
 import { authorizerCacheSettings } from './settings.ts';
 
 /** Attempts of one flush (each with the SDK's own retries inside), and the first pause between them. */
@@ -24,7 +25,7 @@ async function flushWithRetries(restApiId: string, stageName: string): Promise<v
       if (attempt >= ATTEMPTS) {
         // The change is committed; only its effect on cached credentials waits (up to the TTL). Page someone.
         logger.error('authorizer cache flush failed; revocations wait for the cache TTL', { err, restApiId, stageName });
-        emitMetric(METRICS.authorizerCacheFlushFailed, 1);
+        recordMetric(METRICS.authorizerCacheFlushFailed, 1);
         return;
       }
       await pause(FIRST_BACKOFF_MS * 2 ** (attempt - 1));

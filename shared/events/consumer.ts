@@ -2,9 +2,9 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../logger.ts';
-import { correlationIdFrom, withCorrelation } from '../observability.ts';
+import { correlationIdFrom, recordMetric, withCorrelation } from '../observability.ts';
 import type { EventDetail } from './detail.ts';
-import { emitMetric, METRICS } from './metrics.ts';
+import { METRICS } from './metrics.ts';
 import { consumerSettings } from './settings.ts';
 import { queueUrlFromArn, sqs } from './sqs.ts';
 
@@ -112,7 +112,7 @@ export function eventConsumer(name: string, handle: (detail: EventDetail, envelo
         throw err;
       }
     });
-    if (failures) emitMetric(METRICS.consumerFailures, failures);
+    if (failures) recordMetric(METRICS.consumerFailures, failures);
     return response;
   };
 }

@@ -1,16 +1,9 @@
-import { recordMetric } from '../observability.ts';
-
 /**
- * One CloudWatch metric (namespace SupportDesk, dimension Stack), written at
- * once as an embedded-metric-format line through Powertools: Lambda's log
- * pipeline turns it into a metric, with no SDK call on the hot path. Off
- * outside Lambda.
+ * Every metric name, written only through `recordMetric` (shared/observability.ts).
+ * The stack alarms on some (infra/stack.ts); the rest are business counts for
+ * dashboards. No imports, so the CDK app reads the names without the code that
+ * writes them.
  */
-export function emitMetric(name: string, value: number, unit: 'Count' | 'Seconds' = 'Count'): void {
-  recordMetric(name, value, unit);
-}
-
-/** Metric names: the stack alarms on some (infra/stack.ts); the rest are business counts for dashboards. */
 export const METRICS = {
   outboxAge: 'OutboxOldestPendingAgeSeconds',
   outboxParked: 'OutboxEventsParked',
@@ -24,4 +17,8 @@ export const METRICS = {
   webhookDeadLettered: 'WebhookDeliveriesDeadLettered',
   /** A change of credentials whose authorizer-cache flush failed after retries (alarmed: revocation waits for the TTL). */
   authorizerCacheFlushFailed: 'AuthorizerCacheFlushFailed',
+  /** Requests refused by the per-account rate limit (shared/http/middleware.ts). */
+  requestsRateLimited: 'RequestsRateLimited',
 } as const;
+
+export type MetricName = (typeof METRICS)[keyof typeof METRICS];

@@ -7,9 +7,10 @@ import { ddb, tableName } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { OUTBOX_INDEX, OUTBOX_SHARDS } from '../db/table-definition.ts';
 import { logger } from '../logger.ts';
+import { recordMetric } from '../observability.ts';
 import type { BusEntry, EventBusPort } from './bus.ts';
 import { boundDetail, entrySize, MAX_ENTRY_BYTES } from './entry-size.ts';
-import { emitMetric, METRICS } from './metrics.ts';
+import { METRICS } from './metrics.ts';
 import { pendingIndexAttributes, type OutboxRecord } from './outbox.ts';
 import { escapeForTransport } from './transport.ts';
 
@@ -145,7 +146,7 @@ async function park(r: OutboxRecord, reason: string, now = new Date()): Promise<
     if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
     return;
   }
-  emitMetric(METRICS.outboxParked, 1);
+  recordMetric(METRICS.outboxParked, 1);
   logger.error('outbox: event refused by the bus for good; parked', { accountId: r.accountId, eventId: r.eventId, event: r.detailType, reason });
 }
 
@@ -185,7 +186,7 @@ export async function publishRecords(bus: EventBusPort, records: OutboxRecord[])
   }
   await Promise.all([deletePublished(result.published), ...result.parked.map((r) => park(r, (fates.get(r) as { reason: string }).reason))]);
   // Counted here, so the stream path and the sweeper (and a republish) report alike.
-  if (result.published.length) emitMetric(METRICS.outboxPublished, result.published.length);
+  if (result.published.length) recordMetric(METRICS.outboxPublished, result.published.length);
   if (result.unpublished.length) logger.warn('outbox: events not accepted yet; the sweeper retries them', { eventIds: result.unpublished.map((r) => r.eventId) });
   return result;
 }

@@ -8,7 +8,8 @@ import { consume, RateLimitExceededError, type RateLimitState } from '../ratelim
 import { interfaceOf, routeKey, takesIdempotencyKey, type Interface, type RouteContract } from './contract.ts';
 import { toHttpError } from './error-map.ts';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { baseLogger, correlationIdFrom, countMetric, logger, withCorrelation } from '../observability.ts';
+import { METRICS } from '../events/metrics.ts';
+import { baseLogger, correlationIdFrom, logger, recordMetric, withCorrelation } from '../observability.ts';
 import { beginIdempotent, completeIdempotent, IDEMPOTENCY_HEADER, releaseIdempotent, type IdempotencyClaim } from '../idempotency/service.ts';
 
 /** Bodies above 1 MiB are refused with 413 (decisions §3). */
@@ -104,7 +105,7 @@ const rateLimiter = (): Middleware => ({
       (err) => {
         if (err instanceof RateLimitExceededError) {
           app.rateLimit = err.state;
-          countMetric('RequestsRateLimited');
+          recordMetric(METRICS.requestsRateLimited);
         }
         throw err;
       },

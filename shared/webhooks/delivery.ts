@@ -1,11 +1,11 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { BatchMemo } from '../events/consumer.ts';
-import { emitMetric, METRICS } from '../events/metrics.ts';
+import { METRICS } from '../events/metrics.ts';
 import { sqs } from '../events/sqs.ts';
 import type { TicketEventDetail, TicketEventPayload } from '../events/ticket-events.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
-import { currentCorrelationId } from '../observability.ts';
+import { currentCorrelationId, recordMetric } from '../observability.ts';
 import * as repo from './repository.ts';
 import type { DeliveryRecord, WebhookRecord } from './repository.ts';
 import { signedHeaders } from './signing.ts';
@@ -163,14 +163,14 @@ export async function attemptDelivery(msg: DeliveryMessage, config: Omit<Deliver
   let nextAttemptAt: string | null = null;
   if (ok) {
     outcome = { action: 'done' };
-    emitMetric(METRICS.webhookSucceeded, 1);
+    recordMetric(METRICS.webhookSucceeded, 1);
   } else if (gone) outcome = { action: 'done' };
   else if (last) outcome = { action: 'dead-letter', reason: `gave up after ${d.tries} attempts (last: ${statusCode ?? error})` };
   else {
     const delaySeconds = retryDelaySeconds(d.tries, retryAfter, config.retryScale);
     nextAttemptAt = new Date(now.getTime() + delaySeconds * 1000).toISOString();
     outcome = { action: 'retry', delaySeconds };
-    emitMetric(METRICS.webhookRetried, 1);
+    recordMetric(METRICS.webhookRetried, 1);
   }
   if (gone) {
     error = 'target answered 410 Gone: webhook disabled';
@@ -200,7 +200,7 @@ export async function attemptDelivery(msg: DeliveryMessage, config: Omit<Deliver
         MessageBody: JSON.stringify({ ...msg, eventId: d.eventId, eventType: d.eventType, attempts: d.attempts, reason: outcome.reason, failedAt: now.toISOString() }),
       }),
     );
-    emitMetric(METRICS.webhookDeadLettered, 1);
+    recordMetric(METRICS.webhookDeadLettered, 1);
     logger.error('webhook delivery failed for good; dead-lettered', { accountId: msg.accountId, webhookId: msg.webhookId, deliveryId: d.deliveryId, eventId: d.eventId });
   }
   await repo.recordAttempt(d, attempt, newId('att', now.getTime()), now);
