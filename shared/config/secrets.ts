@@ -1,3 +1,5 @@
+import { secretsExtensionSettings } from './settings.ts';
+
 /** Reads a secret of the deployment by id or ARN; `versionStage` defaults to AWSCURRENT. */
 export type SecretLoader = (secretId: string, versionStage?: 'AWSCURRENT' | 'AWSPREVIOUS') => Promise<string>;
 
@@ -8,10 +10,10 @@ export type SecretLoader = (secretId: string, versionStage?: 'AWSCURRENT' | 'AWS
  * install an SDK-based loader instead.
  */
 let loader: SecretLoader = async (secretId, versionStage) => {
-  const port = process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT ?? '2773';
+  const { PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: port, AWS_SESSION_TOKEN } = secretsExtensionSettings();
   const stage = versionStage ? `&versionStage=${versionStage}` : '';
   const res = await fetch(`http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}${stage}`, {
-    headers: { 'X-Aws-Parameters-Secrets-Token': process.env.AWS_SESSION_TOKEN ?? '' },
+    headers: { 'X-Aws-Parameters-Secrets-Token': AWS_SESSION_TOKEN ?? '' },
   });
   if (!res.ok) throw new Error(`Secrets extension answered ${res.status}`);
   const body = (await res.json()) as { SecretString?: string };

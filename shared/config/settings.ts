@@ -80,3 +80,14 @@ function describe(error: z.ZodError, given: Record<string, string | undefined>):
   });
   return [...new Set(phrases)];
 }
+
+/** The AWS Parameters and Secrets extension (shared/config/secrets.ts), at the first secret read through it. */
+export const secretsExtensionSettings = defineSettings(
+  'shared/config/secrets.ts',
+  z.object({
+    /** The extension layer's port (its default); the local stack gives each function with the layer its own. */
+    PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(2773),
+    /** Set by Lambda itself (and the local stack); the extension checks it on every call. */
+    AWS_SESSION_TOKEN: z.string().min(1).optional(),
+  }),
+);

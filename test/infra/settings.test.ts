@@ -99,9 +99,8 @@ describe('settings declarations', () => {
   });
 
   it('are the one way functions read configuration: process.env appears only where it is not configuration', () => {
-    // The reader itself; the secrets extension's port and token, which Lambda sets per sandbox and the extension checks
-    // per call; Powertools' own switch, which observability sets rather than reads.
-    const allowed = ['shared/config/settings.ts', 'shared/config/secrets.ts', 'shared/observability.ts'];
+    // The reader itself; Powertools' own switch, which observability sets rather than reads.
+    const allowed = ['shared/config/settings.ts', 'shared/observability.ts'];
     const files = ['shared', 'functions'].flatMap((dir) =>
       readdirSync(join(PROJECT_ROOT, dir), { recursive: true, encoding: 'utf8' })
         .filter((f) => f.endsWith('.ts'))
