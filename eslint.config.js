@@ -19,7 +19,16 @@ export default tseslint.config(
     // The layers import downward only: app/ (wiring: routes, topology, OpenAPI) -> functions/ -> shared/ (domain modules, then db/ and http/).
     files: ['shared/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^(#|(\\.\\./)+)(functions|app)/', message: 'shared/ is below functions/ and app/: it cannot import them.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(#|(\\.\\./)+)(functions|app)/', message: 'shared/ is below functions/ and app/: it cannot import them.' },
+            // Only a module's own service touches its items (docs/data-model.md): another module goes through its service or api.ts.
+            { regex: '^(\\.\\./)+[^./][^/]*/repository(\\.ts)?$', message: "Another module's items are its own: import its service.ts or api.ts, not its repository." },
+          ],
+        },
+      ],
       // The same for import(), which no-restricted-imports does not look at.
       'no-restricted-syntax': [
         'error',
@@ -30,7 +39,15 @@ export default tseslint.config(
   {
     files: ['functions/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^(#|(\\.\\./)+)app/', message: 'app/ wires the functions: a function cannot import it.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(#|(\\.\\./)+)app/', message: 'app/ wires the functions: a function cannot import it.' },
+            { regex: '^(#shared|(\\.\\./)+shared)/[^/]+/repository(\\.ts)?$', message: "A handler goes through the module's service, never its repository." },
+          ],
+        },
+      ],
       'no-restricted-syntax': ['error', { selector: 'ImportExpression[source.value=/^(#|(\\.\\.\\x2F)+)app\\x2F/]', message: 'app/ wires the functions: a function cannot import it.' }],
     },
   },

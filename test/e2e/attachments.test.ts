@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { fileSqsEndpoint } from '../support/file-sqs.ts';
 import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { functionByEntry } from '../../local/lambda/deployment.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, expectDeskError, expectValidation, MESSAGES, must, newTicket, type Api, type Json } from '../support/helpdesk.ts';
@@ -28,7 +29,7 @@ beforeAll(async () => {
   const env = lambda.environment(functionByEntry(lambda.deployment, 'functions/messages/handler.ts').logicalId);
   bucket = env.UPLOADS_BUCKET;
   s3Endpoint = env.AWS_ENDPOINT_URL_S3;
-  s3 = new S3Client({ region: 'us-east-1', endpoint: inject('sqsEndpoint'), forcePathStyle: true, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  s3 = new S3Client({ region: 'us-east-1', endpoint: fileSqsEndpoint(), forcePathStyle: true, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 });
 
 interface Desk {

@@ -1,4 +1,5 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { fileSqsEndpoint } from '../support/file-sqs.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -25,7 +26,7 @@ beforeAll(async () => {
   pipeline = await startPipeline({
     lambda: await localLambda(),
     dynamodbEndpoint: inject('dynamodbEndpoint'),
-    sqsEndpoint: inject('sqsEndpoint'),
+    sqsEndpoint: fileSqsEndpoint(),
     tableName: LOCAL_TABLE,
     queues: ['email-sender', 'enrichment'],
     pollIntervalMs: 50,

@@ -7,6 +7,7 @@
  * subscriber's rule.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { fileSqsEndpoint } from '../support/file-sqs.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -15,7 +16,7 @@ import AjvDraft04 from 'ajv-draft-04';
 import ajvFormats from 'ajv-formats';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stageConfig } from '../../infra/config.ts';
 import { SupportDeskStack } from '../../infra/stack.ts';
 import { LocalArchive, type BusEvent } from '../../local/archive.ts';
@@ -37,7 +38,7 @@ const { account, pipeline } = usePipeline(['sla']);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-const sqs = new SQSClient({ region: 'us-east-1', endpoint: inject('sqsEndpoint'), credentials });
+const sqs = new SQSClient({ region: 'us-east-1', endpoint: fileSqsEndpoint(), credentials });
 const SUBSCRIBER_RULE = `subscriber-ticket-resolved-${process.pid}`;
 
 /** The subscriber example's rule on our bus, as its stack synthesizes it (docs/examples/ticket-resolved-subscriber.ts). */
@@ -188,7 +189,7 @@ describe('EventBridge subscribers, against the local stack', () => {
     const lambda = await localLambda();
     const dataDir = join(scratch, 'data');
     const endpoints: LocalEndpoints = {
-      sqsEndpoint: inject('sqsEndpoint'),
+      sqsEndpoint: fileSqsEndpoint(),
       eventBridgeEndpoint: lambda.eventBridgeEndpoint,
       busName: lambda.deployment.busName,
       busArn,

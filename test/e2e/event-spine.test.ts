@@ -1,4 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { fileSqsEndpoint } from '../support/file-sqs.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Pipeline, PipelineOptions } from '../../local/pipeline.ts';
 import { LOCAL_TABLE } from '../../local/stack.ts';
@@ -19,7 +20,7 @@ let seq = 0;
 const options = async (): Promise<PipelineOptions> => ({
   lambda: await localLambda(),
   dynamodbEndpoint: inject('dynamodbEndpoint'),
-  sqsEndpoint: inject('sqsEndpoint'),
+  sqsEndpoint: fileSqsEndpoint(),
   tableName: LOCAL_TABLE,
   queues: ['webhook-fanout', 'webhook-delivery'],
   pollIntervalMs: 50,
@@ -169,8 +170,7 @@ describe('event spine: every event publishable, none holding up another', () => 
   it('parks an outbox event the bus refuses for good, never blocking the sweep, and republishes it after the fix', async () => {
     const [a, quiet] = await Promise.all([account(), account()]);
     const { ddb, tableName } = await import('#shared/db/client.ts');
-    const { keys } = await import('#shared/db/keys.ts');
-    const { pendingIndexAttributes } = await import('#shared/events/outbox.ts');
+    const outbox = (await import('#shared/events/outbox.ts')).outboxItems;
     const { listParkedEvents, republishParkedEvent } = await import('#shared/events/publisher.ts');
     // An outbox item as an older release could have written it: 300 KB of detail, over EventBridge's entry limit.
     // Written while the stream publisher is down, so the sweeper is the one that meets it, with another event behind it.
@@ -181,7 +181,7 @@ describe('event spine: every event publishable, none holding up another', () => 
     const at = new Date(Date.now() - 1000).toISOString();
     const detail = { eventId, accountId: a.accountId, event: 'ticket.resolved', timestamp: at, data: { ticket: { ...ticket, status: 'resolved', description: 'x'.repeat(300_000) } } };
     const record = { eventId, accountId: a.accountId, source: 'support-desk.tickets', detailType: 'ticket.resolved', detail, createdAt: at };
-    await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...keys.outbox(a.accountId, eventId), type: 'outbox', ...record, ...pendingIndexAttributes(record) } }));
+    await ddb.send(new PutCommand({ TableName: tableName(), Item: outbox.item(record) }));
     const good = await createTicket(a, { subject: 'Behind it' });
 
     // The sweep parks the refused item and still publishes everything else.
@@ -216,7 +216,7 @@ describe('event spine: every event publishable, none holding up another', () => 
     await expect(bus.putEvents([entry(JSON.stringify({ big: 'x'.repeat(256 * 1024) }))])).rejects.toMatchObject({ name: 'ValidationException' });
     const malformed = await bus.putEvents([entry('[1,2]'), entry('{"ok":true}')]);
     expect(malformed.entries.map((e) => e.errorCode ?? 'ok')).toEqual(['MalformedDetail', 'ok']);
-    const url = localQueueUrl(inject('sqsEndpoint'), 'enrichment-dlq');
+    const url = localQueueUrl(fileSqsEndpoint(), 'enrichment-dlq');
     await expect(sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify({ big: 'x'.repeat(256 * 1024) }) }))).rejects.toMatchObject({ name: 'InvalidMessageContents' });
     await expect(sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'plain text \uFFFF' }))).rejects.toMatchObject({ name: 'InvalidMessageContents' });
   });

@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, inject, it } from 'vitest';
+import { fileSqsEndpoint } from '../support/file-sqs.ts';
+import { describe, expect, it } from 'vitest';
 import { LOCAL_TABLE } from '../../local/stack.ts';
 import { TicketEventPayloadSchemas, type TicketEventType } from '#shared/events/ticket-events.ts';
 import { usePipeline } from '../support/pipeline.ts';
@@ -136,7 +137,7 @@ describe('webhook delivery pipeline', () => {
     const log = await deliveries(acct, hook.id);
     expect(log.map((a: { attempt: number }) => a.attempt)).toEqual([8, 7, 6, 5, 4, 3, 2, 1]);
     const { ReceiveMessageCommand, SQSClient } = await import('@aws-sdk/client-sqs');
-    const sqs = new SQSClient({ endpoint: inject('sqsEndpoint'), region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    const sqs = new SQSClient({ endpoint: fileSqsEndpoint(), region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
     const dead = await eventually(
       async () => {
         const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: process.env.WEBHOOK_DELIVERY_DLQ_URL, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));

@@ -5,51 +5,40 @@ import { join } from 'node:path';
 import { freePort } from '../../local/ports.ts';
 import type { TestProject } from 'vitest/node';
 import { ensureTable, startDynamoDbLocal, type DynamoLocal } from '../../local/dynamodb-local.ts';
-import { LOCAL_ACCOUNT } from '../../local/lambda/index.ts';
-import { createLocalBuckets } from '../../local/lambda/buckets.ts';
-import { createLocalQueues } from '../../local/lambda/queues.ts';
-import { startLocalSqs, type LocalSqs } from '../../local/pipeline.ts';
-import { LOCAL_REGION, LOCAL_TABLE, prepareDeployment, sqsClient } from '../../local/stack.ts';
+import { LOCAL_TABLE, prepareDeployment } from '../../local/stack.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamodbEndpoint: string;
     sessionSecret: string;
-    sqsEndpoint: string;
     /** The synthesized template of the local stage (JSON file) and the folder of its bundles: every file runs these. */
     deployment: { stackName: string; templateFile: string; bundleDir: string };
   }
 }
 
 let dynamo: DynamoLocal | undefined;
-let sqs: LocalSqs | undefined;
 let scratch: string | undefined;
 
 /**
- * Once per run: one in-memory DynamoDB Local, one fauxqs with the template's
- * queues, and the deployment every test file runs (the template of the local
- * stage and its functions' bundles, as `npm start` runs them); tests isolate
- * by account.
+ * Once per run: one in-memory DynamoDB Local and the deployment every test
+ * file runs (the template of the local stage and its functions' bundles, as
+ * `npm start` runs them); tests isolate by account there. Each file starts its
+ * own SQS/S3 emulator (setup-env.ts, file-sqs.ts).
  */
 export async function setup(project: TestProject) {
   const prepared = prepareDeployment();
   dynamo = await startDynamoDbLocal(await freePort());
   await ensureTable(dynamo.endpoint, LOCAL_TABLE);
-  sqs = await startLocalSqs(0);
   const { deployment, bundles, template } = await prepared;
-  await createLocalQueues(sqsClient(sqs.endpoint), deployment, LOCAL_REGION, LOCAL_ACCOUNT);
-  await createLocalBuckets(sqs.endpoint, deployment, LOCAL_REGION);
   scratch = mkdtempSync(join(tmpdir(), 'support-desk-tests-'));
   const templateFile = join(scratch, 'template.json');
   writeFileSync(templateFile, JSON.stringify(template));
   project.provide('dynamodbEndpoint', dynamo.endpoint);
-  project.provide('sqsEndpoint', sqs.endpoint);
   project.provide('sessionSecret', randomBytes(48).toString('base64url'));
   project.provide('deployment', { stackName: deployment.stackName, templateFile, bundleDir: bundles.dir });
 }
 
 export async function teardown() {
-  await sqs?.stop();
   await dynamo?.stop();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 }

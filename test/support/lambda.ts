@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { fileSqsEndpoint } from './file-sqs.ts';
 import { afterAll, inject } from 'vitest';
 import { bundlesAt } from '../../local/lambda/build.ts';
 import { readDeployment } from '../../local/lambda/deployment.ts';
@@ -45,7 +46,7 @@ export function localLambda(): Promise<LocalLambda> {
         region: LOCAL_REGION,
         tableName: LOCAL_TABLE,
         dynamodbEndpoint,
-        sqsEndpoint: inject('sqsEndpoint'),
+        sqsEndpoint: fileSqsEndpoint(),
         sessionSecret: { current: inject('sessionSecret') },
         overlay: localOverlay(undefined),
         archiveDir,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, inject } from 'vitest';
+import { fileSqsEndpoint } from './file-sqs.ts';
 import type { Pipeline, PipelineOptions } from '../../local/pipeline.ts';
 import { LOCAL_TABLE } from '../../local/stack.ts';
 import type { QueueName } from '#app/topology.ts';
@@ -21,7 +22,7 @@ export function usePipeline(queues: readonly QueueName[], extra: Partial<Pipelin
     pipeline = await startPipeline({
       lambda: await lambda,
       dynamodbEndpoint: inject('dynamodbEndpoint'),
-      sqsEndpoint: inject('sqsEndpoint'),
+      sqsEndpoint: fileSqsEndpoint(),
       tableName: LOCAL_TABLE,
       queues,
       pollIntervalMs: 50,
