@@ -64,6 +64,12 @@ export const StageConfigSchema = z.object({
     .default({ accounts: [] }),
   /** Days the bus archive keeps the published events for replays (EventBridge archive retention). */
   eventArchiveRetentionDays: z.number().int().min(1).max(3650).default(30),
+  /**
+   * How many of the keys-only view GSIs (gsi5..gsi8, the ticket views of decisions §13) the table declares. A new
+   * stage takes all 4. CloudFormation adds one GSI per table update, so an existing table upgrades with 1, 2, 3, then 4
+   * (one deploy each), then `admin reindex --all`; until an index exists, lists it would serve read as before.
+   */
+  viewIndexes: z.number().int().min(0).max(4).default(4),
   functionMemoryMb: z.number().int().min(128).max(10240).default(1024),
   logRetentionDays: z.union([z.literal(7), z.literal(14), z.literal(30), z.literal(90), z.literal(180), z.literal(365)]).default(30),
 });

@@ -32,7 +32,7 @@ Write amplification: a contact \`Ann Lee <ann.lee@acme.example>\` stores 4 words
 
 **Deep pages.** A page-number list reads its offset plus its page (the store cannot skip): cursors (the v1 lists, users) are the scalable path. A search ranks its matches once per request, so any page of a search costs the same. A page beyond the last answers an empty page with the right \`meta\`.
 
-**Existing data.** \`npm run admin -- reindex --account ID\` (or \`--all\`; \`--background\` to run it one page per message on the \`reindex\` queue) writes the words and view keys of records written before them. Each write holds only if the record is unchanged (a changed record was indexed by its change), so it is idempotent and can be re-run or resumed at any time. On an existing deployment, CloudFormation adds one GSI per update: deploy the four view indexes (gsi5..gsi8) one at a time, then reindex.
+**Existing data.** \`npm run admin -- reindex --account ID\` (or \`--all\`; \`--background\` to run it one page per message on the \`reindex\` queue) writes the words and view keys of records written before them. Each write holds only if the record is unchanged (a changed record was indexed by its change), so it is idempotent and can be re-run or resumed at any time. On an existing deployment, CloudFormation adds one GSI per update: set the stage's \`viewIndexes\` to 1, 2, 3, then 4 (one deploy each; infra/config.ts), then reindex. Until a view's index exists, its lists read as before (the bounded filter walk).
 `;
 
 export function renderDataModel(): string {

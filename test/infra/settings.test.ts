@@ -41,7 +41,7 @@ describe('settings of the deployed functions', () => {
   it.each(STAGES.map(([stage]) => stage))('every function of %s has every variable its bundle requires', (stage) => {
     // Arrange
     const { region, functions } = synthesized[stage];
-    expect(functions).toHaveLength(26);
+    expect(functions).toHaveLength(27);
 
     // Act
     const problems = functions.flatMap((f) => settingsProblems(f.id, f.entry, f.variables, region));
