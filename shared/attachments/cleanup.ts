@@ -1,7 +1,7 @@
-import { keys } from '../db/keys.ts';
-import { deleteMessageCounter, deleteTicketMessages, ticketMessages } from '../messages/repository.ts';
+import { deleteMessageCounter, deleteTicketMessages, ticketMessages } from '../messages/api.ts';
 import { ATTACHMENT_PREFIX, idSuffix, objectKeys } from './model.ts';
 import { deleteUnderPrefix } from './object-cleanup.ts';
+import { attachmentKey } from './repository.ts';
 
 /** Messages cleared per page (one Query, then BatchWriteItems of 25). */
 const PAGE = 100;
@@ -22,7 +22,7 @@ export async function deleteTicketAttachments(accountId: string, ticketId: strin
     await deleteTicketMessages(accountId, ticketId, page, (m) =>
       (m.attachments ?? []).flatMap((a) => {
         const id = idSuffix(a.id ?? '', ATTACHMENT_PREFIX);
-        return id ? [keys.upload(accountId, id)] : [];
+        return id ? [attachmentKey(accountId, id)] : [];
       }),
     );
     if (page.length < PAGE) break;

@@ -1,9 +1,8 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName } from '../db/client.ts';
-import { keys } from '../db/keys.ts';
-import { batchGet } from '../db/query.ts';
-import type { TxWrite } from '../db/transact.ts';
+import { bindEntity, conditions } from '../db/entity.ts';
+import { ENTITIES } from '../db/keys.ts';
+import type { Key } from '../db/query.ts';
 import { TTL_ATTRIBUTE } from '../db/table-definition.ts';
+import { writeNow, type TxWrite } from '../db/transact.ts';
 
 /**
  * An upload item: pending (with a TTL, so a token never attached disappears
@@ -31,27 +30,33 @@ export interface UploadRecord {
   attachedAt?: string;
 }
 
-const strip = ({ pk: _p, sk: _s, type: _t, ...rest }: Record<string, unknown>) => rest as unknown as UploadRecord;
+const uploads = bindEntity<UploadRecord>(ENTITIES.upload, {
+  fields: ['accountId', 'id', 'name', 'size', 'contentType', 'state', 'uploadKey', 'createdBy', 'createdAt', 'expiresAt', 'messageId', 'ticketId', 'objectKey', 'attachedAt'],
+  // A pending upload has no attachment facts yet, an attached one no TTL: absent, not null.
+  normalize: (u) => Object.fromEntries(Object.entries(u).filter(([, v]) => v !== null)) as unknown as UploadRecord,
+});
 
 export async function putUpload(u: UploadRecord): Promise<void> {
-  await ddb.send(new PutCommand({ TableName: tableName(), Item: { ...keys.upload(u.accountId, u.id), type: 'upload', ...u }, ConditionExpression: 'attribute_not_exists(pk)' }));
+  await writeNow(uploads.put(u, conditions.absent()));
 }
 
 /** One upload or attachment by its id suffix (strongly consistent: a token used a moment ago reads as used). */
 export async function getUpload(accountId: string, id: string): Promise<UploadRecord | null> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.upload(accountId, id), ConsistentRead: true }));
-  return out.Item ? strip(out.Item) : null;
+  return uploads.get({ accountId, id }, { consistent: true });
 }
 
 /** Several uploads of one account by id suffix, in one BatchGetItem; missing ones are absent from the map. */
 export async function getUploads(accountId: string, ids: readonly string[]): Promise<Map<string, UploadRecord>> {
   if (!ids.length) return new Map();
-  const items = await batchGet(
-    [...new Set(ids)].map((id) => keys.upload(accountId, id)),
+  const found = await uploads.getMany(
+    ids.map((id) => ({ accountId, id })),
     { consistent: true },
   );
-  return new Map(items.map(strip).map((u) => [u.id, u]));
+  return new Map(found.map((u) => [u.id, u]));
 }
+
+/** The key of an attachment's record by its id suffix (a deleted ticket's attachments are removed with its messages). */
+export const attachmentKey = (accountId: string, id: string): Key => uploads.key({ accountId, id });
 
 /**
  * The write that consumes a token in a message's transaction: only a pending,
@@ -59,25 +64,14 @@ export async function getUploads(accountId: string, ids: readonly string[]): Pro
  * two messages racing for one token exactly one commits.
  */
 export function attachWrite(u: UploadRecord, at: { messageId: string; ticketId: string; objectKey: string; now: string }, onConditionFailed: () => Error): TxWrite {
-  return {
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: keys.upload(u.accountId, u.id),
-        UpdateExpression: 'SET #state = :attached, messageId = :m, ticketId = :t, objectKey = :k, attachedAt = :at REMOVE #ttl',
-        ConditionExpression: '#state = :pending AND #ttl > :nowSeconds',
-        ExpressionAttributeNames: { '#state': 'state', '#ttl': TTL_ATTRIBUTE },
-        ExpressionAttributeValues: {
-          ':attached': 'attached',
-          ':pending': 'pending',
-          ':m': at.messageId,
-          ':t': at.ticketId,
-          ':k': at.objectKey,
-          ':at': at.now,
-          ':nowSeconds': Math.floor(Date.parse(at.now) / 1000),
-        },
-      },
+  return uploads.updateAttributes(
+    u,
+    { set: { state: 'attached', messageId: at.messageId, ticketId: at.ticketId, objectKey: at.objectKey, attachedAt: at.now }, remove: [TTL_ATTRIBUTE] },
+    {
+      expr: '#state = :pending AND #ttl > :nowSeconds',
+      names: { '#state': 'state', '#ttl': TTL_ATTRIBUTE },
+      values: { ':pending': 'pending', ':nowSeconds': Math.floor(Date.parse(at.now) / 1000) },
+      error: onConditionFailed,
     },
-    onConditionFailed,
-  };
+  );
 }

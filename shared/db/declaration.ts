@@ -1,4 +1,4 @@
-import type { GsiName } from './table-definition.ts';
+import type { IndexName } from './table-definition.ts';
 
 /**
  * Entity declarations: pure data (no I/O), so the catalog in keys.ts can be
@@ -65,8 +65,8 @@ export function template(source: string): Template {
   return t;
 }
 
-/** The table itself, or one of its overloaded GSIs. */
-export type Slot = 'table' | GsiName;
+/** The table itself, one of its overloaded GSIs, or the outbox's own index. */
+export type Slot = 'table' | IndexName;
 
 export interface IndexDeclaration {
   /** Where the pattern reads: the table's own keys (a prefix of the sort key) or a GSI slot. */

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.ts';
 import { batchGet, type Key, type PageQuery } from './query.ts';
-import { gsiKeys, type GsiName } from './table-definition.ts';
+import { indexKeys, type IndexName } from './table-definition.ts';
 import { template, type EntityDeclaration } from './declaration.ts';
 import type { TxWrite } from './transact.ts';
 import { updateExpression, type UpdateParts } from './update.ts';
@@ -111,7 +111,7 @@ export function bindEntity<R extends object>(d: EntityDeclaration, m: Mapping<R>
       const pk = i.pkT.build(v);
       const sk = i.skT.build(v);
       if (pk === undefined || sk === undefined) continue;
-      const names = gsiKeys(i.slot as GsiName);
+      const names = indexKeys(i.slot as IndexName);
       out[names.partitionKey] = pk;
       out[names.sortKey] = sk;
     }
@@ -212,8 +212,8 @@ export function bindEntity<R extends object>(d: EntityDeclaration, m: Mapping<R>
     query(pattern, values, opts = {}) {
       const i = indexes.find((x) => x.name === pattern);
       if (!i) throw new Error(`Entity ${d.type} has no access pattern ${pattern}`);
-      const pkName = i.slot === 'table' ? 'pk' : gsiKeys(i.slot).partitionKey;
-      const skName = i.slot === 'table' ? 'sk' : gsiKeys(i.slot).sortKey;
+      const pkName = i.slot === 'table' ? 'pk' : indexKeys(i.slot).partitionKey;
+      const skName = i.slot === 'table' ? 'sk' : indexKeys(i.slot).sortKey;
       const pk = i.pkT.build(values);
       if (pk === undefined) throw new Error(`Pattern ${d.type}.${pattern} needs ${i.pkT.fields.join(', ')}`);
       const names: Record<string, string> = { ...opts.filter?.names };

@@ -15,4 +15,6 @@ export const listCounter = {
     const c = await counters.get({ accountId, list });
     return c ? Number(c.n ?? 0) : undefined;
   },
+  /** The counter's key, for removing it with the list it counted (a deleted ticket's messages). */
+  key: (accountId: string, list: CountedList) => counters.key({ accountId, list }),
 };

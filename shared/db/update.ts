@@ -28,8 +28,9 @@ export interface UpdateInput {
 }
 
 const IF_NOT_EXISTS = Symbol('ifNotExists');
-/** An `if_not_exists(attr, value)` operand for `set`. */
-export const ifNotExists = (value: unknown) => ({ [IF_NOT_EXISTS]: value });
+const PLUS = Symbol('plus');
+/** An `if_not_exists(attr, value)` operand for `set`; with `plus`, `if_not_exists(attr, value) + plus` (a count that starts from `value` when absent). */
+export const ifNotExists = (value: unknown, plus?: number) => ({ [IF_NOT_EXISTS]: value, ...(plus !== undefined ? { [PLUS]: plus } : {}) });
 
 export function updateExpression(parts: UpdateParts, condition?: ConditionInput): UpdateInput {
   const names: Record<string, string> = { ...condition?.names };
@@ -48,7 +49,11 @@ export function updateExpression(parts: UpdateParts, condition?: ConditionInput)
   const clauses: string[] = [];
   const set = Object.entries(parts.set ?? {}).map(([k, v]) => {
     const attr = name(k);
-    if (v && typeof v === 'object' && IF_NOT_EXISTS in v) return `${attr} = if_not_exists(${attr}, ${value((v as Record<symbol, unknown>)[IF_NOT_EXISTS])})`;
+    if (v && typeof v === 'object' && IF_NOT_EXISTS in v) {
+      const operand = v as Record<symbol, unknown>;
+      const start = `if_not_exists(${attr}, ${value(operand[IF_NOT_EXISTS])})`;
+      return `${attr} = ${PLUS in operand ? `${start} + ${value(operand[PLUS])}` : start}`;
+    }
     return `${attr} = ${value(v)}`;
   });
   if (set.length) clauses.push(`SET ${set.join(', ')}`);

@@ -1,8 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName } from '../db/client.ts';
-import { keys } from '../db/keys.ts';
+import { bindEntity } from '../db/entity.ts';
+import { ENTITIES } from '../db/keys.ts';
+import { writeNow } from '../db/transact.ts';
 import type { Message } from '../messages/model.ts';
-import { getTicket } from '../tickets/repository.ts';
+import { findTicket } from '../tickets/service.ts';
 import type { EmailPort } from './port.ts';
 
 /** A claim older than this belongs to a sender that crashed (the consumer's timeout is 30 s): it may be taken over. */
@@ -16,6 +16,19 @@ export class EmailInProgressError extends Error {
   }
 }
 
+/** The marker of one email: claimed (`sending`, since `claimedAt`), then `sent` or `skipped`. */
+interface EmailMarker {
+  accountId: string;
+  /** The message id, or `invite-<userId>`. */
+  id: string;
+  state: 'sending' | 'sent' | 'skipped' | null;
+  claimedAt: number;
+  sentAt?: string;
+}
+const markers = bindEntity<EmailMarker>(ENTITIES.emailSent, { fields: ['state', 'claimedAt', 'sentAt'] });
+
+const isConditionFailure = (err: unknown) => (err as Error).name === 'ConditionalCheckFailedException';
+
 /**
  * Send an email at most once per event, also when the event is delivered
  * twice at the same moment (SQS is at-least-once): a conditional write claims
@@ -25,41 +38,30 @@ export class EmailInProgressError extends Error {
  * case where an email could go out twice: a crash between sending and
  * marking).
  */
-async function sendOnce(marker: { pk: string; sk: string }, send: () => Promise<'sent' | 'skipped'>): Promise<'sent' | 'skipped'> {
+async function sendOnce(marker: Pick<EmailMarker, 'accountId' | 'id'>, send: () => Promise<'sent' | 'skipped'>): Promise<'sent' | 'skipped'> {
   const now = Date.now();
   try {
-    await ddb.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...marker, type: 'emailSent', state: 'sending', claimedAt: now },
-        ConditionExpression: 'attribute_not_exists(pk) OR (#state = :sending AND claimedAt < :stale)',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':sending': 'sending', ':stale': now - CLAIM_STALE_MS },
-      }),
+    await writeNow(
+      markers.put(
+        { ...marker, state: 'sending', claimedAt: now },
+        { expr: 'attribute_not_exists(pk) OR (#state = :sending AND claimedAt < :stale)', names: { '#state': 'state' }, values: { ':sending': 'sending', ':stale': now - CLAIM_STALE_MS } },
+      ),
     );
   } catch (err) {
-    if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
-    const current = (await ddb.send(new GetCommand({ TableName: tableName(), Key: marker, ConsistentRead: true }))).Item;
+    if (!isConditionFailure(err)) throw err;
+    const current = await markers.get(marker, { consistent: true });
     // Markers from before claims existed have no state: they mean sent.
-    if (current && current.state === 'sending') throw new EmailInProgressError(marker.sk);
+    if (current && current.state === 'sending') throw new EmailInProgressError(markers.key(marker).sk);
     return 'skipped';
   }
   let outcome: 'sent' | 'skipped';
   try {
     outcome = await send();
   } catch (err) {
-    await ddb.send(new DeleteCommand({ TableName: tableName(), Key: marker, ConditionExpression: 'claimedAt = :mine', ExpressionAttributeValues: { ':mine': now } })).catch(() => undefined);
+    await writeNow(markers.delete(marker, { expr: 'claimedAt = :mine', values: { ':mine': now } })).catch(() => undefined);
     throw err;
   }
-  await ddb.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: marker,
-      UpdateExpression: 'SET #state = :sent, sentAt = :at',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':sent': outcome, ':at': new Date().toISOString() },
-    }),
-  );
+  await writeNow(markers.updateAttributes(marker, { set: { state: outcome, sentAt: new Date().toISOString() } }));
   return outcome;
 }
 
@@ -69,8 +71,8 @@ async function sendOnce(marker: { pk: string; sk: string }, send: () => Promise<
  * events harmless; a message whose ticket has no requester sends nothing.
  */
 export function sendResponseEmail(port: EmailPort, accountId: string, message: Message): Promise<'sent' | 'skipped'> {
-  return sendOnce(keys.emailSent(accountId, message.id), async () => {
-    const ticket = await getTicket(accountId, message.ticketId);
+  return sendOnce({ accountId, id: message.id }, async () => {
+    const ticket = await findTicket(accountId, message.ticketId);
     const to = message.recipients.length ? message.recipients : ticket?.requesterEmail ? [ticket.requesterEmail] : [];
     if (!to.length) return 'skipped';
     await port.send({
@@ -87,7 +89,7 @@ export function sendResponseEmail(port: EmailPort, accountId: string, message: M
 
 /** The invitation email of a user invited with send_invitation (idempotent like responses). */
 export function sendInvitationEmail(port: EmailPort, accountId: string, invited: { id: string; email: string; name: string; role: string }): Promise<'sent' | 'skipped'> {
-  return sendOnce(keys.emailSent(accountId, `invite-${invited.id}`), async () => {
+  return sendOnce({ accountId, id: `invite-${invited.id}` }, async () => {
     const text = `Hello ${invited.name},\n\nYou have been invited to the support desk as ${invited.role}. Your administrator will send you your sign-in credentials.`;
     await port.send({
       id: `invite-${invited.id}`,

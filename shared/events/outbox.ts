@@ -1,6 +1,5 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '../db/client.ts';
-import { keys } from '../db/keys.ts';
+import { bindEntity, conditions } from '../db/entity.ts';
+import { ENTITIES } from '../db/keys.ts';
 import { OUTBOX_SHARDS } from '../db/table-definition.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { newId } from '../ids.ts';
@@ -28,10 +27,22 @@ export function outboxShard(eventId: string): number {
   return (h >>> 0) % OUTBOX_SHARDS;
 }
 
-/** The outbox-index attributes that put an item on the sweeper's work list. */
-export const pendingIndexAttributes = (r: Pick<OutboxRecord, 'eventId' | 'createdAt'>) => ({
-  obpk: keys.outboxPendingShard(outboxShard(r.eventId)),
-  obsk: keys.outboxIndexSort(r.createdAt, r.eventId),
+/** An outbox item: the record, and while the bus refuses it for good, why and since when (decisions §7 "parked"). */
+export interface OutboxItem extends OutboxRecord {
+  state?: 'parked';
+  parkedAt?: string;
+  parkReason?: string;
+}
+
+/**
+ * Outbox items (this module's own: written here, read, parked and removed by
+ * the publisher). The outbox index lists a pending item under its shard since
+ * its creation, and a parked one under PARKED since it was parked.
+ */
+export const outboxItems = bindEntity<OutboxItem>(ENTITIES.outbox, {
+  fields: ['eventId', 'accountId', 'source', 'detailType', 'detail', 'createdAt', 'state', 'parkedAt', 'parkReason'],
+  keyValues: (r) => (r.state === 'parked' ? { queue: 'PARKED', queuedAt: r.parkedAt } : { queue: `PENDING#${outboxShard(r.eventId)}`, queuedAt: r.createdAt }),
+  normalize: ({ state, parkedAt, parkReason, ...r }) => (state === 'parked' ? { ...r, state, parkedAt: parkedAt ?? undefined, parkReason: parkReason ?? undefined } : r),
 });
 
 /** Build the event detail for a payload (the id is minted here, once). */
@@ -60,13 +71,6 @@ export function outboxWrites(details: EventDetail[], source: string = TICKET_EVE
   return details.map((given) => {
     const detail = boundDetail(given, source);
     const record: OutboxRecord = { eventId: detail.eventId, accountId: detail.accountId, source, detailType: detail.event, detail, createdAt: detail.timestamp };
-    const item: NonNullable<TransactWriteCommandInput['TransactItems']>[number] = {
-      Put: {
-        TableName: tableName(),
-        Item: { ...keys.outbox(detail.accountId, detail.eventId), type: 'outbox', ...record, ...pendingIndexAttributes(record) },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    };
-    return { item };
+    return outboxItems.put(record, conditions.absent());
   });
 }

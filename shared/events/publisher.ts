@@ -1,17 +1,19 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ddb, tableName } from '../db/client.ts';
-import { keys } from '../db/keys.ts';
+import type { Condition } from '../db/entity.ts';
+import { batchGet, queryPage, type Key } from '../db/query.ts';
 import { OUTBOX_INDEX, OUTBOX_SHARDS } from '../db/table-definition.ts';
+import { writeNow } from '../db/transact.ts';
 import { logger } from '../logger.ts';
 import { recordMetric } from '../observability.ts';
 import type { BusEntry, EventBusPort } from './bus.ts';
 import { boundDetail, entrySize, MAX_ENTRY_BYTES } from './entry-size.ts';
 import { METRICS } from './metrics.ts';
-import { pendingIndexAttributes, type OutboxRecord } from './outbox.ts';
+import { outboxItems, type OutboxItem, type OutboxRecord } from './outbox.ts';
 import { escapeForTransport } from './transport.ts';
 
 /** PutEvents takes at most 10 entries per call, and at most 256 KB in all. */
@@ -99,14 +101,14 @@ async function putBatch(bus: EventBusPort, batch: OutboxRecord[], fates: Map<Out
 /**
  * Remove published outbox items, 25 per BatchWriteItem (one call where a
  * delete per item made the publisher the store's busiest client). The keys
- * come from keys.outbox, so nothing but outbox items can be addressed; an
+ * are the outbox entity's, so nothing but outbox items can be addressed; an
  * item already removed (by the sweeper or a concurrent retry) is fine.
  * Unprocessed deletes are retried; if some still remain, the sweeper
  * republishes them later (at least once, never lost).
  */
 async function deletePublished(records: OutboxRecord[]): Promise<void> {
   for (let i = 0; i < records.length; i += 25) {
-    let requests: Record<string, unknown>[] = records.slice(i, i + 25).map((r) => ({ DeleteRequest: { Key: keys.outbox(r.accountId, r.eventId) } }));
+    let requests: Record<string, unknown>[] = records.slice(i, i + 25).map((r) => ({ DeleteRequest: { Key: outboxItems.key(r) } }));
     for (let attempt = 0; requests.length && attempt < 5; attempt++) {
       if (attempt) await sleep(20 * 2 ** attempt);
       const out = await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests as never } }));
@@ -115,6 +117,9 @@ async function deletePublished(records: OutboxRecord[]): Promise<void> {
   }
 }
 
+/** The item is (still) an outbox item: a write never creates one from a key alone. */
+const isOutboxItem: Condition = { expr: '#type = :outbox', names: { '#type': 'type' }, values: { ':outbox': 'outbox' } };
+
 /**
  * Park an outbox item the bus refused for good (decisions §7): it leaves the
  * pending shards (so neither the stream nor the sweeper tries it again), is
@@ -122,25 +127,10 @@ async function deletePublished(records: OutboxRecord[]): Promise<void> {
  * metric the OutboxParked alarm watches. It is never deleted.
  */
 async function park(r: OutboxRecord, reason: string, now = new Date()): Promise<void> {
-  const parkedAt = now.toISOString();
+  // Moving to PARKED takes the item off its pending shard (the index follows the state).
+  const parked: OutboxItem = { ...r, state: 'parked', parkedAt: now.toISOString(), parkReason: reason.slice(0, 1000) };
   try {
-    await ddb.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.outbox(r.accountId, r.eventId),
-        UpdateExpression: 'SET #state = :parked, parkedAt = :at, parkReason = :reason, obpk = :pk, obsk = :sk',
-        ConditionExpression: '#type = :outbox',
-        ExpressionAttributeNames: { '#type': 'type', '#state': 'state' },
-        ExpressionAttributeValues: {
-          ':outbox': 'outbox',
-          ':parked': 'parked',
-          ':at': parkedAt,
-          ':reason': reason.slice(0, 1000),
-          ':pk': keys.outboxParked,
-          ':sk': keys.outboxIndexSort(parkedAt, r.eventId),
-        },
-      }),
-    );
+    await writeNow(outboxItems.update(r, parked, isOutboxItem));
   } catch (err) {
     // Published and removed meanwhile by another path: nothing to park.
     if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
@@ -192,30 +182,28 @@ export async function publishRecords(bus: EventBusPort, records: OutboxRecord[])
 }
 
 /** Only the fields of an outbox item that make up the record (keys and index attributes dropped). */
-export function outboxRecordOf(item: Record<string, unknown>): OutboxRecord {
-  const { eventId, accountId, source, detailType, detail, createdAt } = item as unknown as OutboxRecord;
+export function outboxRecordOf(item: object): OutboxRecord {
+  const { eventId, accountId, source, detailType, detail, createdAt } = item as OutboxRecord;
   return { eventId, accountId, source, detailType, detail, createdAt };
 }
 
-/** Full outbox items for index keys (the index projects keys only), in the given order; items gone meanwhile are skipped. */
-async function loadItems(indexKeys: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
-  const out: Record<string, unknown>[] = [];
-  for (let i = 0; i < indexKeys.length; i += 100) {
-    let request: Record<string, unknown>[] = indexKeys.slice(i, i + 100).map((k) => ({ pk: k.pk, sk: k.sk }));
-    const found = new Map<string, Record<string, unknown>>();
-    for (let attempt = 0; request.length && attempt < 5; attempt++) {
-      const res = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: request } } }));
-      for (const item of res.Responses?.[tableName()] ?? []) found.set(`${item.pk}|${item.sk}`, item);
-      request = (res.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-      if (request.length) await sleep(20 * 2 ** attempt);
-    }
-    for (const k of indexKeys.slice(i, i + 100)) {
-      const item = found.get(`${k.pk}|${k.sk}`);
-      if (item) out.push(item);
-    }
+/** Full outbox items for entries of the outbox index (it projects keys only), in the index's order; items gone meanwhile are skipped. */
+async function loadItems(entries: Record<string, unknown>[]): Promise<OutboxItem[]> {
+  const id = (k: Record<string, unknown>) => `${k.pk}|${k.sk}`;
+  const found = new Map<string, Record<string, unknown>>();
+  for (let i = 0; i < entries.length; i += 100) {
+    const keys: Key[] = entries.slice(i, i + 100).map((k) => ({ pk: String(k.pk), sk: String(k.sk) }));
+    for (const item of await batchGet(keys)) found.set(id(item), item);
   }
-  return out;
+  return entries.flatMap((k) => {
+    const item = found.get(id(k));
+    return item ? [outboxItems.fromItem(item)] : [];
+  });
 }
+
+/** A page of the outbox index: one queue (a pending shard, or the parked list), oldest first. */
+const queuePage = (queue: string, limit: number, opts: { before?: string; startKey?: Key } = {}) =>
+  queryPage<Record<string, unknown>>({ ...outboxItems.query('queue', { queue }, { skBefore: opts.before }), limit, startKey: opts.startKey });
 
 export interface SweepOptions {
   olderThanSeconds: number;
@@ -239,29 +227,20 @@ export async function sweepOutbox(bus: EventBusPort, opts: SweepOptions): Promis
   const totals = { published: 0, parked: 0, unpublished: 0 };
   await Promise.all(
     Array.from({ length: OUTBOX_SHARDS }, async (_, shard) => {
-      let startKey: Record<string, unknown> | undefined;
+      let startKey: Key | undefined;
       do {
-        const out = await ddb.send(
-          new QueryCommand({
-            TableName: tableName(),
-            IndexName: OUTBOX_INDEX.name,
-            // createdAt#eventId sorts by time; '#' < any digit keeps items of the cutoff millisecond out.
-            KeyConditionExpression: 'obpk = :p AND obsk < :cutoff',
-            ExpressionAttributeValues: { ':p': keys.outboxPendingShard(shard), ':cutoff': `${cutoff}#` },
-            ExclusiveStartKey: startKey,
-            Limit: 100,
-          }),
-        );
-        const items = await loadItems(out.Items ?? []);
+        // createdAt#eventId sorts by time; '#' < any digit keeps items of the cutoff millisecond out.
+        const page = await queuePage(`PENDING#${shard}`, 100, { before: `${cutoff}#`, startKey });
+        const items = await loadItems(page.items);
         const records = items
-          .filter((i) => i.type === 'outbox' && i.state !== 'parked')
+          .filter((i) => i.state !== 'parked')
           .map(outboxRecordOf)
           .filter((r) => !opts.filter || opts.filter(r));
         const result = await publishRecords(bus, records);
         totals.published += result.published.length;
         totals.parked += result.parked.length;
         totals.unpublished += result.unpublished.length;
-        startKey = out.LastEvaluatedKey;
+        startKey = page.nextKey;
       } while (startKey && Date.now() < deadline);
     }),
   );
@@ -273,10 +252,8 @@ export async function sweepOutbox(bus: EventBusPort, opts: SweepOptions): Promis
 export async function oldestPendingAgeSeconds(now = new Date()): Promise<number> {
   const heads = await Promise.all(
     Array.from({ length: OUTBOX_SHARDS }, async (_, shard) => {
-      const out = await ddb.send(
-        new QueryCommand({ TableName: tableName(), IndexName: OUTBOX_INDEX.name, KeyConditionExpression: 'obpk = :p', ExpressionAttributeValues: { ':p': keys.outboxPendingShard(shard) }, Limit: 1 }),
-      );
-      const sk = out.Items?.[0]?.obsk as string | undefined;
+      const head = (await queuePage(`PENDING#${shard}`, 1)).items[0];
+      const sk = head?.[OUTBOX_INDEX.sortKey] as string | undefined;
       return sk ? Date.parse(sk.split('#')[0]) : Number.POSITIVE_INFINITY;
     }),
   );
@@ -292,16 +269,8 @@ export interface ParkedEvent extends OutboxRecord {
 
 /** Parked outbox items, oldest first (the admin CLI lists them; decisions §7). */
 export async function listParkedEvents(limit = 100): Promise<ParkedEvent[]> {
-  const out = await ddb.send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: OUTBOX_INDEX.name,
-      KeyConditionExpression: 'obpk = :p',
-      ExpressionAttributeValues: { ':p': keys.outboxParked },
-      Limit: Math.min(1000, Math.max(1, limit)),
-    }),
-  );
-  return (await loadItems(out.Items ?? [])).filter((i) => i.state === 'parked').map((i) => ({ ...outboxRecordOf(i), parkedAt: i.parkedAt as string, parkReason: i.parkReason as string }));
+  const page = await queuePage('PARKED', Math.min(1000, Math.max(1, limit)));
+  return (await loadItems(page.items)).filter((i) => i.state === 'parked').map((i) => ({ ...outboxRecordOf(i), parkedAt: i.parkedAt!, parkReason: i.parkReason! }));
 }
 
 /**
@@ -310,21 +279,11 @@ export async function listParkedEvents(limit = 100): Promise<ParkedEvent[]> {
  * current rules, and is published at once. Returns what became of it.
  */
 export async function republishParkedEvent(bus: EventBusPort, accountId: string, eventId: string): Promise<'published' | 'parked' | 'pending' | 'not-found'> {
-  const got = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.outbox(accountId, eventId), ConsistentRead: true }));
-  if (got.Item?.type !== 'outbox') return 'not-found';
-  const stored = outboxRecordOf(got.Item);
-  const record: OutboxRecord = { ...stored, detail: boundDetail(stored.detail, stored.source) };
-  const pending = pendingIndexAttributes(record);
-  await ddb.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.outbox(accountId, eventId),
-      UpdateExpression: 'SET detail = :detail, obpk = :pk, obsk = :sk REMOVE #state, parkedAt, parkReason',
-      ConditionExpression: '#type = :outbox',
-      ExpressionAttributeNames: { '#type': 'type', '#state': 'state' },
-      ExpressionAttributeValues: { ':outbox': 'outbox', ':detail': record.detail, ':pk': pending.obpk, ':sk': pending.obsk },
-    }),
-  );
+  const stored = await outboxItems.get({ accountId, eventId }, { consistent: true });
+  if (!stored) return 'not-found';
+  const record: OutboxRecord = { ...outboxRecordOf(stored), detail: boundDetail(stored.detail, stored.source) };
+  // Back on its pending shard (the index follows the state), without the parking facts.
+  await writeNow(outboxItems.update(stored, { ...record, state: undefined, parkedAt: undefined, parkReason: undefined }, isOutboxItem));
   const result = await publishRecords(bus, [record]);
   return result.published.length ? 'published' : result.parked.length ? 'parked' : 'pending';
 }

@@ -1,10 +1,10 @@
-import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserRole } from '../auth/principal.ts';
-import { ddb, tableName } from '../db/client.ts';
-import { keys } from '../db/keys.ts';
-import { queryAll } from '../db/query.ts';
+import { bindEntity, conditions, type Condition } from '../db/entity.ts';
+import { ENTITIES } from '../db/keys.ts';
+import { batchDelete, batchGet, queryAll, queryPage, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { ConflictError } from '../domain/errors.ts';
+import { deskAgentCheck, userFromItem, userKey } from '../users/api.ts';
 import type { DistributionMode } from './model.ts';
 
 /** A member's settings, kept in the group item's member map. */
@@ -40,6 +40,46 @@ export class StaleGroupError extends ConflictError {}
 /** A counter or user a distribution relied on changed; the distribution is planned again. */
 export class DistributionRaceError extends ConflictError {}
 
+const groups = bindEntity<GroupRecord>(ENTITIES.group, {
+  fields: [
+    'id',
+    'accountId',
+    'name',
+    'description',
+    'isPrivate',
+    'distributionMode',
+    'leadUserId',
+    'maxOpenTickets',
+    'maxOpenTicketsGlobal',
+    'isActive',
+    'members',
+    'createdAt',
+    'updatedAt',
+    'version',
+    'deletingAt',
+  ],
+  extra: (g) => ({ memberCount: Object.keys(g.members).length }),
+  normalize: ({ deletingAt, members, ...g }) => ({ ...g, members: members ?? {}, ...(deletingAt ? { deletingAt } : {}) }),
+});
+const defaultGuards = bindEntity<{ accountId: string; groupId: string }>(ENTITIES.defaultGroup, { fields: ['groupId'] });
+
+interface LoadRecord {
+  accountId: string;
+  userId: string;
+  openTickets: number;
+}
+const agentLoads = bindEntity<LoadRecord>(ENTITIES.agentLoad, { fields: ['userId', 'openTickets'] });
+const groupLoads = bindEntity<LoadRecord & { groupId: string; lastAssignedAt: string | null }>(ENTITIES.groupLoad, { fields: ['groupId', 'userId', 'openTickets', 'lastAssignedAt'] });
+
+interface GroupTicketRecord {
+  accountId: string;
+  groupId: string;
+  ticketId: string;
+}
+const groupTickets = bindEntity<GroupTicketRecord>(ENTITIES.groupTicket, { fields: ['groupId', 'ticketId'] });
+const waitingTickets = bindEntity<GroupTicketRecord>(ENTITIES.groupWaiting, { fields: ['groupId', 'ticketId'] });
+
+/** Attributes of a group without its member map (lists). */
 const SUMMARY = [
   'id',
   'accountId',
@@ -58,35 +98,22 @@ const SUMMARY = [
   'memberCount',
 ] as const;
 
-const toRecord = (i: Record<string, unknown>): GroupRecord => ({
-  ...(Object.fromEntries(SUMMARY.map((a) => [a, i[a] ?? null])) as unknown as GroupRecord),
-  deletingAt: (i.deletingAt as string) ?? undefined,
-  members: (i.members as GroupRecord['members']) ?? {},
-});
-
-const item = (g: GroupRecord) => ({ ...keys.group(g.accountId, g.id), type: 'group', ...g, memberCount: Object.keys(g.members).length });
-
 /** Get a group (consistent: distribution decisions and member changes start from it). */
 export async function getGroup(accountId: string, groupId: string): Promise<GroupRecord | null> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.group(accountId, groupId), ConsistentRead: true }));
-  return out.Item ? toRecord(out.Item) : null;
+  return groups.get({ accountId, id: groupId }, { consistent: true });
 }
 
 /** The account's group items (groups per account are few; one Query on the prefix), reading only `projection`. */
-const queryGroups = (accountId: string, projection: string, names: Record<string, string>) =>
-  queryAll<Record<string, unknown>>({
-    keyCondition: 'pk = :pk AND begins_with(sk, :p)',
-    values: { ':pk': keys.accountPk(accountId), ':p': keys.groupPrefix },
-    names,
-    projection,
-    forward: true,
-  });
+const queryGroups = (accountId: string, projection: string, names: Record<string, string>) => {
+  const q = groups.query('byAccount', { accountId });
+  return queryAll<Record<string, unknown>>({ ...q, names: { ...q.names, ...names }, projection });
+};
 
 /** Every group of an account without member maps. */
 export async function listGroupSummaries(accountId: string): Promise<GroupSummary[]> {
   const items = await queryGroups(accountId, SUMMARY.map((a) => `#${a}`).join(', '), Object.fromEntries(SUMMARY.map((a) => [`#${a}`, a])));
   return items.map((i) => {
-    const { members: _m, ...rest } = toRecord(i);
+    const { members: _m, ...rest } = groups.fromItem(i);
     return { ...rest, memberCount: Number(i.memberCount ?? 0) };
   });
 }
@@ -98,61 +125,43 @@ export async function distributingGroupsOf(accountId: string, userId: string): P
 }
 
 export async function getDefaultGroupId(accountId: string): Promise<string | null> {
-  const out = await ddb.send(new GetCommand({ TableName: tableName(), Key: keys.defaultGroup(accountId), ConsistentRead: true }));
-  return (out.Item?.groupId as string | undefined) ?? null;
+  return (await defaultGuards.get({ accountId }, { consistent: true }))?.groupId ?? null;
 }
 
 /** Create a group; as the account's first group it also claims the default guard (a concurrent first group makes this retry). */
 export function createGroupWrites(g: GroupRecord, claimDefault: boolean): TxWrite[] {
-  const writes: TxWrite[] = [{ item: { Put: { TableName: tableName(), Item: item(g), ConditionExpression: 'attribute_not_exists(pk)' } } }];
-  if (claimDefault) {
-    writes.push({
-      item: { Put: { TableName: tableName(), Item: { ...keys.defaultGroup(g.accountId), type: 'defaultGroup', groupId: g.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
-      onConditionFailed: () => new StaleGroupError('Another group became the default concurrently'),
-    });
-  }
+  const writes: TxWrite[] = [groups.put(g, conditions.absent())];
+  if (claimDefault)
+    writes.push(
+      defaultGuards.put(
+        { accountId: g.accountId, groupId: g.id },
+        conditions.absent(() => new StaleGroupError('Another group became the default concurrently')),
+      ),
+    );
   return writes;
 }
 
+/** The group still has the version that was read and is not being deleted. */
+const unchangedSince = (version: number, error: () => Error): Condition => ({ expr: 'version = :v AND attribute_not_exists(deletingAt)', values: { ':v': version }, error });
+
 /** Replace a group if it still has the version that was read (optimistic locking). */
 export function replaceGroupWrite(next: GroupRecord, expectedVersion: number): TxWrite {
-  return {
-    item: { Put: { TableName: tableName(), Item: item(next), ConditionExpression: 'version = :v AND attribute_not_exists(deletingAt)', ExpressionAttributeValues: { ':v': expectedVersion } } },
-    onConditionFailed: () => new StaleGroupError('The group was changed concurrently'),
-  };
+  return groups.put(
+    next,
+    unchangedSince(expectedVersion, () => new StaleGroupError('The group was changed concurrently')),
+  );
 }
 
 /** Point the default guard at a group, in one transaction that proves the former default and the group's existence. */
 export function setDefaultWrites(accountId: string, from: string | null, to: GroupRecord): TxWrite[] {
-  return [
-    {
-      item: {
-        Put: {
-          TableName: tableName(),
-          Item: { ...keys.defaultGroup(accountId), type: 'defaultGroup', groupId: to.id },
-          ConditionExpression: from ? 'groupId = :from' : 'attribute_not_exists(pk)',
-          ExpressionAttributeValues: from ? { ':from': from } : undefined,
-        },
-      },
-      onConditionFailed: () => new StaleGroupError('The default group was changed concurrently'),
-    },
-    groupLiveCheck(to),
-  ];
+  const stale = () => new StaleGroupError('The default group was changed concurrently');
+  return [defaultGuards.put({ accountId, groupId: to.id }, from ? { expr: 'groupId = :from', values: { ':from': from }, error: stale } : conditions.absent(stale)), groupLiveCheck(to)];
 }
 
 /** Proves inside a transaction that the group exists and is not being deleted; with `exact`, that it is unchanged since read. */
 export function groupLiveCheck(g: Pick<GroupRecord, 'accountId' | 'id' | 'version'>, exact = false): TxWrite {
-  return {
-    item: {
-      ConditionCheck: {
-        TableName: tableName(),
-        Key: keys.group(g.accountId, g.id),
-        ConditionExpression: exact ? 'version = :v AND attribute_not_exists(deletingAt)' : 'attribute_exists(pk) AND attribute_not_exists(deletingAt)',
-        ExpressionAttributeValues: exact ? { ':v': g.version } : undefined,
-      },
-    },
-    onConditionFailed: () => new StaleGroupError('The group was changed or deleted concurrently'),
-  };
+  const error = () => new StaleGroupError('The group was changed or deleted concurrently');
+  return groups.check(g, exact ? unchangedSince(g.version, error) : { expr: 'attribute_exists(pk) AND attribute_not_exists(deletingAt)', error });
 }
 
 /**
@@ -166,40 +175,16 @@ export function groupLiveCheck(g: Pick<GroupRecord, 'accountId' | 'id' | 'versio
 export async function markGroupDeleting(g: GroupRecord, at: string, related: TxWrite[], handoff?: { to: GroupRecord | null }): Promise<void> {
   const stale = () => new StaleGroupError('The default group was changed concurrently');
   const guard: TxWrite[] = !handoff
-    ? [
-        {
-          item: {
-            ConditionCheck: {
-              TableName: tableName(),
-              Key: keys.defaultGroup(g.accountId),
-              ConditionExpression: 'attribute_not_exists(groupId) OR groupId <> :g',
-              ExpressionAttributeValues: { ':g': g.id },
-            },
-          },
-          onConditionFailed: stale,
-        },
-      ]
+    ? [defaultGuards.check({ accountId: g.accountId }, { expr: 'attribute_not_exists(groupId) OR groupId <> :g', values: { ':g': g.id }, error: stale })]
     : handoff.to
       ? setDefaultWrites(g.accountId, g.id, handoff.to)
-      : [
-          {
-            item: { Delete: { TableName: tableName(), Key: keys.defaultGroup(g.accountId), ConditionExpression: 'groupId = :g', ExpressionAttributeValues: { ':g': g.id } } },
-            onConditionFailed: stale,
-          },
-        ];
+      : [defaultGuards.delete({ accountId: g.accountId }, { expr: 'groupId = :g', values: { ':g': g.id }, error: stale })];
   await transactWrite([
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.group(g.accountId, g.id),
-          UpdateExpression: 'SET deletingAt = :at, isActive = :f, version = :next',
-          ConditionExpression: 'version = :v AND attribute_not_exists(deletingAt)',
-          ExpressionAttributeValues: { ':at': at, ':f': false, ':v': g.version, ':next': g.version + 1 },
-        },
-      },
-      onConditionFailed: () => new StaleGroupError('The group was changed concurrently'),
-    },
+    groups.updateAttributes(
+      g,
+      { set: { deletingAt: at, isActive: false, version: g.version + 1 } },
+      unchangedSince(g.version, () => new StaleGroupError('The group was changed concurrently')),
+    ),
     ...guard,
     ...related,
   ]);
@@ -207,7 +192,7 @@ export async function markGroupDeleting(g: GroupRecord, at: string, related: TxW
 
 /** Remove a group item whose deletion has been finished. */
 export async function removeDeletedGroup(accountId: string, groupId: string): Promise<void> {
-  await transactWrite([{ item: { Delete: { TableName: tableName(), Key: keys.group(accountId, groupId), ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(deletingAt)' } } }]);
+  await transactWrite([groups.delete({ accountId, id: groupId }, { expr: 'attribute_not_exists(pk) OR attribute_exists(deletingAt)' })]);
 }
 
 export interface Loads {
@@ -218,149 +203,110 @@ export interface Loads {
   users: Map<string, { status: string; role: UserRole }>;
 }
 
-async function batchGet(keyList: Record<string, string>[]): Promise<Record<string, unknown>[]> {
-  const out: Record<string, unknown>[] = [];
-  const chunks: Record<string, string>[][] = [];
+/** Items by key, strongly consistent, 100 keys per BatchGetItem, the batches in parallel (a group has up to 500 members). */
+async function readItems(keyList: Key[]): Promise<Map<string, Record<string, unknown>>> {
+  const chunks: Key[][] = [];
   for (let i = 0; i < keyList.length; i += 100) chunks.push(keyList.slice(i, i + 100));
-  await Promise.all(
-    chunks.map(async (chunk) => {
-      let pending: Record<string, unknown>[] | undefined = chunk;
-      while (pending?.length) {
-        const res = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }));
-        out.push(...(res.Responses?.[tableName()] ?? []));
-        pending = res.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined;
-      }
-    }),
-  );
-  return out;
+  const found = (await Promise.all(chunks.map((chunk) => batchGet(chunk, { consistent: true })))).flat();
+  return new Map(found.map((i) => [`${i.pk}|${i.sk}`, i]));
 }
+const at = (items: Map<string, Record<string, unknown>>, k: Key) => items.get(`${k.pk}|${k.sk}`);
 
 /**
- * Load counters and user items of some agents, in batched GetItems. The user
- * items are read here (not through the users module) because distribution
- * needs them for every member at once; only status and role are used.
+ * Load counters and user items of some agents, in one batched read. The user
+ * items are read with the counters (their key and reading come from the users
+ * module) because distribution needs them for every member at once; only
+ * status and role are used.
  */
 export async function loadsOf(accountId: string, groupId: string, userIds: string[]): Promise<Loads> {
-  const wanted = userIds.flatMap((u) => [keys.agentLoad(accountId, u), keys.groupLoad(accountId, groupId, u), keys.user(accountId, u)]);
-  const items = await batchGet(wanted);
+  const wanted = userIds.map((u) => ({ agent: agentLoads.key({ accountId, userId: u }), inGroup: groupLoads.key({ accountId, groupId, userId: u }), user: userKey(accountId, u) }));
+  const items = await readItems(wanted.flatMap((w) => [w.agent, w.inGroup, w.user]));
   const loads: Loads = { agent: new Map(), inGroup: new Map(), users: new Map() };
-  const bySk = new Map(items.map((i) => [String(i.sk), i]));
-  for (const u of userIds) {
-    const a = bySk.get(keys.agentLoad(accountId, u).sk);
-    const g = bySk.get(keys.groupLoad(accountId, groupId, u).sk);
-    const user = bySk.get(keys.user(accountId, u).sk);
+  userIds.forEach((u, n) => {
+    const [agent, inGroup, user] = [at(items, wanted[n].agent), at(items, wanted[n].inGroup), at(items, wanted[n].user)];
+    const a = agent ? agentLoads.fromItem(agent) : null;
+    const g = inGroup ? groupLoads.fromItem(inGroup) : null;
     loads.agent.set(u, Number(a?.openTickets ?? 0));
-    loads.inGroup.set(u, { openTickets: Number(g?.openTickets ?? 0), lastAssignedAt: (g?.lastAssignedAt as string | undefined) ?? null });
-    if (user) loads.users.set(u, { status: String(user.status), role: user.role as UserRole });
-  }
+    loads.inGroup.set(u, { openTickets: Number(g?.openTickets ?? 0), lastAssignedAt: g?.lastAssignedAt ?? null });
+    if (user) {
+      const { status, role } = userFromItem(user);
+      loads.users.set(u, { status: String(status), role });
+    }
+  });
   return loads;
 }
 
 /** Users of the account among `userIds`, with status and role (member validation). */
 export async function usersOf(accountId: string, userIds: string[]): Promise<Map<string, { status: string; role: UserRole }>> {
-  const items = await batchGet(userIds.map((u) => keys.user(accountId, u)));
-  return new Map(items.map((i) => [String(i.id), { status: String(i.status), role: i.role as UserRole }]));
+  const items = await readItems(userIds.map((u) => userKey(accountId, u)));
+  return new Map([...items.values()].map(userFromItem).map((u) => [u.id, { status: String(u.status), role: u.role }]));
 }
 
-const capCondition = (cap: number | null | undefined) => (cap == null ? {} : { ConditionExpression: 'attribute_not_exists(openTickets) OR openTickets < :cap', cap });
+/** With a cap (automatic distribution), the counter moves only while under it. */
+const underCap = (cap: number | null | undefined, error: () => Error): Condition | undefined =>
+  cap == null ? undefined : { expr: 'attribute_not_exists(openTickets) OR openTickets < :cap', values: { ':cap': cap }, error };
 
 /** Move an agent's global open-ticket count; with a cap (automatic distribution), only while under it. */
 export function agentLoadWrite(accountId: string, userId: string, delta: number, cap?: number | null): TxWrite {
-  const c = capCondition(cap);
-  return {
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: keys.agentLoad(accountId, userId),
-        UpdateExpression: 'SET #t = :t, userId = :u ADD openTickets :d',
-        ExpressionAttributeNames: { '#t': 'type' },
-        ExpressionAttributeValues: { ':t': 'agentLoad', ':u': userId, ':d': delta, ...(c.ConditionExpression ? { ':cap': c.cap } : {}) },
-        ConditionExpression: c.ConditionExpression,
-      },
-    },
-    onConditionFailed: () => new DistributionRaceError('The agent reached a cap concurrently'),
-  };
+  return agentLoads.updateAttributes(
+    { accountId, userId },
+    { set: { type: ENTITIES.agentLoad.type, userId }, add: { openTickets: delta } },
+    underCap(cap, () => new DistributionRaceError('The agent reached a cap concurrently')),
+  );
 }
 
 /** Move an agent's open-ticket count in a group; an automatic assignment also stamps the turn and respects the cap. */
 export function groupLoadWrite(accountId: string, groupId: string, userId: string, delta: number, assigned?: { at: string; cap: number | null }): TxWrite {
-  const c = capCondition(assigned?.cap);
-  return {
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: keys.groupLoad(accountId, groupId, userId),
-        UpdateExpression: `SET #t = :t, groupId = :g, userId = :u${assigned ? ', lastAssignedAt = :at' : ''} ADD openTickets :d`,
-        ExpressionAttributeNames: { '#t': 'type' },
-        ExpressionAttributeValues: { ':t': 'groupLoad', ':g': groupId, ':u': userId, ':d': delta, ...(assigned ? { ':at': assigned.at } : {}), ...(c.ConditionExpression ? { ':cap': c.cap } : {}) },
-        ConditionExpression: c.ConditionExpression,
-      },
-    },
-    onConditionFailed: () => new DistributionRaceError('The agent reached the group cap concurrently'),
-  };
+  return groupLoads.updateAttributes(
+    { accountId, groupId, userId },
+    { set: { type: ENTITIES.groupLoad.type, groupId, userId, ...(assigned ? { lastAssignedAt: assigned.at } : {}) }, add: { openTickets: delta } },
+    underCap(assigned?.cap, () => new DistributionRaceError('The agent reached the group cap concurrently')),
+  );
 }
 
 /** Proves the user can still take tickets: active, agent role or above. */
-export function userEligibleCheck(accountId: string, userId: string): TxWrite {
-  return {
-    item: {
-      ConditionCheck: {
-        TableName: tableName(),
-        Key: keys.user(accountId, userId),
-        ConditionExpression: '#s = :active AND #r IN (:owner, :admin, :member)',
-        ExpressionAttributeNames: { '#s': 'status', '#r': 'role' },
-        ExpressionAttributeValues: { ':active': 'active', ':owner': 'owner', ':admin': 'admin', ':member': 'member' },
-      },
-    },
-    onConditionFailed: () => new DistributionRaceError('The agent changed concurrently'),
-  };
-}
+export const userEligibleCheck = (accountId: string, userId: string): TxWrite => deskAgentCheck(accountId, userId, () => new DistributionRaceError('The agent changed concurrently'));
 
 /** Index items of a ticket in a group: present (put) or not (delete). */
 export function groupTicketWrite(accountId: string, groupId: string, ticketId: string, present: boolean): TxWrite {
-  const key = keys.groupTicket(accountId, groupId, ticketId);
-  return { item: present ? { Put: { TableName: tableName(), Item: { ...key, type: 'groupTicket', groupId, ticketId } } } : { Delete: { TableName: tableName(), Key: key } } };
+  const t = { accountId, groupId, ticketId };
+  return present ? groupTickets.put(t) : groupTickets.delete(t);
 }
 
 export function groupWaitingWrite(accountId: string, groupId: string, ticketId: string, present: boolean): TxWrite {
-  const key = keys.groupWaiting(accountId, groupId, ticketId);
-  return { item: present ? { Put: { TableName: tableName(), Item: { ...key, type: 'groupWaiting', groupId, ticketId } } } : { Delete: { TableName: tableName(), Key: key } } };
+  const t = { accountId, groupId, ticketId };
+  return present ? waitingTickets.put(t) : waitingTickets.delete(t);
 }
 
-async function idsUnder(accountId: string, prefix: string, limit: number, after?: string): Promise<string[]> {
-  const out = await ddb.send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-      ExpressionAttributeValues: { ':pk': keys.accountPk(accountId), ':p': prefix },
-      ExclusiveStartKey: after ? { pk: keys.accountPk(accountId), sk: `${prefix}${after}` } : undefined,
-      ConsistentRead: true,
-      Limit: limit,
-    }),
-  );
-  return (out.Items ?? []).map((i) => String(i.sk).slice(prefix.length));
+/** Ticket ids of a group's index items in id order, from after `after` (consistent: the ticket writes that moved them just committed). */
+async function ticketIdsOf(index: typeof groupTickets, accountId: string, groupId: string, limit: number, after?: string): Promise<string[]> {
+  const prefix = index.key({ accountId, groupId, ticketId: '' });
+  const page = await queryPage<Record<string, unknown>>({
+    ...index.query('byGroup', { accountId, groupId }, { skBeginsWith: prefix.sk }),
+    consistent: true,
+    limit,
+    startKey: after ? index.key({ accountId, groupId, ticketId: after }) : undefined,
+  });
+  return page.items.map((i) => index.fromItem(i).ticketId);
 }
 
 /** Waiting (unassigned, open) tickets of a group, oldest first (ticket ids are time-ordered). */
-export const waitingTicketIds = (accountId: string, groupId: string, limit: number, after?: string) => idsUnder(accountId, keys.groupWaitingPrefix(groupId), limit, after);
+export const waitingTicketIds = (accountId: string, groupId: string, limit: number, after?: string) => ticketIdsOf(waitingTickets, accountId, groupId, limit, after);
 
 /** Tickets of a group, in id order. */
-export const groupTicketIds = (accountId: string, groupId: string, limit: number) => idsUnder(accountId, keys.groupTicketPrefix(groupId), limit);
+export const groupTicketIds = (accountId: string, groupId: string, limit: number) => ticketIdsOf(groupTickets, accountId, groupId, limit);
 
 /** Drop a ticket's index items in a group (repairs strays during a group's deletion). */
 export async function dropTicketIndex(accountId: string, groupId: string, ticketId: string): Promise<void> {
-  await ddb.send(
-    new BatchWriteCommand({
-      RequestItems: { [tableName()]: [{ DeleteRequest: { Key: keys.groupTicket(accountId, groupId, ticketId) } }, { DeleteRequest: { Key: keys.groupWaiting(accountId, groupId, ticketId) } }] },
-    }),
-  );
+  await batchDelete([groupTickets.key({ accountId, groupId, ticketId }), waitingTickets.key({ accountId, groupId, ticketId })]);
 }
 
 /** Delete the per-agent counters of a deleted group (no ticket points at it any more). */
 export async function deleteGroupLoads(accountId: string, groupId: string): Promise<void> {
+  const prefix = groupLoads.key({ accountId, groupId, userId: '' }).sk;
   for (;;) {
-    const users = await idsUnder(accountId, keys.groupLoadPrefix(groupId), 25);
-    if (!users.length) return;
-    await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: users.map((u) => ({ DeleteRequest: { Key: keys.groupLoad(accountId, groupId, u) } })) } }));
+    const page = await queryPage<Record<string, unknown>>({ ...groupLoads.query('byGroup', { accountId, groupId }, { skBeginsWith: prefix }), consistent: true, limit: 25 });
+    if (!page.items.length) return;
+    await batchDelete(page.items.map((i) => groupLoads.key({ accountId, groupId, userId: groupLoads.fromItem(i).userId })));
   }
 }

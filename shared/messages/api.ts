@@ -1,0 +1,8 @@
+/**
+ * What other modules may use of messages: clearing a deleted ticket's
+ * messages (the attachments module drives it from ticket.deleted, with the
+ * attachment records each message names). Everything else about a message's
+ * items stays behind this module's service.
+ */
+export { deleteMessageCounter, deleteTicketMessages, ticketMessages } from './repository.ts';
+export type { MessageRecord } from './repository.ts';
