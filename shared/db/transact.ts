@@ -52,13 +52,14 @@ export async function transactWrite(writes: TxWrite[]): Promise<void> {
 /**
  * One write run on its own: a plain PutItem, UpdateItem or DeleteItem (half
  * the write cost of a one-item transaction). A failed condition becomes the
- * write's domain error; an update answers the item as it now is.
+ * write's domain error. With `returnItem`, an update answers the item as it
+ * now is (otherwise nothing comes back over the wire).
  */
-export async function writeNow(w: TxWrite): Promise<Record<string, unknown> | undefined> {
+export async function writeNow(w: TxWrite, opts: { returnItem?: boolean } = {}): Promise<Record<string, unknown> | undefined> {
   try {
     if (w.item.Put) await ddb.send(new PutCommand(w.item.Put));
     else if (w.item.Delete) await ddb.send(new DeleteCommand(w.item.Delete));
-    else if (w.item.Update) return (await ddb.send(new UpdateCommand({ ...w.item.Update, ReturnValues: 'ALL_NEW' }))).Attributes;
+    else if (w.item.Update) return (await ddb.send(new UpdateCommand({ ...w.item.Update, ...(opts.returnItem ? { ReturnValues: 'ALL_NEW' } : {}) }))).Attributes;
     else throw new Error('writeNow runs a Put, Update or Delete');
   } catch (err) {
     const limit = storeLimitError(err);
