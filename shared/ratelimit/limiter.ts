@@ -1,4 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { updateExpression } from '../db/update.ts';
 import { PLAN_LIMITS, type Plan } from '../auth/principal.ts';
 import { ddb } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
@@ -38,10 +39,10 @@ export async function consume(accountId: string, plan: Plan, now = Date.now()): 
       new UpdateCommand({
         TableName: rateLimitSettings().RATE_LIMIT_TABLE_NAME,
         Key: keys.rateWindow(accountId, windowStart),
-        UpdateExpression: 'ADD #count :one SET #ttl = :ttl',
-        ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-        ExpressionAttributeNames: { '#count': 'count', '#ttl': TTL_ATTRIBUTE },
-        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':ttl': reset + 60 },
+        ...updateExpression(
+          { add: { count: 1 }, set: { [TTL_ATTRIBUTE]: reset + 60 } },
+          { ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit', names: { '#count': 'count' }, values: { ':limit': limit } },
+        ),
         ReturnValues: 'UPDATED_NEW',
       }),
     );
