@@ -200,18 +200,34 @@ export async function batchGet(keys: Key[], opts: { consistent?: boolean } = {})
   return items;
 }
 
+/** BatchWriteItem requests, 25 per call (`concurrency` calls at once), retrying what DynamoDB left unprocessed with backoff. */
+async function batchWrite(requests: readonly unknown[], concurrency = 1): Promise<void> {
+  const chunks = Array.from({ length: Math.ceil(requests.length / 25) }, (_, i) => requests.slice(i * 25, i * 25 + 25));
+  const next = async (): Promise<void> => {
+    for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
+      let pending: unknown[] = chunk;
+      for (let attempt = 0; pending.length; attempt++) {
+        if (attempt) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
+        const out = await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending as never } }));
+        pending = out.UnprocessedItems?.[tableName()] ?? [];
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, next));
+}
+
 /**
- * Delete items by key, 25 per BatchWriteItem, retrying the keys DynamoDB left
- * unprocessed with backoff (a missing item counts as deleted). For background
+ * Delete items by key (a missing item counts as deleted). For background
  * clean-ups whose items nothing reads any more; not a transaction.
  */
-export async function batchDelete(keys: readonly Key[]): Promise<void> {
-  for (let i = 0; i < keys.length; i += 25) {
-    let pending: unknown[] = keys.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }));
-    for (let attempt = 0; pending.length; attempt++) {
-      if (attempt) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
-      const out = await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending as never } }));
-      pending = out.UnprocessedItems?.[tableName()] ?? [];
-    }
-  }
-}
+export const batchDelete = (keys: readonly Key[]): Promise<void> => batchWrite(keys.map((Key) => ({ DeleteRequest: { Key } })));
+
+/**
+ * Put whole items, unconditionally; not a transaction. For loading data that
+ * nothing reads yet (the tests' and the bench's large accounts).
+ */
+export const batchPut = (items: readonly Record<string, unknown>[], opts: { concurrency?: number } = {}): Promise<void> =>
+  batchWrite(
+    items.map((Item) => ({ PutRequest: { Item } })),
+    opts.concurrency,
+  );

@@ -25,10 +25,9 @@ beforeAll(async () => {
   admin = as(client, acct.ownerKey);
   [agentId, loneId] = await Promise.all([acct.addUser('member'), acct.addUser('member')]).then((us) => us.map((u) => u.id));
   // Stored straight into the table in batches (2,300 API calls would dominate the run); ids are time-ordered.
-  const { ddb, tableName } = await import('#shared/db/client.ts');
+  const { batchPut } = await import('#shared/db/query.ts');
   const { replaceTicketWrite } = await import('#shared/tickets/repository.ts');
   const { newId } = await import('#shared/ids.ts');
-  const { BatchWriteCommand } = await import('@aws-sdk/lib-dynamodb');
   const created = Array.from({ length: TOTAL }, (_, n) => {
     const at = new Date(Date.now() - (TOTAL - n) * 1000);
     const assigneeId = n === 3 ? loneId : n % 131 === 5 ? agentId : null;
@@ -51,18 +50,7 @@ beforeAll(async () => {
     } as const;
   });
   const items = created.map((t) => replaceTicketWrite(t as never, 0).item.Put!.Item!);
-  const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, i) => items.slice(i * 25, i * 25 + 25));
-  for (let i = 0; i < batches.length; i += 8) {
-    await Promise.all(
-      batches.slice(i, i + 8).map(async (batch) => {
-        let pending: unknown[] = batch.map((Item) => ({ PutRequest: { Item } }));
-        while (pending.length) {
-          const out = await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending as never } }));
-          pending = out.UnprocessedItems?.[tableName()] ?? [];
-        }
-      }),
-    );
-  }
+  await batchPut(items, { concurrency: 8 });
   const newestFirst = [...created].sort((a, b) => (a.id < b.id ? 1 : -1));
   matches = newestFirst.filter((t) => t.assigneeId === agentId).map((t) => t.id);
   loneMatch = newestFirst.find((t) => t.assigneeId === loneId)!.id;

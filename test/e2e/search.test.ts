@@ -1,4 +1,3 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, CONTACTS, expectBadQuery, must, newContact, newOrg, ORGS, type Api, type Json } from '../support/helpdesk.ts';
@@ -91,7 +90,7 @@ describe('search matches word prefixes (decisions §13)', () => {
 
 /** Store `n` contacts straight into the table, as their repository writes them (thousands of API calls would dominate the run). */
 async function seedContacts(acct: TestAccount, n: number, from: number) {
-  const { ddb, tableName } = await import('#shared/db/client.ts');
+  const { batchPut } = await import('#shared/db/query.ts');
   const { createContactWrites } = await import('#shared/contacts/repository.ts');
   const { newId } = await import('#shared/ids.ts');
   const items = Array.from({ length: n }, (_, k) => {
@@ -110,15 +109,7 @@ async function seedContacts(acct: TestAccount, n: number, from: number) {
     };
     return createContactWrites(c, null).flatMap((w) => (w.item.Put ? [w.item.Put.Item!] : []));
   }).flat();
-  const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, i) => items.slice(i * 25, i * 25 + 25));
-  for (let i = 0; i < batches.length; i += 8) {
-    await Promise.all(
-      batches.slice(i, i + 8).map(async (batch) => {
-        let pending: unknown[] = batch.map((Item) => ({ PutRequest: { Item } }));
-        while (pending.length) pending = (await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending as never } }))).UnprocessedItems?.[tableName()] ?? [];
-      }),
-    );
-  }
+  await batchPut(items, { concurrency: 8 });
 }
 
 describe('search work does not grow with the account', () => {
@@ -175,14 +166,14 @@ describe('admin reindex', () => {
   it('indexes records written before the word index, idempotently', async () => {
     const acct = await createTestAccount();
     const d = as(client, acct.ownerKey);
-    const { ddb, tableName } = await import('#shared/db/client.ts');
+    const { batchPut } = await import('#shared/db/query.ts');
     const { createContactWrites } = await import('#shared/contacts/repository.ts');
     const { newId } = await import('#shared/ids.ts');
     const now = new Date().toISOString();
     const legacy = { id: newId('con'), accountId: acct.accountId, name: 'Legacy Lenora', email: 'lenora@old.example', organizationId: null, notes: null, createdAt: now, updatedAt: now, version: 1 };
     // As an older version stored it: the contact and its guard, no words.
     const items = createContactWrites(legacy, null).flatMap((w) => (w.item.Put && w.item.Put.Item!.type !== 'searchWord' ? [w.item.Put.Item!] : []));
-    await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: items.map((Item) => ({ PutRequest: { Item } })) } }));
+    await batchPut(items);
     expect((await list(d, `${CONTACTS}?search=lenora`)).data).toEqual([]);
     const { reindexAccount } = await import('#shared/reindex/service.ts');
     expect((await reindexAccount(acct.accountId)).contacts).toBe(1);

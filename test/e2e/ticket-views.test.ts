@@ -1,4 +1,3 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, TICKETS, walk, type Desk } from '../support/desk.ts';
@@ -21,18 +20,10 @@ let seeded = 0;
 
 /** Store tickets straight into the table as the repository writes them (thousands of API calls would dominate the run). */
 async function seedTickets(tickets: Record<string, unknown>[]) {
-  const { ddb, tableName } = await import('#shared/db/client.ts');
+  const { batchPut } = await import('#shared/db/query.ts');
   const { replaceTicketWrite } = await import('#shared/tickets/repository.ts');
   const items = tickets.map((t) => replaceTicketWrite(t as never, 0).item.Put!.Item!);
-  const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, i) => items.slice(i * 25, i * 25 + 25));
-  for (let i = 0; i < batches.length; i += 8) {
-    await Promise.all(
-      batches.slice(i, i + 8).map(async (batch) => {
-        let pending: unknown[] = batch.map((Item) => ({ PutRequest: { Item } }));
-        while (pending.length) pending = (await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending as never } }))).UnprocessedItems?.[tableName()] ?? [];
-      }),
-    );
-  }
+  await batchPut(items, { concurrency: 8 });
 }
 
 async function ticket(over: Record<string, unknown>) {
