@@ -21,6 +21,8 @@ export interface Template {
   readonly fields: readonly string[];
   /** The constant text before the first placeholder (a query's `begins_with` prefix). */
   readonly prefix: string;
+  /** The key's leading part these values fix: its text up to the first placeholder without a value (a query's `begins_with`). */
+  prefixOf(values: object): string;
   /** The key for these values, or undefined when a placeholder has no value. */
   build(values: object): string | undefined;
 }
@@ -47,6 +49,19 @@ export function template(source: string): Template {
     source,
     fields,
     prefix: typeof parts[0] === 'string' ? parts[0] : '',
+    prefixOf(values) {
+      let out = '';
+      for (const p of parts) {
+        if (typeof p === 'string') {
+          out += p;
+          continue;
+        }
+        const v = (values as Record<string, unknown>)[p.field];
+        if (v === undefined || v === null) return out;
+        out += p.format ? FORMATS[p.format](String(v)) : String(v);
+      }
+      return out;
+    },
     build(values) {
       let out = '';
       for (const p of parts) {

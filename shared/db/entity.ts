@@ -53,7 +53,7 @@ export interface Mapping<R> {
 
 export interface QueryOptions {
   forward?: boolean;
-  /** Sort-key condition: a prefix (defaults to the template's constant prefix) or a range. */
+  /** Sort-key condition: a prefix (by default the sort key's part the given values fix, e.g. `TFOPT#<fieldId>#`) or a range. */
   skBeginsWith?: string;
   skBetween?: [string, string];
   skAfter?: string;
@@ -229,7 +229,7 @@ export function bindEntity<R extends object>(d: EntityDeclaration, m: Mapping<R>
         cond += ` AND ${skName} < :qsk`;
         vals[':qsk'] = opts.skBefore;
       } else {
-        const prefix = opts.skBeginsWith ?? i.skT.prefix;
+        const prefix = opts.skBeginsWith ?? i.skT.prefixOf(values);
         if (prefix) {
           cond += ` AND begins_with(${skName}, :qsk)`;
           vals[':qsk'] = prefix;

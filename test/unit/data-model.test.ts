@@ -27,6 +27,9 @@ describe('key templates', () => {
     expect(t.build({ accountId: 'acc_1', organizationId: null })).toBeUndefined();
     expect(template('{name:lower}\u0001{id}').build({ name: 'Ann LEE', id: 'c1' })).toBe('ann lee\u0001c1');
     expect(template('CONTACT#{id}').prefix).toBe('CONTACT#');
+    // A query's prefix runs through the placeholders it is given, up to the first it is not.
+    expect(template('TFOPT#{fieldId}#{id}').prefixOf({ fieldId: 'f1' })).toBe('TFOPT#f1#');
+    expect(template('TFOPT#{fieldId}#{id}').prefixOf({})).toBe('TFOPT#');
   });
 
   it('refuse an unknown format', () => {
