@@ -14,6 +14,9 @@
  * the proxy); `node --import tsx bench/pipeline.ts` runs it alone (for
  * profiling: add --cpu-prof, which profiles this process: the gateway, the
  * pollers, the bus and the proxy, not the functions' workers).
+ * `measureDelivery` (the burst and the quiet account) also runs from outside,
+ * against the stack as `npm start` runs it in a process of its own
+ * (bench/request-path.ts): issue 21's goals are about those figures.
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDbProxy } from '../local/dynamodb-proxy.ts';
@@ -53,22 +56,50 @@ export interface PipelineBenchOptions {
   noisyBurst?: number;
 }
 
-export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void> {
-  const BURST = opts.burst ?? Number(process.env.BENCH_PIPELINE_BURST ?? 300);
-  const NOISY = opts.noisyBurst ?? Number(process.env.BENCH_PIPELINE_NOISY ?? 600);
-  const { startPipeline } = await import('../local/pipeline.ts');
+/** Creates an enterprise account on the store the stack uses: its API key and id. */
+export type AccountMaker = (name: string) => Promise<{ apiKey: string; accountId: string }>;
+
+/** What measureDelivery saw; the p99s are what issue 21's goals are about. */
+export interface DeliveryFigures {
+  burst: number;
+  writeRate: number;
+  delivered: number;
+  deliveredRate: number;
+  burstP50: number;
+  burstP99: number;
+  noisy: number;
+  quietCount: number;
+  quietP50: number;
+  quietP99: number;
+  noisyDelivered: number;
+}
+
+/**
+ * Steps 2 and 3, on any stack whose gateway answers at `gatewayUrl` with its
+ * pipeline running (this process's, or one in a process of its own):
+ * write-to-delivery of a burst of creates at concurrency 8 with a webhook on
+ * every event, then a quiet account's while a noisy one creates `noisy`
+ * tickets at concurrency 16.
+ */
+export async function measureDelivery(opts: {
+  gatewayUrl: string;
+  createAccount: AccountMaker;
+  burst: number;
+  noisy: number;
+  /** Called as the burst starts, and once all of it is delivered. */
+  aroundBurst?: { before(): void; after(): void };
+}): Promise<DeliveryFigures> {
+  const BURST = opts.burst;
+  const NOISY = opts.noisy;
   const { startReceiver } = await import('../test/fixtures/webhook-receiver.ts');
-  const accounts = await import('#shared/accounts/service.ts');
-  const { ddb, tableName } = await import('#shared/db/client.ts');
   // Each tenant has its own receiver (its own host:port), as customers' endpoints are: the delivery agent's
   // per-host connection cap then applies per tenant, not to every tenant at once as one shared receiver would.
   const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
 
   const call = gatewayCaller(opts.gatewayUrl);
-  let n = 0;
   /** A fresh account with a webhook on every ticket event; delivery times by ticket id. */
   const tenant = async (name: string) => {
-    const a = await accounts.createAccount({ name, plan: 'enterprise', ownerEmail: `owner-${Date.now()}-${n++}@pipeline.bench` });
+    const a = await opts.createAccount(name);
     const receiver = await startReceiver();
     receivers.push(receiver);
     const hook = await call(a.apiKey, 'POST', '/helpdesk/api/v1/webhooks', {
@@ -110,6 +141,62 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
     }
   };
 
+  // 2. Burst: creates at concurrency 8, a webhook on every event.
+  const busy = await tenant('burst');
+  opts.aroundBurst?.before();
+  const burstStarted = performance.now();
+  const watcher = setInterval(() => busy.collect(), 5);
+  await pool(BURST, 8, async (i) => void (await busy.create(`Burst ${i}`)));
+  const writesDone = performance.now();
+  await waitFor(busy, BURST);
+  clearInterval(watcher);
+  const lastDelivery = Math.max(...busy.deliveredAt.values());
+  const deliveredRate = busy.deliveredAt.size / ((lastDelivery - burstStarted) / 1000);
+  const writeRate = BURST / ((writesDone - burstStarted) / 1000);
+  const burstLags = busy.lags();
+  opts.aroundBurst?.after();
+
+  // 3. Fairness: a quiet account writes one ticket every 100 ms while a noisy one bursts at concurrency 16.
+  const noisy = await tenant('noisy');
+  const quiet = await tenant('quiet');
+  let noisyDone = false;
+  const noisyRun = pool(NOISY, 16, async (i) => void (await noisy.create(`Noisy ${i}`))).then(() => (noisyDone = true));
+  const quietWatcher = setInterval(() => quiet.collect(), 5);
+  let quietCount = 0;
+  while (!noisyDone) {
+    await quiet.create(`Quiet ${quietCount++}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await noisyRun;
+  await waitFor(quiet, quietCount);
+  clearInterval(quietWatcher);
+  const quietLags = quiet.lags();
+  await waitFor(noisy, NOISY, 60_000);
+
+  await Promise.all(receivers.map((r) => r.close()));
+  return {
+    burst: BURST,
+    writeRate,
+    delivered: busy.deliveredAt.size,
+    deliveredRate,
+    burstP50: pct(burstLags, 50),
+    burstP99: pct(burstLags, 99),
+    noisy: NOISY,
+    quietCount: quietLags.length,
+    quietP50: pct(quietLags, 50),
+    quietP99: pct(quietLags, 99),
+    noisyDelivered: noisy.deliveredAt.size,
+  };
+}
+
+export async function runPipelineBench(opts: PipelineBenchOptions): Promise<DeliveryFigures> {
+  const BURST = opts.burst ?? Number(process.env.BENCH_PIPELINE_BURST ?? 300);
+  const NOISY = opts.noisyBurst ?? Number(process.env.BENCH_PIPELINE_NOISY ?? 600);
+  const { startPipeline } = await import('../local/pipeline.ts');
+  const accounts = await import('#shared/accounts/service.ts');
+  const { ddb, tableName } = await import('#shared/db/client.ts');
+  const call = gatewayCaller(opts.gatewayUrl);
+
   // 1. The store's own rate: 2-item transactions (a record and its outbox item), concurrency 8, on a warm JVM
   // (the first few hundred calls to a fresh DynamoDB Local run at half speed while it compiles; the burst never sees that).
   const rawTx = (prefix: string) => async (i: number) => {
@@ -146,60 +233,42 @@ export async function runPipelineBench(opts: PipelineBenchOptions): Promise<void
   const consumers = d.sqsMappings.filter((m) => queues.includes(d.queues.get(m.queueId)!.name as QueueName)).map((m) => m.functionId);
   await Promise.all([...d.streamMappings.map((m) => m.functionId), ...consumers].map((id) => opts.lambda.fn(id).warm()));
 
-  // 2. Burst: creates at concurrency 8, a webhook on every event.
-  const busy = await tenant('burst');
-  const resetDdbStats = () => opts.store.reset();
-  resetDdbStats();
-  const burstStarted = performance.now();
-  const watcher = setInterval(() => busy.collect(), 5);
-  await pool(BURST, 8, async (i) => void (await busy.create(`Burst ${i}`)));
-  const writesDone = performance.now();
-  await waitFor(busy, BURST);
-  clearInterval(watcher);
-  const lastDelivery = Math.max(...busy.deliveredAt.values());
-  const deliveredRate = busy.deliveredAt.size / ((lastDelivery - burstStarted) / 1000);
-  const writeRate = BURST / ((writesDone - burstStarted) / 1000);
-  const burstLags = busy.lags();
-  // Every DynamoDB request of the functions in the burst (authorizer, API, publisher, fan-out, delivery), per delivered event.
-  const burstCalls = resetDdbStats();
-
-  // 3. Fairness: a quiet account writes one ticket every 100 ms while a noisy one bursts at concurrency 16.
-  const noisy = await tenant('noisy');
-  const quiet = await tenant('quiet');
-  let noisyDone = false;
-  const noisyRun = pool(NOISY, 16, async (i) => void (await noisy.create(`Noisy ${i}`))).then(() => (noisyDone = true));
-  const quietWatcher = setInterval(() => quiet.collect(), 5);
-  let quietCount = 0;
-  while (!noisyDone) {
-    await quiet.create(`Quiet ${quietCount++}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  await noisyRun;
-  await waitFor(quiet, quietCount);
-  clearInterval(quietWatcher);
-  const quietLags = quiet.lags();
-  await waitFor(noisy, NOISY, 60_000);
+  // 2 and 3: the burst and the quiet account beside the noisy one; every DynamoDB request of the functions in the burst
+  // (authorizer, API, publisher, fan-out, delivery), per delivered event.
+  let n = 0;
+  let burstCalls: { requests: number; byCommand: Record<string, number> } = { requests: 0, byCommand: {} };
+  const f = await measureDelivery({
+    gatewayUrl: opts.gatewayUrl,
+    createAccount: (name) => accounts.createAccount({ name, plan: 'enterprise', ownerEmail: `owner-${Date.now()}-${n++}@pipeline.bench` }),
+    burst: BURST,
+    noisy: NOISY,
+    aroundBurst: { before: () => void opts.store.reset(), after: () => void (burstCalls = opts.store.reset()) },
+  });
 
   console.log(`\nEvent pipeline (local: stream poll 50 ms -> outbox publisher -> local bus -> fauxqs -> fan-out -> signed HTTPS delivery)\n`);
   console.log(`  raw 2-item TransactWriteItems, concurrency 8:     ${fmt(rawRate, 1)} tx/s (warm store)`);
   console.log(`  API alone, ${BURST} creates at c8, no pipeline:      ${fmt(aloneRate, 1)}/s = ${fmt((aloneRate / rawRate) * 100)}% of raw (the ceiling for delivery)`);
   console.log(
-    `  burst of ${BURST} creates, concurrency 8:            written at ${fmt(writeRate, 1)}/s; ${busy.deliveredAt.size} delivered, ${fmt(deliveredRate, 1)} events/s = ${fmt((deliveredRate / rawRate) * 100)}% of raw (goal >= 50%)`,
+    `  burst of ${BURST} creates, concurrency 8:            written at ${fmt(f.writeRate, 1)}/s; ${f.delivered} delivered, ${fmt(f.deliveredRate, 1)} events/s = ${fmt((f.deliveredRate / rawRate) * 100)}% of raw (goal >= 50%)`,
   );
   if (burstCalls.requests)
     console.log(
-      `  DynamoDB requests per delivered event:           ${fmt(burstCalls.requests / busy.deliveredAt.size, 1)} (${Object.entries(burstCalls.byCommand)
+      `  DynamoDB requests per delivered event:           ${fmt(burstCalls.requests / f.delivered, 1)} (${Object.entries(burstCalls.byCommand)
         .sort((a, b) => b[1] - a[1])
-        .map(([k, v]) => `${k} ${fmt(v / busy.deliveredAt.size, 2)}`)
+        .map(([k, v]) => `${k} ${fmt(v / f.delivered, 2)}`)
         .join(', ')})`,
     );
-  console.log(`  burst write-to-delivery:                         p50 ${fmt(pct(burstLags, 50))} ms, p99 ${fmt(pct(burstLags, 99))} ms (goal <= 500 / 1500)`);
-  console.log(
-    `  quiet account during a ${NOISY}-ticket burst (c16): ${quietLags.length} events, p50 ${fmt(pct(quietLags, 50))} ms, p99 ${fmt(pct(quietLags, 99))} ms (goal p99 <= 1000); noisy delivered ${noisy.deliveredAt.size}/${NOISY}`,
-  );
-
-  await Promise.all(receivers.map((r) => r.close()));
+  printDeliveryLags(f);
   await pipeline.stop();
+  return f;
+}
+
+/** The latency lines of measureDelivery's figures. */
+export function printDeliveryLags(f: DeliveryFigures) {
+  console.log(`  burst write-to-delivery:                         p50 ${fmt(f.burstP50)} ms, p99 ${fmt(f.burstP99)} ms (goal <= 500 / 1500)`);
+  console.log(
+    `  quiet account during a ${f.noisy}-ticket burst (c16): ${f.quietCount} events, p50 ${fmt(f.quietP50)} ms, p99 ${fmt(f.quietP99)} ms (goal p99 <= 1000); noisy delivered ${f.noisyDelivered}/${f.noisy}`,
+  );
 }
 
 if (process.argv[1]?.endsWith('bench/pipeline.ts')) {
