@@ -11,7 +11,7 @@
  *     and latency through the local gateway, beside the bare call of its
  *     access pattern run in a process of its own (with and without the
  *     authorizer cache), and GET-ticket throughput at concurrency 16;
- *   - automations, group distribution, and each function's bundle size and
+ *   - automations, group distribution, search and ticket views as an account grows 30x (bench/growth.ts), and each function's bundle size and
  *     cold import time;
  *
  * and last, one table of the issue's goals beside this run's figures.
@@ -30,7 +30,7 @@ import { startBenchStack } from './stack.ts';
 import { LOCAL_TABLE } from '../local/stack.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
-/** BENCH_ONLY=requests|endpoints|automations|groups|pipeline|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
+/** BENCH_ONLY=requests|endpoints|automations|groups|pipeline|growth|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
 const ONLY = process.env.BENCH_ONLY;
 const WARMUP = 20;
 
@@ -264,6 +264,19 @@ if (!ONLY || ONLY === 'groups') {
   console.log('\nGroup distribution (ticket create, DynamoDB requests and p50):\n');
   const gw2 = groupRows[0].map((_, i) => Math.max(...groupRows.map((r) => r[i].length)));
   for (const r of groupRows) console.log(r.map((c, i) => c.padEnd(gw2[i])).join('  '));
+}
+
+if (!ONLY || ONLY === 'growth') {
+  // Issue 20: search and the ticket views as one account grows 30x (items read and requests, beside the time).
+  const { runGrowthBench } = await import('./growth.ts');
+  await runGrowthBench({
+    call,
+    store,
+    createAccount: async () => {
+      const a = await accounts.createAccount({ name: 'Growth', plan: 'enterprise', ownerEmail: 'owner@growth.example' });
+      return { accountId: a.accountId, ownerId: a.owner.id, apiKey: a.apiKey };
+    },
+  });
 }
 
 // Bundles: what each function ships (the bundles this stack ran: local/lambda/build.ts, with cdk synth's esbuild options)
