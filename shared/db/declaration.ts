@@ -45,35 +45,28 @@ export function template(source: string): Template {
   }
   if (at < source.length) parts.push(source.slice(at));
   const fields = parts.filter((p): p is Exclude<Part, string> => typeof p !== 'string').map((p) => p.field);
+  /** The key's text for these values, up to the first placeholder without one. */
+  const fill = (values: object) => {
+    let text = '';
+    for (const p of parts) {
+      if (typeof p === 'string') {
+        text += p;
+        continue;
+      }
+      const v = (values as Record<string, unknown>)[p.field];
+      if (v === undefined || v === null) return { text, complete: false };
+      text += p.format ? FORMATS[p.format](String(v)) : String(v);
+    }
+    return { text, complete: true };
+  };
   const t: Template = {
     source,
     fields,
     prefix: typeof parts[0] === 'string' ? parts[0] : '',
-    prefixOf(values) {
-      let out = '';
-      for (const p of parts) {
-        if (typeof p === 'string') {
-          out += p;
-          continue;
-        }
-        const v = (values as Record<string, unknown>)[p.field];
-        if (v === undefined || v === null) return out;
-        out += p.format ? FORMATS[p.format](String(v)) : String(v);
-      }
-      return out;
-    },
+    prefixOf: (values) => fill(values).text,
     build(values) {
-      let out = '';
-      for (const p of parts) {
-        if (typeof p === 'string') {
-          out += p;
-          continue;
-        }
-        const v = (values as Record<string, unknown>)[p.field];
-        if (v === undefined || v === null) return undefined;
-        out += p.format ? FORMATS[p.format](String(v)) : String(v);
-      }
-      return out;
+      const { text, complete } = fill(values);
+      return complete ? text : undefined;
     },
   };
   templates.set(source, t);
