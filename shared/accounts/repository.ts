@@ -67,7 +67,8 @@ export async function createAccount(account: AccountRecord, owner: UserRecord, k
   await transactWrite([
     accounts.put(account, conditions.absent()),
     ...createOwnerWrites({ ...owner, apiKeyHashes: new Set([key.hash]) }),
-    ...putApiKeyWrites(key, { role: owner.role, status: owner.status, plan: account.plan }),
+    // The owner's first key carries the account's usage key too, as every later key does (putApiKey).
+    ...putApiKeyWrites(key, { role: owner.role, status: owner.status, plan: account.plan, ...(account.usageKeyValue ? { usageKeyValue: account.usageKeyValue } : {}) }),
   ]);
 }
 

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import * as accountsRepo from '#shared/accounts/repository.ts';
 import * as accounts from '#shared/accounts/service.ts';
+import { hashApiKey } from '#shared/auth/api-keys.ts';
 import type { Plan } from '#shared/auth/principal.ts';
 import { newId } from '#shared/ids.ts';
 import { changePlan, provisionAccount, type AccountsPort, type GatewayPort } from '../../scripts/usage-plans.ts';
@@ -74,6 +75,14 @@ const failingCreate: typeof accounts.createAccount = async () => {
 };
 
 describe('create-account on a deployed stack: key in its plan before the account exists', () => {
+  it("the owner's first API key is throttled by the account's usage key from its first request", async () => {
+    const gw = new FakeGateway();
+    const created = await provisionAccount(gw, accounts.createAccount, input('paid'));
+    const lookup = await accountsRepo.getApiKeyByHash(hashApiKey(created.apiKey));
+    expect(lookup?.usageKeyValue).toBe((await accountsRepo.getAccount(created.accountId))!.usageKeyValue);
+    expect(lookup?.usageKeyValue).toEqual(expect.any(String));
+  });
+
   it.each(['createKey', 'planId', 'addKeyToPlan'] as Step[])('a failure at %s leaves no account and no key; running again succeeds', async (step) => {
     const gw = new FakeGateway();
     const inp = input('paid');
