@@ -40,24 +40,26 @@ export class StaleGroupError extends ConflictError {}
 /** A counter or user a distribution relied on changed; the distribution is planned again. */
 export class DistributionRaceError extends ConflictError {}
 
+const GROUP_FIELDS = [
+  'id',
+  'accountId',
+  'name',
+  'description',
+  'isPrivate',
+  'distributionMode',
+  'leadUserId',
+  'maxOpenTickets',
+  'maxOpenTicketsGlobal',
+  'isActive',
+  'members',
+  'createdAt',
+  'updatedAt',
+  'version',
+  'deletingAt',
+] as const satisfies readonly (keyof GroupRecord)[];
+
 const groups = bindEntity<GroupRecord>(ENTITIES.group, {
-  fields: [
-    'id',
-    'accountId',
-    'name',
-    'description',
-    'isPrivate',
-    'distributionMode',
-    'leadUserId',
-    'maxOpenTickets',
-    'maxOpenTicketsGlobal',
-    'isActive',
-    'members',
-    'createdAt',
-    'updatedAt',
-    'version',
-    'deletingAt',
-  ],
+  fields: GROUP_FIELDS,
   extra: (g) => ({ memberCount: Object.keys(g.members).length }),
   normalize: ({ deletingAt, members, ...g }) => ({ ...g, members: members ?? {}, ...(deletingAt ? { deletingAt } : {}) }),
 });
@@ -79,24 +81,8 @@ interface GroupTicketRecord {
 const groupTickets = bindEntity<GroupTicketRecord>(ENTITIES.groupTicket, { fields: ['groupId', 'ticketId'] });
 const waitingTickets = bindEntity<GroupTicketRecord>(ENTITIES.groupWaiting, { fields: ['groupId', 'ticketId'] });
 
-/** Attributes of a group without its member map (lists). */
-const SUMMARY = [
-  'id',
-  'accountId',
-  'name',
-  'description',
-  'isPrivate',
-  'distributionMode',
-  'leadUserId',
-  'maxOpenTickets',
-  'maxOpenTicketsGlobal',
-  'isActive',
-  'createdAt',
-  'updatedAt',
-  'version',
-  'deletingAt',
-  'memberCount',
-] as const;
+/** Attributes of a group without its member map, with its count instead (lists). */
+const SUMMARY = [...GROUP_FIELDS.filter((f) => f !== 'members'), 'memberCount'];
 
 /** Get a group (consistent: distribution decisions and member changes start from it). */
 export async function getGroup(accountId: string, groupId: string): Promise<GroupRecord | null> {
