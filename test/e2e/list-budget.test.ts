@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { READ_BUDGET } from '#shared/db/query.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
-import { as, TICKETS, walk, type Desk } from '../support/desk.ts';
+import { as, storeTickets, ticketRecord, TICKETS, walk, type Desk } from '../support/desk.ts';
 
 /**
  * Bounded work per request: a filtered cursor list that no view serves
@@ -25,32 +25,12 @@ beforeAll(async () => {
   admin = as(client, acct.ownerKey);
   [agentId, loneId] = await Promise.all([acct.addUser('member'), acct.addUser('member')]).then((us) => us.map((u) => u.id));
   // Stored straight into the table in batches (2,300 API calls would dominate the run); ids are time-ordered.
-  const { batchPut } = await import('#shared/db/query.ts');
-  const { replaceTicketWrite } = await import('#shared/tickets/repository.ts');
-  const { newId } = await import('#shared/ids.ts');
-  const created = Array.from({ length: TOTAL }, (_, n) => {
-    const at = new Date(Date.now() - (TOTAL - n) * 1000);
-    const assigneeId = n === 3 ? loneId : n % 131 === 5 ? agentId : null;
-    return {
-      id: newId('tkt', at.getTime()),
-      accountId: acct.accountId,
-      subject: `bulk ${n}`,
-      status: 'open',
-      priority: 'normal',
-      type: 'question',
-      assigneeId,
-      requesterEmail: null,
-      requesterName: null,
-      groupId: null,
-      tags: [],
-      customFields: [],
-      createdAt: at.toISOString(),
-      updatedAt: at.toISOString(),
-      version: 1,
-    } as const;
-  });
-  const items = created.map((t) => replaceTicketWrite(t as never, 0).item.Put!.Item!);
-  await batchPut(items, { concurrency: 8 });
+  const created = await Promise.all(
+    Array.from({ length: TOTAL }, (_, n) =>
+      ticketRecord(acct.accountId, new Date(Date.now() - (TOTAL - n) * 1000), { subject: `bulk ${n}`, assigneeId: n === 3 ? loneId : n % 131 === 5 ? agentId : null }),
+    ),
+  );
+  await storeTickets(created);
   const newestFirst = [...created].sort((a, b) => (a.id < b.id ? 1 : -1));
   matches = newestFirst.filter((t) => t.assigneeId === agentId).map((t) => t.id);
   loneMatch = newestFirst.find((t) => t.assigneeId === loneId)!.id;

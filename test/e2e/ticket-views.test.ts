@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
-import { as, TICKETS, walk, type Desk } from '../support/desk.ts';
+import { as, storeTickets, ticketRecord, TICKETS, walk, type Desk, type Json } from '../support/desk.ts';
 import { useStoreProxy } from '../support/store-proxy.ts';
 
 /**
@@ -18,47 +18,17 @@ let agentId: string;
 let otherId: string;
 let seeded = 0;
 
-/** Store tickets straight into the table as the repository writes them (thousands of API calls would dominate the run). */
-async function seedTickets(tickets: Record<string, unknown>[]) {
-  const { batchPut } = await import('#shared/db/query.ts');
-  const { replaceTicketWrite } = await import('#shared/tickets/repository.ts');
-  const items = tickets.map((t) => replaceTicketWrite(t as never, 0).item.Put!.Item!);
-  await batchPut(items, { concurrency: 8 });
-}
+const ticket = (over: Record<string, unknown>) => ticketRecord(acct.accountId, new Date(Date.now() - 86_400_000 + seeded++ * 10), { assigneeId: otherId, ...over });
+const filler = (n: number): Promise<Json[]> => Promise.all(Array.from({ length: n }, (_, i) => ticket({ assigneeId: i % 3 ? otherId : null })));
 
-async function ticket(over: Record<string, unknown>) {
-  const { newId } = await import('#shared/ids.ts');
-  const at = new Date(Date.now() - 86_400_000 + seeded++ * 10);
-  return {
-    id: newId('tkt', at.getTime()),
-    accountId: acct.accountId,
-    subject: `bulk ${seeded}`,
-    status: 'open',
-    priority: 'normal',
-    type: 'question',
-    assigneeId: otherId,
-    requesterEmail: null,
-    requesterName: null,
-    groupId: null,
-    tags: [],
-    customFields: [],
-    createdAt: at.toISOString(),
-    updatedAt: at.toISOString(),
-    version: 1,
-    ...over,
-  };
-}
-
-const filler = (n: number) => Promise.all(Array.from({ length: n }, (_, i) => ticket({ assigneeId: i % 3 ? otherId : null })));
-
-let oldest: Record<string, unknown>;
+let oldest: Json;
 beforeAll(async () => {
   acct = await createTestAccount();
   d = as(client, acct.ownerKey);
   [agentId, otherId] = await Promise.all([acct.addUser('member'), acct.addUser('member')]).then((us) => us.map((u) => u.id));
   // The one ticket each view below matches: the oldest of the account.
   oldest = await ticket({ status: 'pending', priority: 'urgent', assigneeId: agentId });
-  await seedTickets([oldest, ...(await filler(99))]);
+  await storeTickets([oldest, ...(await filler(99))]);
 }, 120_000);
 
 const VIEWS = [
@@ -88,7 +58,7 @@ describe('ticket views read in proportion to the page (decisions §13)', () => {
   it('from 100 to 3,000 tickets, each view finds the oldest match in the first request, with the same items read and requests', async () => {
     const small = new Map<string, Awaited<ReturnType<typeof measure>>>();
     for (const v of VIEWS) small.set(v, await measure(v));
-    await seedTickets(await filler(2_900));
+    await storeTickets(await filler(2_900));
     for (const v of VIEWS) {
       const large = await measure(v);
       expect(large.itemsRead, v).toBeLessThanOrEqual(small.get(v)!.itemsRead);

@@ -95,17 +95,14 @@ export function linkParams(link: string): { path: string; params: Record<string,
   return { path: u.pathname, params: Object.fromEntries(u.searchParams) };
 }
 
-/** Write a ticket straight through the repository (e.g. a closed one, which only automations may produce). */
-export async function insertTicketRecord(accountId: string, overrides: Record<string, unknown> = {}): Promise<Json> {
-  const repo = await import('#shared/tickets/repository.ts');
+/** A ticket as the repository stores it, created at `at` (ids are time-ordered); `overrides` set any field. */
+export async function ticketRecord(accountId: string, at = new Date(), overrides: Record<string, unknown> = {}) {
   const { newId } = await import('#shared/ids.ts');
-  const now = new Date();
-  const at = now.toISOString();
-  const record = {
-    id: newId('tkt', now.getTime()),
+  return {
+    id: newId('tkt', at.getTime()),
     accountId,
-    subject: 'Closed by automation',
-    status: 'closed',
+    subject: 'Stored directly',
+    status: 'open',
     priority: 'normal',
     type: 'question',
     assigneeId: null,
@@ -114,11 +111,27 @@ export async function insertTicketRecord(accountId: string, overrides: Record<st
     groupId: null,
     tags: [],
     customFields: [],
-    createdAt: at,
-    updatedAt: at,
+    createdAt: at.toISOString(),
+    updatedAt: at.toISOString(),
     version: 1,
     ...overrides,
-  } as Parameters<typeof repo.createTicket>[0];
+  } as Json;
+}
+
+/** Store tickets straight into the table as the repository writes them (a large account without thousands of API calls). */
+export async function storeTickets(records: Json[]): Promise<void> {
+  const { replaceTicketWrite } = await import('#shared/tickets/repository.ts');
+  const { batchPut } = await import('#shared/db/query.ts');
+  await batchPut(
+    records.map((t) => replaceTicketWrite(t, 0).item.Put!.Item!),
+    { concurrency: 8 },
+  );
+}
+
+/** Write a ticket straight through the repository (e.g. a closed one, which only automations may produce). */
+export async function insertTicketRecord(accountId: string, overrides: Record<string, unknown> = {}): Promise<Json> {
+  const repo = await import('#shared/tickets/repository.ts');
+  const record = await ticketRecord(accountId, new Date(), { subject: 'Closed by automation', status: 'closed', ...overrides });
   await repo.createTicket(record, []);
   const { accountId: _a, version: _v, ...dto } = record;
   return dto;
