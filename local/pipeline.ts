@@ -12,6 +12,7 @@
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record as StreamRecord, type ShardIteratorType } from '@aws-sdk/client-dynamodb-streams';
 import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { serveInProcess, sqsCalls, type SqsCalls } from './sqs-calls.ts';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -56,7 +57,15 @@ export async function startLocalSqs(port: number, opts: { s3Dir?: string; dataDi
       sqs.destroy();
     }
   }
-  return { endpoint: server.address, stop: () => server.stop() };
+  // The stack's own calls to it (the bus, the pollers) go to it in process (local/sqs-calls.ts).
+  const unserve = await serveInProcess(server);
+  return {
+    endpoint: server.address,
+    stop: () => {
+      unserve();
+      return server.stop();
+    },
+  };
 }
 
 /** The queue settings this process's own tools read (dead-letter listing, redrive, tests' fixtures). */
@@ -278,7 +287,7 @@ function toSqsRecord(m: Message, arn: string, region: string): SQSRecord {
 }
 
 /** Invoke a queue's consumer with received messages, as Lambda does: what it does not report failed is deleted. */
-async function consumeBatch(sqs: SQSClient, def: PollerQueue, url: string, arn: string, region: string, handler: SqsHandler, messages: Message[]): Promise<void> {
+async function consumeBatch(sqs: SqsCalls, def: PollerQueue, url: string, arn: string, region: string, handler: SqsHandler, messages: Message[]): Promise<void> {
   let failed: Set<string>;
   try {
     const res = await handler({ Records: messages.map((m) => toSqsRecord(m, arn, region)) });
@@ -302,7 +311,7 @@ abstract class SqsPoller {
   protected loops: Promise<void>[] = [];
 
   constructor(
-    protected readonly sqs: SQSClient,
+    protected readonly sqs: SqsCalls,
     protected readonly def: PollerQueue,
     protected readonly url: string,
     protected readonly region: string,
@@ -624,7 +633,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
   const ddb = new DynamoDBClient({ region, endpoint: opts.dynamodbEndpoint, credentials });
   const streams = new DynamoDBStreamsClient({ region, endpoint: opts.dynamodbEndpoint, credentials });
-  const sqs = new SQSClient({ region, endpoint: opts.sqsEndpoint, credentials });
+  const sqs = sqsCalls(opts.sqsEndpoint, region);
   const { lambda } = opts;
   const d = lambda.deployment;
   const accounts = opts.accounts;
@@ -697,7 +706,10 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     async stop() {
       timers.forEach(clearInterval);
       await stream.stop();
-      await Promise.all(pollers.map((p) => p.stop()));
+      const stopping = pollers.map((p) => p.stop());
+      // In process, the pending long polls end now rather than within their wait (a message they take is handled).
+      sqs.wakeReceives();
+      await Promise.all(stopping);
       ddb.destroy();
       streams.destroy();
       sqs.destroy();

@@ -1,0 +1,132 @@
+/**
+ * The local stack's own SQS calls: the bus delivering to its rules' target
+ * queues and the pollers that stand in for Lambda's event-source mappings.
+ * In AWS neither is our code or our CPU. Locally they ran as SDK calls over
+ * HTTP to fauxqs, which runs in the same process: per created ticket some 14
+ * signed requests, parsed again on the other side, most of the stack's own
+ * CPU per create (issue 21, docs/performance.md).
+ *
+ * When the queues' fauxqs runs in this process, the same calls go straight to
+ * its request handlers (the functions its HTTP router calls with the parsed
+ * body) on its store: the same validation, the same errors (SqsError, with
+ * the code SQS answers), the same persistence and visibility rules, without
+ * the SDK and HTTP in between. The functions' own SQS calls (a consumer
+ * scheduling a retry, the admin CLI) still go over HTTP: that is deployed code.
+ * Another fauxqs version, whose handlers are not where 2.4.1 keeps them, gets
+ * the SDK client as before.
+ */
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+  type ChangeMessageVisibilityBatchCommandOutput,
+  type DeleteMessageBatchCommandOutput,
+  type ReceiveMessageCommandOutput,
+  type SendMessageCommandOutput,
+} from '@aws-sdk/client-sqs';
+import type { FauxqsServer } from 'fauxqs';
+
+/** The SQS calls the bus and the pollers make: an SQSClient, or fauxqs's handlers in process. */
+export interface SqsCalls {
+  send(command: ReceiveMessageCommand): Promise<ReceiveMessageCommandOutput>;
+  send(command: DeleteMessageBatchCommand): Promise<DeleteMessageBatchCommandOutput>;
+  send(command: ChangeMessageVisibilityBatchCommand): Promise<ChangeMessageVisibilityBatchCommandOutput>;
+  send(command: SendMessageCommand): Promise<SendMessageCommandOutput>;
+  /** Wake every receive waiting in process (stopping: a long poll need not run out). */
+  wakeReceives(): void;
+  destroy(): void;
+}
+
+type Handler = (body: unknown, store: unknown) => unknown;
+interface FauxqsStore {
+  queues: Map<string, { cancelWaiters(): void }>;
+}
+
+const handlerFile = (name: string) => new URL(`./sqs/actions/${name}.js`, import.meta.resolve('fauxqs')).href;
+
+/** fauxqs's handlers by the SDK command they answer; undefined on a fauxqs that does not have them. */
+async function loadHandlers(): Promise<Map<Function, Handler> | undefined> {
+  const names = [
+    [ReceiveMessageCommand, 'receiveMessage'],
+    [DeleteMessageBatchCommand, 'deleteMessageBatch'],
+    [ChangeMessageVisibilityBatchCommand, 'changeMessageVisibilityBatch'],
+    [SendMessageCommand, 'sendMessage'],
+  ] as const;
+  try {
+    const handlers = new Map<Function, Handler>();
+    for (const [command, name] of names) {
+      const fn = ((await import(handlerFile(name))) as Record<string, unknown>)[name];
+      if (typeof fn !== 'function') return undefined;
+      handlers.set(command, fn as Handler);
+    }
+    return handlers;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The store behind a running fauxqs. fauxqs does not export it; its server's
+ * `inspectQueue` calls the store's own method, which is watched for that one call.
+ */
+async function storeOf(server: FauxqsServer): Promise<FauxqsStore | undefined> {
+  try {
+    const { SqsStore } = (await import(new URL('./sqs/sqsStore.js', import.meta.resolve('fauxqs')).href)) as { SqsStore?: { prototype: Record<string, unknown> } };
+    const proto = SqsStore?.prototype as { inspectQueue?: (this: FauxqsStore, name: string) => unknown } | undefined;
+    const original = proto?.inspectQueue;
+    if (!proto || typeof original !== 'function') return undefined;
+    let store: FauxqsStore | undefined;
+    proto.inspectQueue = function inspectQueue(name) {
+      store = this;
+      return original.call(this, name);
+    };
+    try {
+      server.inspectQueue('');
+    } finally {
+      proto.inspectQueue = original;
+    }
+    return store && store.queues instanceof Map ? store : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The fauxqs servers of this process, by endpoint. */
+const inProcess = new Map<string, SqsCalls>();
+
+/** Make a fauxqs started in this process reachable in process at its endpoint (local/pipeline.ts, startLocalSqs). */
+export async function serveInProcess(server: FauxqsServer): Promise<() => void> {
+  const [handlers, store] = await Promise.all([loadHandlers(), storeOf(server)]);
+  if (!handlers || !store) return () => {};
+  const calls = {
+    async send(command: { input: unknown }) {
+      const handler = handlers.get(command.constructor);
+      if (!handler) throw new Error(`No in-process SQS handler for ${command.constructor.name}`);
+      try {
+        // A copy, as the wire would give: the handlers may keep or change what they are given.
+        return { $metadata: {}, ...((await handler(structuredClone(command.input), store)) as object) };
+      } catch (err) {
+        // Named by SQS's error code, as the SDK names the error it parses from the answer.
+        const code = (err as { code?: unknown }).code;
+        if (typeof code === 'string') (err as Error).name = code;
+        throw err;
+      }
+    },
+    wakeReceives: () => store.queues.forEach((q) => q.cancelWaiters()),
+    destroy: () => {},
+  } as SqsCalls;
+  inProcess.set(server.address, calls);
+  return () => {
+    if (inProcess.get(server.address) === calls) inProcess.delete(server.address);
+  };
+}
+
+/** The SQS calls to the emulator at `endpoint`: in process when it runs here, else an SDK client. */
+export function sqsCalls(endpoint: string, region: string): SqsCalls {
+  const local = inProcess.get(endpoint);
+  if (local) return local;
+  const client = new SQSClient({ region, endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  return { send: client.send.bind(client) as SqsCalls['send'], wakeReceives: () => {}, destroy: () => client.destroy() };
+}

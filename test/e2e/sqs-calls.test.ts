@@ -1,0 +1,58 @@
+/**
+ * The stack's own SQS calls (the bus, the pollers) run in process on fauxqs's
+ * handlers (local/sqs-calls.ts). They must answer as the HTTP API does: the
+ * same messages, and the same refusals SQS makes.
+ */
+import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startLocalSqs } from '../../local/pipeline.ts';
+import { sqsCalls } from '../../local/sqs-calls.ts';
+
+const sqs = await startLocalSqs(0);
+const http = new SQSClient({ region: 'us-east-1', endpoint: sqs.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const { QueueUrl } = await http.send(new (await import('@aws-sdk/client-sqs')).CreateQueueCommand({ QueueName: 'in-process-calls' }));
+afterAll(async () => {
+  http.destroy();
+  await sqs.stop();
+});
+
+describe('in-process SQS calls', () => {
+  const calls = sqsCalls(sqs.endpoint, 'us-east-1');
+
+  it('are in process for an emulator of this process, and an SDK client for another endpoint', () => {
+    expect(calls).toBe(sqsCalls(sqs.endpoint, 'us-east-1'));
+    expect(sqsCalls('http://127.0.0.1:1', 'us-east-1')).not.toBe(calls);
+  });
+
+  it('send, receive and delete the messages the HTTP API sees', async () => {
+    const sent = await calls.send(new SendMessageCommand({ QueueUrl, MessageBody: '{"a":1}' }));
+    const got = await http.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
+    expect(got.Messages?.map((m) => [m.MessageId, m.Body])).toEqual([[sent.MessageId, '{"a":1}']]);
+    const received = await calls.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'] }));
+    expect(received.Messages).toHaveLength(1);
+    expect(received.Messages![0].Attributes?.ApproximateReceiveCount).toBe('2');
+    await calls.send(new DeleteMessageBatchCommand({ QueueUrl, Entries: [{ Id: '0', ReceiptHandle: received.Messages![0].ReceiptHandle! }] }));
+    await calls.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl, Entries: [{ Id: '0', ReceiptHandle: received.Messages![0].ReceiptHandle!, VisibilityTimeout: 1 }] }));
+    const after = await http.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    expect(after.Messages).toBeUndefined();
+  });
+
+  it('refuse what SQS refuses, named by its error code', async () => {
+    await expect(calls.send(new SendMessageCommand({ QueueUrl, MessageBody: 'bad \uFFFF char' }))).rejects.toMatchObject({ name: 'InvalidMessageContents' });
+    await expect(calls.send(new SendMessageCommand({ QueueUrl, MessageBody: 'x'.repeat(1_048_577) }))).rejects.toMatchObject({ name: 'InvalidParameterValue' });
+    await expect(calls.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 11 }))).rejects.toMatchObject({ name: 'InvalidParameterValue' });
+    const eleven = Array.from({ length: 11 }, (_, i) => ({ Id: String(i), ReceiptHandle: 'x' }));
+    await expect(calls.send(new DeleteMessageBatchCommand({ QueueUrl, Entries: eleven }))).rejects.toMatchObject({ name: 'TooManyEntriesInBatchRequest' });
+    await expect(calls.send(new SendMessageCommand({ QueueUrl: `${sqs.endpoint}/000000000000/missing`, MessageBody: 'x' }))).rejects.toMatchObject({ name: 'QueueDoesNotExist' });
+  });
+
+  it('wake a waiting long poll at once', async () => {
+    const started = Date.now();
+    const waiting = calls.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 20 }));
+    await new Promise((r) => setTimeout(r, 50));
+    calls.wakeReceives();
+    expect((await waiting).Messages).toBeUndefined();
+    // A count, not a timing: the poll returned long before its 20 s wait (the test's own timeout is far below it).
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+});
