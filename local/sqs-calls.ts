@@ -47,7 +47,10 @@ interface FauxqsStore {
 const handlerFile = (name: string) => new URL(`./sqs/actions/${name}.js`, import.meta.resolve('fauxqs')).href;
 
 /** fauxqs's handlers by the SDK command they answer; undefined on a fauxqs that does not have them. */
-async function loadHandlers(): Promise<Map<Function, Handler> | undefined> {
+/** An SDK command class, as the key of its handler. */
+type CommandClass = abstract new (...args: never[]) => unknown;
+
+async function loadHandlers(): Promise<Map<CommandClass, Handler> | undefined> {
   const names = [
     [ReceiveMessageCommand, 'receiveMessage'],
     [DeleteMessageBatchCommand, 'deleteMessageBatch'],
@@ -55,7 +58,7 @@ async function loadHandlers(): Promise<Map<Function, Handler> | undefined> {
     [SendMessageCommand, 'sendMessage'],
   ] as const;
   try {
-    const handlers = new Map<Function, Handler>();
+    const handlers = new Map<CommandClass, Handler>();
     for (const [command, name] of names) {
       const fn = ((await import(handlerFile(name))) as Record<string, unknown>)[name];
       if (typeof fn !== 'function') return undefined;
@@ -77,9 +80,9 @@ async function storeOf(server: FauxqsServer): Promise<FauxqsStore | undefined> {
     const proto = SqsStore?.prototype as { inspectQueue?: (this: FauxqsStore, name: string) => unknown } | undefined;
     const original = proto?.inspectQueue;
     if (!proto || typeof original !== 'function') return undefined;
-    let store: FauxqsStore | undefined;
+    const seen: FauxqsStore[] = [];
     proto.inspectQueue = function inspectQueue(name) {
-      store = this;
+      seen.push(this);
       return original.call(this, name);
     };
     try {
@@ -87,7 +90,8 @@ async function storeOf(server: FauxqsServer): Promise<FauxqsStore | undefined> {
     } finally {
       proto.inspectQueue = original;
     }
-    return store && store.queues instanceof Map ? store : undefined;
+    const [store] = seen;
+    return store?.queues instanceof Map ? store : undefined;
   } catch {
     return undefined;
   }
@@ -102,7 +106,7 @@ export async function serveInProcess(server: FauxqsServer): Promise<() => void> 
   if (!handlers || !store) return () => {};
   const calls = {
     async send(command: { input: unknown }) {
-      const handler = handlers.get(command.constructor);
+      const handler = handlers.get(command.constructor as CommandClass);
       if (!handler) throw new Error(`No in-process SQS handler for ${command.constructor.name}`);
       try {
         // A copy, as the wire would give: the handlers may keep or change what they are given.
