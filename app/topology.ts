@@ -55,12 +55,21 @@ export interface QueueDef {
   /**
    * Messages carry the account as `MessageGroupId`, which makes the standard
    * queue an SQS fair queue: one account's backlog does not hold up another's.
-   * fauxqs ignores the group id, so the local pipeline schedules such a queue
-   * fairly itself (local/pipeline.ts).
+   * Our senders set it; a bus rule targeting the queue sets it from the event
+   * (BUS_MESSAGE_GROUP). fauxqs ignores the group id, so the local pipeline
+   * schedules such a queue fairly itself (local/pipeline.ts).
    */
   fair?: boolean;
   description: string;
 }
+
+/**
+ * The MessageGroupId a bus rule gives what it delivers to a fair queue: the
+ * event's account (an EventBridge dynamic path parameter, evaluated per event).
+ * Without it every bus-fed queue was first in, first out across accounts, so a
+ * quiet account's events waited behind a busy one's whole backlog (issue 21).
+ */
+export const BUS_MESSAGE_GROUP = '$.detail.accountId';
 
 /** Event-source concurrency of a queue that does not set its own. */
 export const DEFAULT_MAX_CONCURRENCY = 10;
@@ -97,6 +106,7 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
+    fair: true,
     description: 'Ticket events -> one delivery record and one delivery message per subscribed active webhook (idempotent by event id + webhook id)',
   },
   {
@@ -124,6 +134,7 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
+    fair: true,
     description: 'message.created -> response emails, user.invited -> invitations, through the email port',
   },
   {
@@ -133,6 +144,7 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
+    fair: true,
     description: 'organization.created -> company facts from the enrichment provider; organization.deleted -> unlink its remaining contacts',
   },
   {
@@ -142,6 +154,7 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
+    fair: true,
     description: 'ticket.created / ticket.updated -> the first matching automation applies its actions (events caused by automations are skipped)',
   },
   {
@@ -163,6 +176,7 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
+    fair: true,
     description: "Ticket events and message.created -> each ticket's SLA state (facts, applied policy, due index, breaches)",
   },
   {
@@ -186,6 +200,7 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 60,
     visibilityTimeoutSeconds: 360,
     maxReceiveCount: 5,
+    fair: true,
     description: "group.capacity.changed -> assign the groups' oldest waiting tickets (backfill); group.deleted -> detach its tickets, drop its counters",
   },
   {
@@ -198,6 +213,7 @@ export const QUEUES: readonly QueueDef[] = [
     maxReceiveCount: 5,
     urlEnv: 'ATTACHMENT_CLEANUP_QUEUE_URL',
     sendsTo: ['attachment-cleanup'],
+    fair: true,
     description: "ticket.deleted -> the ticket's messages and attachment records, then their objects in S3 (idempotent)",
   },
   {

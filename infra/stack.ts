@@ -36,7 +36,7 @@ import { PLAN_LIMITS, PLANS } from '#shared/auth/principal.ts';
 import { ALL_GSIS, COUNTER_TABLE, gsiKeys, OUTBOX_INDEX, STREAM_VIEW, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/db/table-definition.ts';
 import { METRICS } from '#shared/events/metrics.ts';
 import { metricDimensions } from '#shared/service.ts';
-import { DEFAULT_MAX_CONCURRENCY, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueName } from '#app/topology.ts';
+import { BUS_MESSAGE_GROUP, DEFAULT_MAX_CONCURRENCY, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueName } from '#app/topology.ts';
 import type { StageConfig } from './config.ts';
 import { BusSubscribers } from './bus-subscribers.ts';
 import { bundles } from './imports.ts';
@@ -214,7 +214,15 @@ export class SupportDeskStack extends Stack {
           eventBus: this.bus,
           description: r.description,
           eventPattern: { source: [...r.pattern.source], ...(r.pattern['detail-type'] ? { detailType: [...r.pattern['detail-type']] } : {}) },
-          targets: [new SqsQueue(queues[r.queue], { deadLetterQueue: ruleTargetDlq, retryAttempts: 185, maxEventAge: Duration.hours(24) })],
+          targets: [
+            new SqsQueue(queues[r.queue], {
+              deadLetterQueue: ruleTargetDlq,
+              retryAttempts: 185,
+              maxEventAge: Duration.hours(24),
+              // A fair queue: each account is its own message group.
+              ...(QUEUES.find((q) => q.name === r.queue)?.fair ? { messageGroupId: BUS_MESSAGE_GROUP } : {}),
+            }),
+          ],
         }),
       );
     }

@@ -394,14 +394,16 @@ export interface Buffered {
 }
 
 /**
- * The message group of a fair queue's message. Every message we send to one
- * carries the account as MessageGroupId and in its body; fauxqs drops the
- * group id of a standard queue's message, so the body's `accountId` stands in
- * (a message without one is its own group, as in SQS).
+ * The message group of a fair queue's message. Every message sent to one
+ * carries the account as MessageGroupId: ours carry it in their body too, and
+ * a bus rule's takes it from the event (BUS_MESSAGE_GROUP, the body's
+ * `detail.accountId`). fauxqs drops the group id of a standard queue's
+ * message, so the body stands in (a message without one is its own group, as in SQS).
  */
 export function groupOf(m: Message): string {
   try {
-    const accountId = (JSON.parse(m.Body ?? '') as { accountId?: unknown }).accountId;
+    const body = JSON.parse(m.Body ?? '') as { accountId?: unknown; detail?: { accountId?: unknown } };
+    const accountId = body.accountId ?? body.detail?.accountId;
     if (typeof accountId === 'string' && accountId) return accountId;
   } catch {
     // not JSON: its own group

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SupportDeskStack } from '../../infra/stack.ts';
 import { testStage } from '../support/stage.ts';
 import { OUTBOX_INDEX } from '#shared/db/table-definition.ts';
-import { DEFAULT_MAX_CONCURRENCY, OUTBOX_PUBLISHER, QUEUES, RULES } from '#app/topology.ts';
+import { BUS_MESSAGE_GROUP, DEFAULT_MAX_CONCURRENCY, OUTBOX_PUBLISHER, QUEUES, RULES } from '#app/topology.ts';
 
 // The event spine's durability settings in AWS (decisions §7): nothing dropped, nothing holding up the rest.
 let template: Template;
@@ -28,6 +28,14 @@ describe('event pipeline in the CDK app', () => {
     const failed = resources('AWS::CloudWatch::Alarm').filter((a) => a.Properties.MetricName === 'FailedInvocations');
     expect(failed).toHaveLength(RULES.length);
     for (const a of failed) expect(a.Properties).toMatchObject({ Namespace: 'AWS/Events', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+  });
+
+  it('makes each account its own message group of every fair queue a rule delivers to (SQS fair queues)', () => {
+    const rules = resources('AWS::Events::Rule').filter((r) => r.Properties.EventPattern);
+    const fair = new Set(QUEUES.filter((q) => q.fair).map((q) => q.name));
+    expect(RULES.every((r) => fair.has(r.queue))).toBe(true);
+    for (const rule of rules) for (const target of rule.Properties.Targets) expect(target.SqsParameters).toEqual({ MessageGroupId: BUS_MESSAGE_GROUP });
+    expect(BUS_MESSAGE_GROUP).toBe('$.detail.accountId');
   });
 
   it('bounds the stream retries with maxRecordAge (the sweeper covers what it skips) and never blocks on a report', () => {

@@ -55,7 +55,10 @@ describe('local fair queue scheduling (SQS fair queues, emulated)', () => {
 
   it('groups by the account in the body; anything else is its own group', () => {
     expect(groupOf(msg('1', { accountId: 'acc_1', deliveryId: 'dlv_1' }))).toBe('acc_1');
+    // What a bus rule delivers: the EventBridge envelope, the account in its detail.
+    expect(groupOf(msg('4', { version: '0', 'detail-type': 'ticket.created', detail: { accountId: 'acc_2', event: 'ticket.created' } }))).toBe('acc_2');
     expect(groupOf(msg('2', 'not json'))).toBe('message:2');
+    expect(groupOf(msg('5', 'null'))).toBe('message:5');
     expect(groupOf(msg('3', { accountId: 42 }))).toBe('message:3');
   });
 });
