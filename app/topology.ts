@@ -327,8 +327,12 @@ export const OUTBOX_PUBLISHER = {
    */
   maxRecordAgeSeconds: 15 * 60,
   retryAttempts: 100,
-  /** Concurrent batches per stream shard (event order across tenants does not matter; consumers deduplicate). */
-  parallelizationFactor: 4,
+  /**
+   * Concurrent batches per stream shard (event order across tenants does not matter; consumers deduplicate).
+   * The maximum, 10: a batch mostly waits on PutEvents and the outbox deletes, and under a burst 4 batches in
+   * flight let the stream fall seconds behind the writes (issue 21, docs/performance.md).
+   */
+  parallelizationFactor: 10,
   /** Lambda event filter: only new outbox items wake the publisher. */
   filterPattern: { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['outbox'] } } } },
   /** The sweeper runs every minute and republishes outbox items older than this. */

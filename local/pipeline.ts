@@ -17,6 +17,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBat
 import { startFauxqs } from 'fauxqs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_MAX_CONCURRENCY, dlqName, OUTBOX_PUBLISHER, QUEUES, SCHEDULES, type QueueName } from '#app/topology.ts';
+import { TABLE_KEYS } from '#shared/db/table-definition.ts';
 import { randomUUID } from 'node:crypto';
 import type { LocalLambda } from './lambda/index.ts';
 import { LOCAL_ACCOUNT, localQueueUrl } from './lambda/index.ts';
@@ -78,6 +79,9 @@ export function pipelineEnvVars(sqsEndpoint: string): Record<string, string> {
   return vars;
 }
 
+/** GetRecords' largest Limit. */
+const GET_RECORDS_MAX = 1000;
+
 /** The longest pause between reads of an idle stream: the first event after a quiet spell waits at most this long. */
 const IDLE_STREAM_MAX_MS = 500;
 
@@ -97,16 +101,29 @@ function toLambdaRecord(r: StreamRecord, streamArn: string, region: string): Dyn
   };
 }
 
+/** A stable small hash of a record's partition key: its lane under a ParallelizationFactor. */
+export function laneOf(r: DynamoDBRecord, lanes: number): number {
+  const key = JSON.stringify(r.dynamodb?.Keys?.[TABLE_KEYS.partitionKey] ?? null);
+  let h = 2166136261;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619);
+  return (h >>> 0) % lanes;
+}
+
+/** Records a parallel stream poller holds read but not yet handed over, at most (then it waits before reading on). */
+const STREAM_BUFFER = 2_000;
+
 /**
  * Polls every shard of the table's stream and feeds the handler, like a
  * Lambda stream mapping. With `parallel` 1 it is strictly in order, one shard
  * batch at a time, and a reported failure (or a throw) re-reads the shard from
  * the failed record (ReportBatchItemFailures). With `parallel` N (the
- * mapping's ParallelizationFactor) up to N batches of a shard are handled at
- * once while the next is read, and a failed batch is retried on its own a few
- * times, then left behind as maxRecordAge would (the outbox sweeper covers it):
- * a slow handler no longer makes every later record wait for it. New shards
- * are picked up as DynamoDB rolls them.
+ * mapping's ParallelizationFactor) it works as Lambda does: the records go to
+ * N lanes by their partition key, each lane hands its records over in order,
+ * one batch at a time, and the lanes run side by side while the shard is read
+ * on. An account's items share a partition key, so one account's backlog
+ * holds up its own lane only, never a quiet account's events. A failed batch
+ * is retried on its own a few times, then left behind as maxRecordAge would
+ * (the outbox sweeper covers it). New shards are picked up as DynamoDB rolls them.
  */
 class StreamPoller {
   private shards = new Map<string, { iterator?: string; lastSeq?: string }>();
@@ -115,6 +132,10 @@ class StreamPoller {
   private loop?: Promise<void>;
   private streamArn = '';
   private readonly inFlight = new Set<Promise<void>>();
+  /** Parallel mode: each lane's records not yet handed over, and whether its worker runs. */
+  private readonly lanes: { pending: DynamoDBRecord[]; running: boolean }[] = [];
+  private buffered = 0;
+  private readers: (() => void)[] = [];
 
   constructor(
     private readonly ddb: DynamoDBClient,
@@ -145,6 +166,28 @@ class StreamPoller {
       }
       await sleep(200 * attempt);
     }
+  }
+
+  private lane(i: number) {
+    while (this.lanes.length <= i) this.lanes.push({ pending: [], running: false });
+    return this.lanes[i];
+  }
+
+  /** A lane's worker: its records in order, up to a batch at a time, until it has none left. */
+  private runLane(lane: { pending: DynamoDBRecord[]; running: boolean }) {
+    if (lane.running || !lane.pending.length) return;
+    lane.running = true;
+    const run = (async () => {
+      while (lane.pending.length) {
+        const batch = lane.pending.splice(0, this.batchSize);
+        this.buffered -= batch.length;
+        if (this.buffered < STREAM_BUFFER) this.readers.splice(0).forEach((wake) => wake());
+        await this.invoke({ Records: batch });
+      }
+      lane.running = false;
+    })();
+    this.inFlight.add(run);
+    void run.finally(() => this.inFlight.delete(run));
   }
 
   private async iterator(shardId: string, type: ShardIteratorType, seq?: string): Promise<string | undefined> {
@@ -224,23 +267,27 @@ class StreamPoller {
     }
     let out;
     try {
-      out = await this.streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: this.batchSize }));
+      // In parallel mode a read takes what the shard has (up to GetRecords' maximum) and batches what passes the
+      // filter, as Lambda batches filtered records: most of the table's records are not outbox items, and reading
+      // batchSize raw records at a time handed the publisher batches of a few events each (issue 21).
+      out = await this.streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: this.parallel > 1 ? GET_RECORDS_MAX : this.batchSize }));
     } catch (err) {
       if ((err as Error).name !== 'ExpiredIteratorException') throw err;
       shard.iterator = await this.iterator(id, shard.lastSeq ? 'AFTER_SEQUENCE_NUMBER' : 'LATEST', shard.lastSeq);
       return false;
     }
     const all = out.Records ?? [];
-    const records = all.filter((r) => this.filter(toLambdaRecord(r, this.streamArn, this.region)));
+    const records = all.map((r) => toLambdaRecord(r, this.streamArn, this.region)).filter(this.filter);
     if (records.length && this.parallel > 1) {
-      const run = this.invoke({ Records: records.map((r) => toLambdaRecord(r, this.streamArn, this.region)) });
-      this.inFlight.add(run);
-      void run.finally(() => this.inFlight.delete(run));
-      while (this.inFlight.size >= this.parallel) await Promise.race(this.inFlight);
+      for (const r of records) this.lane(laneOf(r, this.parallel)).pending.push(r);
+      this.buffered += records.length;
+      this.lanes.forEach((lane) => this.runLane(lane));
+      // Bounded read-ahead: with this much handed to the lanes and not yet taken, wait for them.
+      while (this.buffered >= STREAM_BUFFER) await new Promise<void>((resolve) => this.readers.push(resolve));
     } else if (records.length) {
       let failedSeq: string | undefined;
       try {
-        const res = await this.handler({ Records: records.map((r) => toLambdaRecord(r, this.streamArn, this.region)) });
+        const res = await this.handler({ Records: records });
         failedSeq = res?.batchItemFailures?.[0]?.itemIdentifier;
       } catch (err) {
         log('stream poller: handler failed; retrying the batch', { err: (err as Error).message });

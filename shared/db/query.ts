@@ -200,9 +200,10 @@ export async function batchGet(keys: Key[], opts: { consistent?: boolean } = {})
   return items;
 }
 
-/** BatchWriteItem requests, 25 per call (`concurrency` calls at once), retrying what DynamoDB left unprocessed with backoff. */
-async function batchWrite(requests: readonly unknown[], concurrency = 1): Promise<void> {
-  const chunks = Array.from({ length: Math.ceil(requests.length / 25) }, (_, i) => requests.slice(i * 25, i * 25 + 25));
+/** BatchWriteItem requests, `perCall` (at most 25) per call and `concurrency` calls at once, retrying what DynamoDB left unprocessed with backoff. */
+async function batchWrite(requests: readonly unknown[], concurrency = 1, perCall = 25): Promise<void> {
+  const size = Math.min(25, Math.max(1, perCall));
+  const chunks = Array.from({ length: Math.ceil(requests.length / size) }, (_, i) => requests.slice(i * size, i * size + size));
   const next = async (): Promise<void> => {
     for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
       let pending: unknown[] = chunk;
@@ -220,7 +221,12 @@ async function batchWrite(requests: readonly unknown[], concurrency = 1): Promis
  * Delete items by key (a missing item counts as deleted). For background
  * clean-ups whose items nothing reads any more; not a transaction.
  */
-export const batchDelete = (keys: readonly Key[]): Promise<void> => batchWrite(keys.map((Key) => ({ DeleteRequest: { Key } })));
+export const batchDelete = (keys: readonly Key[], opts: { concurrency?: number; perCall?: number } = {}): Promise<void> =>
+  batchWrite(
+    keys.map((Key) => ({ DeleteRequest: { Key } })),
+    opts.concurrency,
+    opts.perCall,
+  );
 
 /**
  * Put whole items, unconditionally; not a transaction. For loading data that
