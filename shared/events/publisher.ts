@@ -110,7 +110,11 @@ async function putBatch(bus: EventBusPort, batch: OutboxRecord[], fates: Map<Out
  * retried by the stream, and the sweeper republishes what it leaves (at
  * least once, never lost).
  */
-const deletePublished = (records: OutboxRecord[]): Promise<void> => batchDelete(records.map((r) => outboxItems.key(r)), { perCall: 10, concurrency: 10 });
+const deletePublished = (records: OutboxRecord[]): Promise<void> =>
+  batchDelete(
+    records.map((r) => outboxItems.key(r)),
+    { perCall: 10, concurrency: 10 },
+  );
 
 /** The item is (still) an outbox item: a write never creates one from a key alone. */
 const isOutboxItem: Condition = { expr: '#type = :outbox', names: { '#type': 'type' }, values: { ':outbox': 'outbox' } };
