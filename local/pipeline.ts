@@ -113,6 +113,61 @@ export function laneOf(r: DynamoDBRecord, lanes: number): number {
 const STREAM_BUFFER = 2_000;
 
 /**
+ * Lambda's ParallelizationFactor for one stream mapping: records go to
+ * `parallel` lanes by partition key; each lane hands its records to `invoke`
+ * in order, up to `batchSize` at a time, one batch after another, and the
+ * lanes run side by side. A lane's records that arrive while it works wait
+ * for its next batch.
+ */
+export class StreamLanes {
+  private readonly lanes: DynamoDBRecord[][];
+  private readonly running = new Set<Promise<void>>();
+  private readonly busy = new Set<number>();
+  private readonly readers: (() => void)[] = [];
+  /** Records handed in and not yet taken into a batch. */
+  buffered = 0;
+
+  constructor(
+    private readonly parallel: number,
+    private readonly batchSize: number,
+    private readonly invoke: (records: DynamoDBRecord[]) => Promise<void>,
+    private readonly limit = STREAM_BUFFER,
+  ) {
+    this.lanes = Array.from({ length: parallel }, () => []);
+  }
+
+  /** Hand records over; resolves once fewer than the limit wait (bounded read-ahead). */
+  async add(records: DynamoDBRecord[]): Promise<void> {
+    for (const r of records) this.lanes[laneOf(r, this.parallel)].push(r);
+    this.buffered += records.length;
+    this.lanes.forEach((_, i) => this.run(i));
+    while (this.buffered >= this.limit) await new Promise<void>((resolve) => this.readers.push(resolve));
+  }
+
+  /** Every record handed over so far has been invoked. */
+  async idle(): Promise<void> {
+    while (this.running.size) await Promise.all(this.running);
+  }
+
+  private run(i: number) {
+    const pending = this.lanes[i];
+    if (this.busy.has(i) || !pending.length) return;
+    this.busy.add(i);
+    const run = (async () => {
+      while (pending.length) {
+        const batch = pending.splice(0, this.batchSize);
+        this.buffered -= batch.length;
+        if (this.buffered < this.limit) this.readers.splice(0).forEach((wake) => wake());
+        await this.invoke(batch);
+      }
+      this.busy.delete(i);
+    })();
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
+  }
+}
+
+/**
  * Polls every shard of the table's stream and feeds the handler, like a
  * Lambda stream mapping. With `parallel` 1 it is strictly in order, one shard
  * batch at a time, and a reported failure (or a throw) re-reads the shard from
@@ -131,11 +186,8 @@ class StreamPoller {
   private running = false;
   private loop?: Promise<void>;
   private streamArn = '';
-  private readonly inFlight = new Set<Promise<void>>();
-  /** Parallel mode: each lane's records not yet handed over, and whether its worker runs. */
-  private readonly lanes: { pending: DynamoDBRecord[]; running: boolean }[] = [];
-  private buffered = 0;
-  private readers: (() => void)[] = [];
+  /** Parallel mode: the mapping's lanes. */
+  private readonly lanes: StreamLanes;
 
   constructor(
     private readonly ddb: DynamoDBClient,
@@ -149,7 +201,9 @@ class StreamPoller {
     private readonly filter: (r: DynamoDBRecord) => boolean = () => true,
     private readonly parallel = 1,
     private readonly idleMaxMs = IDLE_STREAM_MAX_MS,
-  ) {}
+  ) {
+    this.lanes = new StreamLanes(parallel, batchSize, (records) => this.invoke({ Records: records }));
+  }
 
   /** One batch handled on its own (parallel mode): retried a few times like Lambda would, then skipped. */
   private async invoke(event: DynamoDBStreamEvent): Promise<void> {
@@ -166,28 +220,6 @@ class StreamPoller {
       }
       await sleep(200 * attempt);
     }
-  }
-
-  private lane(i: number) {
-    while (this.lanes.length <= i) this.lanes.push({ pending: [], running: false });
-    return this.lanes[i];
-  }
-
-  /** A lane's worker: its records in order, up to a batch at a time, until it has none left. */
-  private runLane(lane: { pending: DynamoDBRecord[]; running: boolean }) {
-    if (lane.running || !lane.pending.length) return;
-    lane.running = true;
-    const run = (async () => {
-      while (lane.pending.length) {
-        const batch = lane.pending.splice(0, this.batchSize);
-        this.buffered -= batch.length;
-        if (this.buffered < STREAM_BUFFER) this.readers.splice(0).forEach((wake) => wake());
-        await this.invoke({ Records: batch });
-      }
-      lane.running = false;
-    })();
-    this.inFlight.add(run);
-    void run.finally(() => this.inFlight.delete(run));
   }
 
   private async iterator(shardId: string, type: ShardIteratorType, seq?: string): Promise<string | undefined> {
@@ -232,7 +264,7 @@ class StreamPoller {
   async stop() {
     this.running = false;
     await this.loop;
-    await Promise.all(this.inFlight);
+    await this.lanes.idle();
   }
 
   private async run() {
@@ -279,11 +311,7 @@ class StreamPoller {
     const all = out.Records ?? [];
     const records = all.map((r) => toLambdaRecord(r, this.streamArn, this.region)).filter(this.filter);
     if (records.length && this.parallel > 1) {
-      for (const r of records) this.lane(laneOf(r, this.parallel)).pending.push(r);
-      this.buffered += records.length;
-      this.lanes.forEach((lane) => this.runLane(lane));
-      // Bounded read-ahead: with this much handed to the lanes and not yet taken, wait for them.
-      while (this.buffered >= STREAM_BUFFER) await new Promise<void>((resolve) => this.readers.push(resolve));
+      await this.lanes.add(records);
     } else if (records.length) {
       let failedSeq: string | undefined;
       try {
