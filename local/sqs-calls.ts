@@ -46,10 +46,10 @@ interface FauxqsStore {
 
 const handlerFile = (name: string) => new URL(`./sqs/actions/${name}.js`, import.meta.resolve('fauxqs')).href;
 
-/** fauxqs's handlers by the SDK command they answer; undefined on a fauxqs that does not have them. */
 /** An SDK command class, as the key of its handler. */
 type CommandClass = abstract new (...args: never[]) => unknown;
 
+/** fauxqs's handlers by the SDK command they answer; undefined on a fauxqs that does not have them. */
 async function loadHandlers(): Promise<Map<CommandClass, Handler> | undefined> {
   const names = [
     [ReceiveMessageCommand, 'receiveMessage'],
