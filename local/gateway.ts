@@ -135,7 +135,11 @@ function missingCredentials(path: string): APIGatewayProxyResult {
  * the catch-all function, as the template's `{proxy+}` methods do.
  */
 export async function startGateway(port: number, lambda: LocalLambda, extras: GatewayExtras = {}): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  // Each method's candidates (its own routes and the ANY ones), so a request is matched against those only.
   const routes = compile(lambda);
+  const anyMethod = routes.filter((r) => r.route.method === 'ANY');
+  const byMethod = new Map([...new Set(routes.map((r) => r.route.method))].map((m) => [m, routes.filter((r) => r.route.method === m || r.route.method === 'ANY')]));
+  const candidates = (method: string) => byMethod.get(method) ?? anyMethod;
   const authorizer = lambda.fn(lambda.deployment.api.authorizerFunctionId);
   const catchAll = routes.find((r) => r.greedy)?.fn;
   if (!catchAll) throw new Error('The template has no {proxy+} catch-all method');
@@ -178,7 +182,7 @@ export async function startGateway(port: number, lambda: LocalLambda, extras: Ga
         query[k] = v;
         (multiQuery[k] ??= []).push(v);
       }
-      const found = match(routes, method, path);
+      const found = match(candidates(method), method, path);
       const requestContext = {
         accountId: '000000000000',
         apiId: lambda.apiGateway.restApiId,
@@ -206,27 +210,29 @@ export async function startGateway(port: number, lambda: LocalLambda, extras: Ga
       };
       const target = found ?? { r: { route: { authorized: false }, fn: catchAll } };
       if (!target.r.route.authorized) return send(res, await invokeIntegration(target.r.fn, event));
-      const authorizerEvent = {
-        type: 'REQUEST',
-        methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${path}`,
-        resource: event.resource,
-        path,
-        httpMethod: method,
-        headers,
-        multiValueHeaders,
-        queryStringParameters: event.queryStringParameters,
-        multiValueQueryStringParameters: event.multiValueQueryStringParameters,
-        pathParameters: event.pathParameters,
-        stageVariables: null,
-        requestContext,
-      } as unknown as APIGatewayRequestAuthorizerEvent;
+      // Built only when the authorizer runs (not on a cached answer).
+      const authorizerEvent = () =>
+        ({
+          type: 'REQUEST',
+          methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${path}`,
+          resource: event.resource,
+          path,
+          httpMethod: method,
+          headers,
+          multiValueHeaders,
+          queryStringParameters: event.queryStringParameters,
+          multiValueQueryStringParameters: event.multiValueQueryStringParameters,
+          pathParameters: event.pathParameters,
+          stageVariables: null,
+          requestContext,
+        }) as unknown as APIGatewayRequestAuthorizerEvent;
       const identity = req.headers.authorization;
       if (cacheMs && !identity) return send(res, missingCredentials(path));
       const cached = cacheMs && identity ? authCache.get(identity) : undefined;
       const asked = generation;
       let auth: AuthorizerResult;
       try {
-        auth = cached && cached.until > Date.now() ? cached.auth : await authorizer.invoke<AuthorizerResult>(authorizerEvent);
+        auth = cached && cached.until > Date.now() ? cached.auth : await authorizer.invoke<AuthorizerResult>(authorizerEvent());
       } catch (err) {
         // The template's AUTHORIZER_FAILURE gateway response: a retryable 503.
         logger.error('local gateway: authorizer failed', { err: (err as Error).message, method, path });
