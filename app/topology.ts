@@ -52,19 +52,16 @@ export interface QueueDef {
    * The local pipeline runs as many pollers.
    */
   maxConcurrency?: number;
-  /**
-   * Messages carry the account as `MessageGroupId`, which makes the standard
-   * queue an SQS fair queue: one account's backlog does not hold up another's.
-   * Our senders set it; a bus rule targeting the queue sets it from the event
-   * (BUS_MESSAGE_GROUP). fauxqs ignores the group id, so the local pipeline
-   * schedules such a queue fairly itself (local/pipeline.ts).
-   */
-  fair?: boolean;
   description: string;
 }
 
 /**
- * The MessageGroupId a bus rule gives what it delivers to a fair queue: the
+ * Every queue is an SQS fair queue: each message carries its account as
+ * `MessageGroupId`, so one account's backlog does not hold up another's. Our
+ * senders set it; a bus rule sets BUS_MESSAGE_GROUP. fauxqs ignores the group
+ * id, so the local pipeline serves each queue fairly itself (local/pipeline.ts).
+ *
+ * The MessageGroupId a bus rule gives what it delivers to its queue: the
  * event's account (an EventBridge dynamic path parameter, evaluated per event).
  * Without it every bus-fed queue was first in, first out across accounts, so a
  * quiet account's events waited behind a busy one's whole backlog (issue 21).
@@ -106,7 +103,6 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
-    fair: true,
     description: 'Ticket events -> one delivery record and one delivery message per subscribed active webhook (idempotent by event id + webhook id)',
   },
   {
@@ -123,7 +119,6 @@ export const QUEUES: readonly QueueDef[] = [
     sendsTo: ['webhook-delivery'],
     // Deliveries mostly wait on receivers; per-host limits (shared/webhooks/target.ts) keep one tenant's slow hosts in check.
     maxConcurrency: 20,
-    fair: true,
     dlqUrlEnv: 'WEBHOOK_DELIVERY_DLQ_URL',
     description: 'One message per (event, webhook) delivery; signed POST to the target with the retry schedule of decisions §7',
   },
@@ -134,7 +129,6 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
-    fair: true,
     description: 'message.created -> response emails, user.invited -> invitations, through the email port',
   },
   {
@@ -144,7 +138,6 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
-    fair: true,
     description: 'organization.created -> company facts from the enrichment provider; organization.deleted -> unlink its remaining contacts',
   },
   {
@@ -154,7 +147,6 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
-    fair: true,
     description: 'ticket.created / ticket.updated -> the first matching automation applies its actions (events caused by automations are skipped)',
   },
   {
@@ -166,7 +158,6 @@ export const QUEUES: readonly QueueDef[] = [
     visibilityTimeoutSeconds: 360,
     maxReceiveCount: 5,
     urlEnv: 'AUTOMATION_TIME_RULES_QUEUE_URL',
-    fair: true,
     description: 'Batches of open tickets from the hourly job -> time-based automations (hoursSince* conditions)',
   },
   {
@@ -176,7 +167,6 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
-    fair: true,
     description: "Ticket events and message.created -> each ticket's SLA state (facts, applied policy, due index, breaches)",
   },
   {
@@ -189,7 +179,6 @@ export const QUEUES: readonly QueueDef[] = [
     maxReceiveCount: 5,
     urlEnv: 'SLA_RECOMPUTE_QUEUE_URL',
     sendsTo: ['sla-recompute'],
-    fair: true,
     description: 'POST /sla-policies/recompute -> open tickets recomputed with the current policies, one page per message',
   },
   {
@@ -200,7 +189,6 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 60,
     visibilityTimeoutSeconds: 360,
     maxReceiveCount: 5,
-    fair: true,
     description: "group.capacity.changed -> assign the groups' oldest waiting tickets (backfill); group.deleted -> detach its tickets, drop its counters",
   },
   {
@@ -213,7 +201,6 @@ export const QUEUES: readonly QueueDef[] = [
     maxReceiveCount: 5,
     urlEnv: 'ATTACHMENT_CLEANUP_QUEUE_URL',
     sendsTo: ['attachment-cleanup'],
-    fair: true,
     description: "ticket.deleted -> the ticket's messages and attachment records, then their objects in S3 (idempotent)",
   },
   {
@@ -226,7 +213,6 @@ export const QUEUES: readonly QueueDef[] = [
     maxReceiveCount: 5,
     urlEnv: 'REINDEX_QUEUE_URL',
     sendsTo: ['reindex'],
-    fair: true,
     description: 'admin reindex -> the search words and ticket views of records written before them, one page per message (idempotent, resumable)',
   },
 ];

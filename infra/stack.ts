@@ -219,8 +219,8 @@ export class SupportDeskStack extends Stack {
               deadLetterQueue: ruleTargetDlq,
               retryAttempts: 185,
               maxEventAge: Duration.hours(24),
-              // A fair queue: each account is its own message group.
-              ...(QUEUES.find((q) => q.name === r.queue)?.fair ? { messageGroupId: BUS_MESSAGE_GROUP } : {}),
+              // Every queue is a fair queue: each account is its own message group.
+              messageGroupId: BUS_MESSAGE_GROUP,
             }),
           ],
         }),

@@ -375,92 +375,6 @@ async function consumeBatch(sqs: SqsCalls, def: PollerQueue, url: string, arn: s
   if (done.length) await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
 }
 
-/**
- * Long-polls one queue and invokes its consumer with batches of up to the
- * topology's batch size, several batches in flight at once (Lambda scales
- * out the same way). Messages not reported failed are deleted.
- */
-/** What every local queue poller is given: the queue, its consumer and how many batches may run at once. */
-abstract class SqsPoller {
-  protected running = false;
-  protected loops: Promise<void>[] = [];
-
-  constructor(
-    protected readonly sqs: SqsCalls,
-    protected readonly def: PollerQueue,
-    protected readonly url: string,
-    protected readonly region: string,
-    protected readonly handler: SqsHandler,
-    protected readonly concurrency: number,
-    /** WaitTimeSeconds of the long poll of an idle queue: its cost (a receive per queue per this many seconds) against how long stop waits for it. */
-    protected readonly idleWaitSeconds = 1,
-  ) {}
-
-  abstract start(): void;
-  abstract stop(): Promise<void>;
-}
-
-/**
- * Lambda's SQS poller scales with the backlog: one long poll per queue while
- * it is idle, more (up to the mapping's concurrency) while messages keep
- * coming. An idle queue costs one receive a second, not `concurrency` of them.
- */
-class QueuePoller extends SqsPoller {
-  private sleepers: (() => void)[] = [];
-
-  start() {
-    this.running = true;
-    for (let i = 0; i < this.concurrency; i++) this.loops.push(this.run(i === 0));
-  }
-
-  async stop() {
-    this.running = false;
-    this.wakeAll();
-    // No abort of the pending long polls: fauxqs would still hand a message to an abandoned receive, hiding it
-    // for the whole visibility timeout (a restart then seemed to lose events). They end within WaitTimeSeconds
-    // and whatever they bring is handled.
-    await Promise.all(this.loops);
-  }
-
-  private wakeAll() {
-    const sleepers = this.sleepers;
-    this.sleepers = [];
-    sleepers.forEach((wake) => wake());
-  }
-
-  private async run(first: boolean) {
-    const arn = queueArn(this.region, this.def.name);
-    while (this.running) {
-      // Extra pollers wait until the first one finds work.
-      if (!first) await new Promise<void>((wake) => this.sleepers.push(wake));
-      while (this.running) {
-        try {
-          const out = await this.sqs.send(
-            new ReceiveMessageCommand({
-              QueueUrl: this.url,
-              MaxNumberOfMessages: Math.min(10, this.def.batchSize),
-              WaitTimeSeconds: this.idleWaitSeconds,
-              MessageSystemAttributeNames: ['All'],
-              MessageAttributeNames: ['All'],
-            }),
-          );
-          const messages = out.Messages ?? [];
-          if (!messages.length) {
-            if (first) continue;
-            break;
-          }
-          if (first) this.wakeAll();
-          await consumeBatch(this.sqs, this.def, this.url, arn, this.region, this.handler, messages);
-        } catch (err) {
-          if (!this.running) return;
-          log(`${this.def.name}: poll failed`, { err: (err as Error).message });
-          await sleep(500);
-        }
-      }
-    }
-  }
-}
-
 /** A received message of a fair queue waiting for a worker, with its group and when it was (last) made invisible. */
 export interface Buffered {
   message: Message;
@@ -517,8 +431,8 @@ export function takeFairBatch(lanes: Map<string, Buffered[]>, inFlight: Map<stri
 const FAIR_BUFFER = 2_000;
 
 /**
- * The local stand-in for an SQS fair queue (a queue whose topology row says
- * `fair`). fauxqs hands messages out first in, first out, so one account's
+ * The local stand-in for Lambda's poller of an SQS fair queue (every queue of
+ * the topology is one). fauxqs hands messages out first in, first out, so one account's
  * backlog would delay every other account's messages; this poller receives
  * eagerly into per-group lanes and gives its workers the messages of the
  * least busy group first (takeFairBatch), the way SQS serves quiet tenants
@@ -526,11 +440,25 @@ const FAIR_BUFFER = 2_000;
  * visibility timeout has it renewed, and on stop whatever is still held is
  * made visible again at once.
  */
-class FairQueuePoller extends SqsPoller {
+class FairQueuePoller {
+  private running = false;
+  private loops: Promise<void>[] = [];
   private readonly lanes = new Map<string, Buffered[]>();
   private readonly inFlight = new Map<string, number>();
   private held = 0;
   private waiters: (() => void)[] = [];
+
+  constructor(
+    private readonly sqs: SqsCalls,
+    private readonly def: PollerQueue,
+    private readonly url: string,
+    private readonly region: string,
+    private readonly handler: SqsHandler,
+    /** Batches in flight at once (the mapping's maximum concurrency, as Lambda scales out). */
+    private readonly concurrency: number,
+    /** WaitTimeSeconds of the long poll of an idle queue: its cost (a receive per queue per this many seconds) against how long stop waits for it. */
+    private readonly idleWaitSeconds = 1,
+  ) {}
 
   start() {
     this.running = true;
@@ -735,17 +663,15 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   );
   await stream.start();
 
-  const pollers: SqsPoller[] = [];
+  const pollers: FairQueuePoller[] = [];
   for (const m of d.sqsMappings) {
     const queue = d.queues.get(m.queueId)!;
-    const def = QUEUES.find((q) => q.name === queue.name);
     if (opts.queues && !opts.queues.includes(queue.name as QueueName)) continue;
     const fn = lambda.fn(m.functionId);
     const handler: SqsHandler = (event) => fn.invoke<SQSBatchResponse | undefined>(event);
     const shape: PollerQueue = { name: queue.name, batchSize: m.batchSize, visibilityTimeoutSeconds: queue.visibilityTimeoutSeconds ?? 30 };
-    // fauxqs ignores MessageGroupId; the topology marks the queues whose messages carry one (SQS fair queues in AWS).
-    const Poller = def?.fair ? FairQueuePoller : QueuePoller;
-    const poller = new Poller(sqs, shape, lambda.queueUrl(m.queueId), region, handler, opts.concurrency ?? Math.min(8, m.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY), opts.idleWaitSeconds);
+    // fauxqs ignores MessageGroupId: the poller serves every queue fairly itself (each is an SQS fair queue in AWS).
+    const poller = new FairQueuePoller(sqs, shape, lambda.queueUrl(m.queueId), region, handler, opts.concurrency ?? Math.min(8, m.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY), opts.idleWaitSeconds);
     poller.start();
     pollers.push(poller);
   }

@@ -16,5 +16,6 @@ export const handler = eventConsumer('attachment-cleanup', async (detail, envelo
   const ticketId = (detail.data.ticket as { id?: string } | undefined)?.id;
   if (detail.event !== 'ticket.deleted' || !ticketId) return;
   if (await deleteTicketAttachments(detail.accountId, ticketId)) return;
-  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(envelope) }));
+  // In the account's message group, as the bus rule delivered it (a fair queue, app/topology.ts).
+  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(envelope), MessageGroupId: detail.accountId }));
 });
