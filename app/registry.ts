@@ -11,6 +11,7 @@ import { webhookRoutes } from '#shared/webhooks/contract.ts';
 import { automationRoutes } from '#shared/automations/contract.ts';
 import { slaPolicyRoutes } from '#shared/sla/contract.ts';
 import { groupRoutes } from '#shared/groups/contract.ts';
+import { historyRoutes } from '#shared/audits/contract.ts';
 
 export interface ApiGroup {
   name: GroupName;
@@ -38,6 +39,7 @@ export const API_GROUPS: readonly ApiGroup[] = [
   { name: 'groups', entry: 'functions/groups/handler.ts', routes: groupRoutes },
   { name: 'webhooks', entry: 'functions/webhooks/handler.ts', routes: webhookRoutes, sendsTo: ['webhook-delivery'] },
   { name: 'slaPolicies', entry: 'functions/sla-policies/handler.ts', routes: slaPolicyRoutes, sendsTo: ['sla-recompute'] },
+  { name: 'history', entry: 'functions/history/handler.ts', routes: historyRoutes },
 ];
 
 export const AUTHORIZER = { entry: 'functions/authorizer/handler.ts' };

@@ -62,6 +62,8 @@ export const StageConfigSchema = z.object({
         .optional(),
     })
     .default({ accounts: [] }),
+  /** Days audits (ticket history and the account's audit log, decisions §15) are kept before DynamoDB's TTL removes them. */
+  auditRetentionDays: z.number().int().min(1).max(3650).default(365),
   /** Days the bus archive keeps the published events for replays (EventBridge archive retention). */
   eventArchiveRetentionDays: z.number().int().min(1).max(3650).default(30),
   /**

@@ -48,6 +48,8 @@ import { OBJECT_STORE_MODULE, Uploads } from './uploads.ts';
 const AUTHORIZER_CACHE_MODULE = 'shared/auth/authorizer-cache.ts';
 /** The rate limiter; functions whose bundles include it get the counters table and UpdateItem on it. */
 const RATE_LIMITER_MODULE = 'shared/ratelimit/limiter.ts';
+/** Audits (decisions §15); functions whose bundles write them are told the stage's retention. */
+const AUDIT_MODULE = 'shared/audits/repository.ts';
 
 export interface SupportDeskStackProps extends StackProps {
   /** The stage's typed settings (infra/config.ts). */
@@ -174,6 +176,8 @@ export class SupportDeskStack extends Stack {
         reservedConcurrency,
       }).fn;
       this.uploads.grantTo(f, entry);
+      // decisions §15: audits expire after the stage's retention, however they are written.
+      if (bundles(entry, AUDIT_MODULE)) f.addEnvironment('AUDIT_RETENTION_DAYS', String(config.auditRetentionDays));
       if (bundles(entry, RATE_LIMITER_MODULE)) {
         f.addEnvironment('RATE_LIMIT_TABLE_NAME', this.counters.tableName);
         this.counters.grant(f, 'dynamodb:UpdateItem');

@@ -7,6 +7,7 @@ import { AlreadyExistsError, ConflictError } from '../domain/errors.ts';
 import { indexWrites, searchIndex, type Searchable } from '../search/word-index.ts';
 import { matchesAll, recordWords, searchFilter, searchTerms, searchText } from '../search/words.ts';
 import { organizationCountersWrite } from '../organizations/api.ts';
+import { historyShard } from '../db/shard.ts';
 
 export interface ContactRecord {
   id: string;
@@ -25,6 +26,7 @@ export class StaleCountError extends ConflictError {}
 
 const contacts = bindEntity<ContactRecord>(ENTITIES.contact, {
   fields: ['id', 'accountId', 'name', 'email', 'organizationId', 'notes', 'createdAt', 'updatedAt', 'version'],
+  keyValues: (c) => ({ changeShard: historyShard(c.id) }),
   extra: (c) => ({ searchText: searchText(wordsOf(c)) }),
 });
 
@@ -169,9 +171,10 @@ export async function updateContact(current: ContactRecord, next: ContactRecord,
   await transactWrite(writes);
 }
 
-/** Delete a contact and its guard; its organization (if it still exists) loses it and its tickets from the counts. The tickets stay. */
-export async function deleteContact(c: ContactRecord, tickets: RequesterCount, countedOrg: string | null): Promise<void> {
+/** Delete a contact and its guard (with `related`: its tombstone); its organization (if it still exists) loses it and its tickets from the counts. The tickets stay. */
+export async function deleteContact(c: ContactRecord, tickets: RequesterCount, countedOrg: string | null, related: TxWrite[] = []): Promise<void> {
   await transactWrite([
+    ...related,
     contacts.delete(c, versionIs(c)),
     emailGuards.delete(c),
     ...indexWrites('contact', searchable(c), null),
@@ -268,3 +271,6 @@ export async function reindexContacts(accountId: string, limit: number, startKey
   );
   return { records: page.items.length, nextKey: page.nextKey };
 }
+
+/** A contact from an item of its indexes (the change index of the incremental export projects whole items). */
+export const contactFromItem = (item: Record<string, unknown>): ContactRecord => contacts.fromItem(item);

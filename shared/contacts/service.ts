@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { NotFoundError, ValidationError } from '../domain/errors.ts';
+import { tombstoneWrite } from '../exports/api.ts';
 import { newId } from '../ids.ts';
 import { findOrganization, findOrganizations, organizationCountersWrite, organizationExists, organizationIdByDomain, StaleOrganizationError } from '../organizations/api.ts';
 import { CONTACT_EMAIL_MAX, emailDomain, FREE_MAIL_DOMAINS, type Contact, type CreateContactInput, type ListContactsQuery, type UpdateContactInput } from './model.ts';
@@ -34,6 +35,13 @@ export async function toContactDtos(accountId: string, contacts: ContactRecord[]
       createdAt: c.createdAt,
     };
   });
+}
+
+/** Contacts of the change index, as the incremental export answers them (GET's shape, counts and organization included). */
+export async function exportContacts(accountId: string, items: Record<string, unknown>[]) {
+  const records = items.map(repo.contactFromItem);
+  const dtos = await toContactDtos(accountId, records);
+  return records.map((c, i) => ({ id: c.id, updatedAt: c.updatedAt, object: dtos[i] }));
 }
 
 export const toContactDto = async (accountId: string, c: ContactRecord) => (await toContactDtos(accountId, [c]))[0];
@@ -112,7 +120,7 @@ export async function deleteContact(p: Principal, id: string): Promise<void> {
   await retrying(async () => {
     const c = await requireContact(p.accountId, id);
     const [tickets, countedOrg] = await Promise.all([repo.requesterCount(p.accountId, c.email), countedOrganization(p.accountId, c.organizationId)]);
-    await repo.deleteContact(c, tickets, countedOrg);
+    await repo.deleteContact(c, tickets, countedOrg, [tombstoneWrite('contact', p.accountId, c.id, new Date().toISOString())]);
   });
 }
 

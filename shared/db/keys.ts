@@ -15,6 +15,7 @@ import { slaEntities } from './entities/sla.ts';
 import { userEntities } from './entities/users.ts';
 import { accountEntities } from './entities/accounts.ts';
 import { idempotencyEntities } from './entities/idempotency.ts';
+import { historyEntities } from './entities/history.ts';
 
 /**
  * The index of the table's entities: every entity's key templates and the
@@ -40,6 +41,7 @@ export const ENTITIES = {
   ...userEntities,
   ...accountEntities,
   ...idempotencyEntities,
+  ...historyEntities,
 };
 
 /**

@@ -95,6 +95,44 @@ export async function mergedPage<T extends Record<string, unknown>>(qs: Omit<Pag
   return { items, next: all.length > limit ? key(items[items.length - 1]) : undefined };
 }
 
+/**
+ * One page merged from the write shards of a time-ordered index (partitions
+ * that share a sort-key space and split one stream of writes between them).
+ * Each shard is read for `perShard` entries (default limit+1), in parallel.
+ * A shard that has more stops the page at the position it read to: only
+ * entries up to the nearest such position are answered, so nothing a shard
+ * has not read yet can be skipped, and `next` (the sort key of the page's last
+ * entry) resumes every shard there. Reads at most shards x perShard entries;
+ * a page is never empty while a shard has more, unless a filter discarded
+ * every entry read.
+ */
+export async function shardedPage<T extends Record<string, unknown>>(
+  qs: Omit<PageQuery, 'limit' | 'startKey'>[],
+  sortKey: string,
+  limit: number,
+  perShard = limit + 1,
+): Promise<{ items: T[]; next?: string; read: number }> {
+  const forward = qs[0]?.forward ?? true;
+  const before = (a: string, b: string) => (forward ? a < b : a > b);
+  const parts = await Promise.all(qs.map((q) => ddb.send(new QueryCommand({ ...baseInput({ ...q, limit }), Limit: perShard }))));
+  let stop: string | undefined;
+  let read = 0;
+  const all: T[] = [];
+  for (const p of parts) {
+    read += p.ScannedCount ?? p.Items?.length ?? 0;
+    all.push(...((p.Items ?? []) as T[]));
+    const reached = p.LastEvaluatedKey?.[sortKey] as string | undefined;
+    if (reached !== undefined && (stop === undefined || before(reached, stop))) stop = reached;
+  }
+  const key = (i: T) => String(i[sortKey]);
+  const eligible = all.filter((i) => stop === undefined || !before(stop, key(i)));
+  eligible.sort((a, b) => (before(key(a), key(b)) ? -1 : before(key(b), key(a)) ? 1 : 0));
+  const items = eligible.slice(0, limit);
+  const more = eligible.length > limit || stop !== undefined;
+  const last = items.length ? key(items[items.length - 1]) : stop;
+  return { items, next: more ? last : undefined, read };
+}
+
 /** Count the matches of a Query, stopping at `cap` (api-spec: total_count caps at 10,000). */
 export async function countMatches(q: Omit<PageQuery, 'limit' | 'startKey' | 'forward'>, cap: number): Promise<number> {
   let count = 0;

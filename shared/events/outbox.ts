@@ -1,5 +1,6 @@
 import { bindEntity, conditions } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
+import { shardOf } from '../db/shard.ts';
 import { OUTBOX_SHARDS } from '../db/table-definition.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { newId } from '../ids.ts';
@@ -21,11 +22,7 @@ export interface OutboxRecord {
 }
 
 /** The pending-outbox shard of an event: a stable spread of event ids over OUTBOX_SHARDS partitions. */
-export function outboxShard(eventId: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < eventId.length; i++) h = Math.imul(h ^ eventId.charCodeAt(i), 0x01000193);
-  return (h >>> 0) % OUTBOX_SHARDS;
-}
+export const outboxShard = (eventId: string): number => shardOf(eventId, OUTBOX_SHARDS);
 
 /** An outbox item: the record, and while the bus refuses it for good, why and since when (decisions §7 "parked"). */
 export interface OutboxItem extends OutboxRecord {

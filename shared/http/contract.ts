@@ -4,7 +4,7 @@ import type { DeskRole } from '../auth/principal.ts';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The endpoint groups; each is one Lambda function (architecture guide). */
-export type GroupName = 'users' | 'tickets' | 'ticketFields' | 'webhooks' | 'contacts' | 'organizations' | 'messages' | 'groups' | 'automations' | 'slaPolicies';
+export type GroupName = 'users' | 'tickets' | 'ticketFields' | 'webhooks' | 'contacts' | 'organizations' | 'messages' | 'groups' | 'automations' | 'slaPolicies' | 'history';
 
 /**
  * One endpoint's contract: the single source for routing (local gateway and

@@ -5,7 +5,8 @@ import type { TxWrite } from '../db/transact.ts';
 import { NotFoundError, RuleViolationError } from '../domain/errors.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
-import { getTicket, planTicketUpdate, ticketUnchangedCheck } from '../tickets/service.ts';
+import { userActor } from '../audits/service.ts';
+import { getTicket, messageAuditWrite, planTicketUpdate, ticketUnchangedCheck, type ChangeContext } from '../tickets/service.ts';
 import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from './events.ts';
 import type { CreateMessageInput, ListMessagesQuery, Message, MessageInEvent } from './model.ts';
 import * as repo from './repository.ts';
@@ -36,16 +37,19 @@ const eventMessage = ({ accountId: _a, sendEmail: _s, attachments, ...m }: Messa
 export async function createMessage(p: Principal, input: CreateMessageInput): Promise<MessageRecord> {
   let prepared: Promise<PreparedAttachments> | undefined;
   try {
+    const messageId = newId('msg');
+    // decisions §15: one audit of the ticket per message, with the changes its ticket_update made (or none).
+    const context: ChangeContext = { via: 'message', actor: userActor(p), messageId };
     return await retryOnConflict(async () => {
       const update = Object.fromEntries(Object.entries(input.ticket_update ?? {}).filter(([, v]) => v !== undefined));
       let related: TxWrite[];
       if (Object.keys(update).length) {
-        const plan = await planTicketUpdate(p, input.ticket_id, update);
-        related = plan.writes.length ? plan.writes : [ticketUnchangedCheck(plan.current)];
+        const plan = await planTicketUpdate(p, input.ticket_id, update, context);
+        related = plan.writes.length ? plan.writes : [ticketUnchangedCheck(plan.current), messageAuditWrite(plan.current, context)];
       } else {
         const ticket = await getTicket(p, input.ticket_id);
         if (ticket.status === 'closed') throw new RuleViolationError('TICKET_CLOSED', 'Messages cannot be added to a closed ticket');
-        related = [ticketUnchangedCheck(ticket)];
+        related = [ticketUnchangedCheck(ticket), messageAuditWrite(ticket, context)];
       }
       // Checked and copied once per request, after the ticket answered; a retry after a conflict reuses the copies.
       prepared ??= input.attachments?.length ? prepareAttachments(p, input.ticket_id, input.attachments) : undefined;
@@ -53,7 +57,7 @@ export async function createMessage(p: Principal, input: CreateMessageInput): Pr
       const now = new Date().toISOString();
       const content = sanitizeContent(input.content);
       const message: MessageRecord = {
-        id: newId('msg'),
+        id: messageId,
         accountId: p.accountId,
         ticketId: input.ticket_id,
         type: input.type,

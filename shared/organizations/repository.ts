@@ -7,6 +7,7 @@ import { AlreadyExistsError, ConflictError, NotFoundError } from '../domain/erro
 import { indexWrites, searchIndex, type Searchable } from '../search/word-index.ts';
 import { recordWords, searchFilter, searchTerms, searchText } from '../search/words.ts';
 import type { CompanyFacts, Organization } from './model.ts';
+import { historyShard } from '../db/shard.ts';
 
 export interface OrganizationRecord extends Organization {
   accountId: string;
@@ -21,7 +22,7 @@ export class StaleOrganizationError extends ConflictError {}
 const organizations = bindEntity<OrganizationRecord>(ENTITIES.organization, {
   fields: ['id', 'accountId', 'name', 'organizationalDomain', 'country', 'industry', 'employeeCount', 'yearlyRevenue', 'logoUrl', 'contactCount', 'ticketCount', 'createdAt', 'updatedAt', 'version'],
   // An organization without a name sorts first by name.
-  keyValues: (o) => ({ sortName: o.name ?? '' }),
+  keyValues: (o) => ({ sortName: o.name ?? '', changeShard: historyShard(o.id) }),
   extra: (o) => ({ searchText: searchText(wordsOf(o)) }),
   normalize: (r) => ({ ...r, contactCount: Number(r.contactCount ?? 0), ticketCount: Number(r.ticketCount ?? 0), version: Number(r.version ?? 0) }),
 });
@@ -182,3 +183,6 @@ export async function reindexOrganizations(accountId: string, limit: number, sta
   );
   return { records: page.items.length, nextKey: page.nextKey };
 }
+
+/** An organization from an item of its indexes (the change index of the incremental export projects whole items). */
+export const organizationFromItem = (item: Record<string, unknown>): OrganizationRecord => organizations.fromItem(item);

@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal.ts';
 import { contactsOfOrganization, unlinkContacts } from '../contacts/api.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { NotFoundError } from '../domain/errors.ts';
+import { tombstoneWrite } from '../exports/api.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import { configuredProvider, safeLookup, type EnrichmentProvider } from './enrichment.ts';
@@ -20,6 +21,10 @@ let provider: EnrichmentProvider | null | undefined;
 const enrichmentProvider = () => (provider === undefined ? (provider = configuredProvider()) : provider);
 
 /** Replace the enrichment provider (tests, local tools). */
+/** Organizations of the change index, as the incremental export answers them (GET's shape). */
+export const exportOrganizations = async (_accountId: string, items: Record<string, unknown>[]) =>
+  items.map(repo.organizationFromItem).map((o) => ({ id: o.id, updatedAt: o.updatedAt, object: toOrganizationDto(o) }));
+
 export function setEnrichmentProvider(p: EnrichmentProvider | null): void {
   provider = p;
 }
@@ -80,7 +85,7 @@ const UNLINK_IN_REQUEST = 100;
 export async function deleteOrganization(p: Principal, id: string): Promise<void> {
   const o = await requireOrganization(p.accountId, id);
   const event = newDomainEvent(o.accountId, ORGANIZATION_DELETED, { organization: { id: o.id, organizationalDomain: o.organizationalDomain } });
-  await repo.deleteOrganization(o, outboxWrites([event], ORGANIZATION_EVENT_SOURCE));
+  await repo.deleteOrganization(o, [...outboxWrites([event], ORGANIZATION_EVENT_SOURCE), tombstoneWrite('organization', p.accountId, o.id, event.timestamp)]);
   try {
     await unlinkOrganizationContacts(p.accountId, id, UNLINK_IN_REQUEST);
   } catch (err) {

@@ -26,9 +26,10 @@ export async function encodeCursor<Q>(state: Omit<CursorState<Q>, 'issuedAt'>, n
 
 /**
  * Verify and open a cursor. A cursor of another list or account, a bad
- * signature or an expired one are all `invalid_cursor`.
+ * signature or an expired one (older than `ttlMs`: 24 hours unless the list
+ * says otherwise) are all `invalid_cursor`.
  */
-export async function decodeCursor<Q>(cursor: string, list: string, accountId: string, now = Date.now()): Promise<CursorState<Q>> {
+export async function decodeCursor<Q>(cursor: string, list: string, accountId: string, now = Date.now(), ttlMs = CURSOR_TTL_MS): Promise<CursorState<Q>> {
   const [body, sig, extra] = cursor.split('.');
   if (!body || !sig || extra !== undefined) throw new InvalidCursorError();
   const given = Buffer.from(sig, 'base64url');
@@ -44,6 +45,6 @@ export async function decodeCursor<Q>(cursor: string, list: string, accountId: s
     throw new InvalidCursorError();
   }
   if (state.list !== list || state.accountId !== accountId) throw new InvalidCursorError();
-  if (typeof state.issuedAt !== 'number' || now - state.issuedAt > CURSOR_TTL_MS) throw new InvalidCursorError();
+  if (typeof state.issuedAt !== 'number' || now - state.issuedAt > ttlMs) throw new InvalidCursorError();
   return state;
 }

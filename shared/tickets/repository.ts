@@ -6,6 +6,7 @@ import { countMatches, mergedPage, queryPage, type Key } from '../db/query.ts';
 import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
 import { ConflictError } from '../domain/errors.ts';
 import { TICKET_PRIORITIES, TICKET_STATUSES, type Ticket } from './model.ts';
+import { historyShard } from '../db/shard.ts';
 
 /** A ticket as stored: the resource plus its tenant and version. */
 export interface TicketRecord extends Ticket {
@@ -19,7 +20,7 @@ const rank = (list: readonly string[], v: string) => String(list.indexOf(v));
 const tickets = bindEntity<TicketRecord>(ENTITIES.ticket, {
   fields: ['id', 'accountId', 'subject', 'status', 'priority', 'type', 'assigneeId', 'requesterEmail', 'requesterName', 'groupId', 'tags', 'customFields', 'createdAt', 'updatedAt', 'version'],
   renames: { type: 'ticketType' },
-  keyValues: (t) => ({ statusRank: rank(TICKET_STATUSES, t.status), priorityRank: rank(TICKET_PRIORITIES, t.priority) }),
+  keyValues: (t) => ({ statusRank: rank(TICKET_STATUSES, t.status), priorityRank: rank(TICKET_PRIORITIES, t.priority), changeShard: historyShard(t.id) }),
   normalize: (r) => ({ ...r, tags: r.tags ?? [], customFields: r.customFields ?? [] }),
 });
 
@@ -187,3 +188,6 @@ export async function reindexTickets(accountId: string, limit: number, startKey?
   );
   return { records: page.items.length, nextKey: page.nextKey };
 }
+
+/** A ticket from an item of its indexes (the change index of the incremental export projects whole items). */
+export const ticketFromItem = (item: Record<string, unknown>): TicketRecord => tickets.fromItem(item);

@@ -1,9 +1,12 @@
+import { auditWrite, userActor, SYSTEM_ACTOR } from '../audits/service.ts';
+import type { AuditActor, AuditChange, AuditVia } from '../audits/model.ts';
 import { actorOf, hasDeskRole, isSystemCaller, type Caller, type Principal } from '../auth/principal.ts';
 import { requesterWrites } from '../contacts/service.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { newEventDetail, outboxWrites } from '../events/outbox.ts';
+import { tombstoneWrite } from '../exports/api.ts';
 import { checkGroup, OPEN_STATUSES, ticketGroupChange } from '../groups/service.ts';
 import type { TicketEventDetail } from '../events/ticket-events.ts';
 import { newId } from '../ids.ts';
@@ -62,6 +65,9 @@ export async function getTicket(p: Pick<Principal, 'accountId'>, id: string): Pr
   return t;
 }
 
+/** Whether the ticket exists (its history stays readable by admins once it does not). */
+export const ticketExists = async (accountId: string, id: string): Promise<boolean> => (await repo.getTicket(accountId, id)) !== null;
+
 /** A ticket, or null once deleted (consumers of its events: the email sender). */
 export const findTicket = (accountId: string, id: string): Promise<TicketRecord | null> => repo.getTicket(accountId, id);
 
@@ -110,11 +116,75 @@ async function createTicketOnce(p: Principal, input: CreateTicketInput): Promise
   const created = distribution.assigneeId ? { ...ticket, assigneeId: distribution.assigneeId } : ticket;
   if (distribution.assigneeId) events.push(...changeEvents(p.accountId, ticket, created, at));
   const requester = ticket.requesterEmail ? await requesterWrites(p.accountId, [{ email: ticket.requesterEmail, name: ticket.requesterName, delta: 1 }]) : [];
-  await repo.createTicket(created, [...usage, ...requester, ...distribution.writes, ...outboxWrites(events)]);
+  // Two audits when distribution assigns, as two sets of events: the caller's create, then the distribution's assignment.
+  const audits = [ticketAudit(null, ticket, fields, { via: 'api', actor: userActor(p) })];
+  if (distribution.assigneeId) audits.push(ticketAudit(ticket, created, fields, { via: 'distribution', actor: SYSTEM_ACTOR }));
+  await repo.createTicket(created, [...usage, ...requester, ...distribution.writes, ...outboxWrites(events), ...audits]);
   return created;
 }
 
 const TRACKED = ['subject', 'status', 'priority', 'type', 'assigneeId', 'requesterEmail', 'requesterName', 'groupId', 'tags', 'customFields'] as const;
+
+/** How a change came, for its audit (decisions §15): by default a user's request through the API, or an automation. */
+export interface ChangeContext {
+  via: AuditVia;
+  actor: AuditActor;
+  /** The message the change came with (a message's ticket_update, an inbound mail). */
+  messageId?: string | null;
+}
+
+const contextOf = (p: Caller, given?: Partial<ChangeContext>): ChangeContext => ({
+  via: given?.via ?? (isSystemCaller(p) ? 'automation' : 'api'),
+  actor: given?.actor ?? (isSystemCaller(p) ? { type: 'automation', id: p.automationId } : userActor(p)),
+  messageId: given?.messageId ?? null,
+});
+
+/**
+ * What an audit lists of a ticket change (decisions §15): each tracked field
+ * that differs, custom fields one entry each as `customFields.<fieldKey>`
+ * (a field deleted since is named by its id). `before` null: a create.
+ */
+export function ticketChanges(before: TicketRecord | null, after: TicketRecord, fields: ReadonlyMap<string, Pick<FieldRecord, 'fieldKey'>>): AuditChange[] {
+  const changes: AuditChange[] = [];
+  for (const f of TRACKED) {
+    if (f === 'customFields') continue;
+    const from = before ? before[f] : null;
+    const to = after[f];
+    if (before ? JSON.stringify(from) !== JSON.stringify(to) : to !== null && !(Array.isArray(to) && !to.length)) changes.push({ field: f, from: from ?? null, to: to ?? null });
+  }
+  const valueOf = (t: TicketRecord | null, id: string) => t?.customFields.find((c) => c.id === id)?.value ?? null;
+  const ids = [...new Set([...(before?.customFields ?? []), ...after.customFields].map((c) => c.id))];
+  for (const id of ids) {
+    const from = valueOf(before, id);
+    const to = valueOf(after, id);
+    if (JSON.stringify(from) !== JSON.stringify(to)) changes.push({ field: `customFields.${fields.get(id)?.fieldKey ?? id}`, from, to });
+  }
+  return changes;
+}
+
+/** The audit write of a ticket change (or of a message added with no change: `changes` empty), ordered by the ticket's version. */
+function ticketAudit(
+  before: TicketRecord | null,
+  after: TicketRecord,
+  fields: ReadonlyMap<string, Pick<FieldRecord, 'fieldKey'>>,
+  ctx: ChangeContext,
+  opts: { deleted?: boolean; at?: string } = {},
+): TxWrite {
+  return auditWrite({
+    accountId: after.accountId,
+    resource: { type: 'ticket', id: after.id },
+    actor: ctx.actor,
+    via: ctx.via,
+    changes: opts.deleted ? [] : ticketChanges(before, after, fields),
+    messageId: ctx.messageId ?? null,
+    deleted: opts.deleted,
+    version: after.version,
+    at: opts.at ?? after.updatedAt,
+  });
+}
+
+/** The audit of a message added to a ticket that it does not change (decisions §15: one audit, with the message's id). */
+export const messageAuditWrite = (ticket: TicketRecord, ctx: ChangeContext): TxWrite => ticketAudit(ticket, ticket, new Map(), ctx, { at: new Date().toISOString() });
 
 /** Events of a change (decisions §7): updated with every changed field; assignment and resolution on their own as well. */
 function changeEvents(accountId: string, before: TicketRecord, after: TicketRecord, at: string, actor?: TicketEventDetail['actor']): TicketEventDetail[] {
@@ -163,7 +233,7 @@ export interface TicketChangePlan {
  * Work out what applying the given fields would do to a ticket, with every
  * rule of decisions §6 checked; nothing is written.
  */
-export async function planTicketUpdate(p: Caller, id: string, input: UpdateTicketInput): Promise<TicketChangePlan> {
+export async function planTicketUpdate(p: Caller, id: string, input: UpdateTicketInput, context?: Partial<ChangeContext>): Promise<TicketChangePlan> {
   const current = await getTicket(p, id);
   if (current.status === 'closed') throw new RuleViolationError('TICKET_CLOSED', 'A closed ticket cannot be changed');
   // decisions §8: only automations (the system caller) close tickets.
@@ -174,8 +244,9 @@ export async function planTicketUpdate(p: Caller, id: string, input: UpdateTicke
   const newGroup = input.groupId !== undefined && input.groupId !== current.groupId ? await checkGroup(p.accountId, input.groupId, issues) : null;
   let customFields = current.customFields;
   let usage: TxWrite[] = [];
+  let fields = new Map<string, FieldRecord>();
   if (input.customFields !== undefined) {
-    const fields = await fieldMap(p.accountId);
+    fields = await fieldMap(p.accountId);
     const merged = mergeCustomFields(current.customFields, input.customFields, fields, false);
     issues.push(...merged.issues);
     customFields = merged.merged;
@@ -194,7 +265,14 @@ export async function planTicketUpdate(p: Caller, id: string, input: UpdateTicke
   return {
     current,
     next,
-    writes: [repo.replaceTicketWrite(next, current.version), ...usage, ...(await requesterChangeWrites(p.accountId, current, next)), ...group.writes, ...outboxWrites(events)],
+    writes: [
+      repo.replaceTicketWrite(next, current.version),
+      ...usage,
+      ...(await requesterChangeWrites(p.accountId, current, next)),
+      ...group.writes,
+      ...outboxWrites(events),
+      ticketAudit(current, next, fields, contextOf(p, context)),
+    ],
   };
 }
 
@@ -219,14 +297,23 @@ export function deleteTicket(p: Principal, id: string): Promise<void> {
     const usage = await optionUsageWrites(p.accountId, fields, current.customFields, [], []);
     const event = newEventDetail(p.accountId, { event: 'ticket.deleted', timestamp: new Date().toISOString(), data: { ticket: { id } } });
     const group = await ticketGroupChange(p.accountId, current, null);
-    await repo.deleteTicket(current, [...usage, ...(await requesterChangeWrites(p.accountId, current, null)), ...group.writes, ...outboxWrites([event])]);
+    const at = event.timestamp;
+    const gone = { ...current, updatedAt: at, version: current.version + 1 };
+    await repo.deleteTicket(current, [
+      ...usage,
+      ...(await requesterChangeWrites(p.accountId, current, null)),
+      ...group.writes,
+      ...outboxWrites([event]),
+      ticketAudit(current, gone, fields, contextOf(p), { deleted: true }),
+      tombstoneWrite('ticket', p.accountId, id, at),
+    ]);
   });
 }
 
-/** Commit a system change of one ticket (no principal): the ticket, its group side and its events, version-checked. */
+/** Commit a system change of one ticket (no principal): the ticket, its group side, its events and its audit (distribution), version-checked. */
 async function applySystemChange(current: TicketRecord, next: TicketRecord, groupWrites: TxWrite[]): Promise<void> {
   const events = changeEvents(current.accountId, current, next, next.updatedAt);
-  await transactWrite([repo.replaceTicketWrite(next, current.version), ...groupWrites, ...outboxWrites(events)]);
+  await transactWrite([repo.replaceTicketWrite(next, current.version), ...groupWrites, ...outboxWrites(events), ticketAudit(current, next, new Map(), { via: 'distribution', actor: SYSTEM_ACTOR })]);
 }
 
 /**
@@ -260,6 +347,9 @@ export function detachGroup(accountId: string, ticketId: string, groupId: string
     await applySystemChange(current, next, (await ticketGroupChange(accountId, current, next)).writes);
   });
 }
+
+/** Tickets of the change index, as the incremental export answers them (GET's shape). */
+export const exportTickets = async (_accountId: string, items: Record<string, unknown>[]) => items.map(repo.ticketFromItem).map((t) => ({ id: t.id, updatedAt: t.updatedAt, object: toTicketDto(t) }));
 
 const LIST = 'tickets';
 

@@ -7,6 +7,7 @@ import { AlreadyExistsError, ConflictError, NotFoundError } from '../domain/erro
 import { indexWrites, searchIndex, type Searchable } from '../search/word-index.ts';
 import { recordWords, searchFilter, searchTerms, searchText } from '../search/words.ts';
 import type { UserStatus } from './model.ts';
+import { historyShard } from '../db/shard.ts';
 
 /** A user as stored. Attribute names are camelCase; the API maps them to snake_case. */
 export interface UserRecord {
@@ -27,6 +28,7 @@ export interface UserRecord {
 
 const users = bindEntity<UserRecord>(ENTITIES.user, {
   fields: ['id', 'accountId', 'email', 'name', 'avatarUrl', 'role', 'status', 'createdAt', 'updatedAt', 'lastLoginAt', 'version', 'apiKeyHashes'],
+  keyValues: (u) => ({ changeShard: historyShard(u.id) }),
   extra: (u) => ({ searchText: searchText(wordsOf(u)) }),
   normalize: ({ apiKeyHashes, ...u }) => (apiKeyHashes instanceof Set ? { ...u, apiKeyHashes } : u),
 });

@@ -38,6 +38,9 @@ async function requireUser(accountId: string, userId: string): Promise<UserRecor
 }
 
 /** Build a new user record (not yet stored). */
+/** Users of the change index, as the incremental export answers them (GET's shape, snake_case). */
+export const exportUsers = async (_accountId: string, items: Record<string, unknown>[]) => items.map(repo.userFromItem).map((u) => ({ id: u.id, updatedAt: u.updatedAt, object: toUserDto(u) }));
+
 export function newUserRecord(accountId: string, input: { email: string; name: string; role: UserRecord['role']; status: UserRecord['status'] }, now = new Date()): UserRecord {
   const at = now.toISOString();
   return { id: newId('usr', now.getTime()), accountId, ...input, avatarUrl: null, createdAt: at, updatedAt: at, lastLoginAt: null, version: 1 };

@@ -1,0 +1,72 @@
+import * as z from 'zod';
+import { LinksSchema, PageMetaSchema } from '../ticket-fields/model.ts';
+
+/** What an audit can be about (decisions §15): tickets, and the account's settings. */
+export const AUDIT_RESOURCE_TYPES = ['ticket', 'user', 'api_key', 'webhook', 'automation', 'sla_policy', 'group', 'ticket_field', 'account'] as const;
+export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
+
+/** How the change came: the API, a message's ticket_update, an automation, inbound email, a bulk job, SLA, group distribution. */
+export const AUDIT_VIAS = ['api', 'message', 'automation', 'email', 'bulk', 'sla', 'distribution'] as const;
+export type AuditVia = (typeof AUDIT_VIAS)[number];
+
+export const ACTOR_TYPES = ['user', 'automation', 'system', 'email'] as const;
+
+export const AuditActorSchema = z.object({
+  type: z
+    .enum(ACTOR_TYPES)
+    .describe('user: a user of the account (API key or session); automation: an automation rule; system: the service itself (distribution, the admin CLI); email: an inbound mail'),
+  id: z.string().nullable().describe('The user id or automation id; null for system and email'),
+});
+export type AuditActor = z.infer<typeof AuditActorSchema>;
+
+export const AuditChangeSchema = z.object({
+  field: z.string().describe('The field, as the resource names it; custom fields as customFields.<fieldKey>'),
+  from: z.unknown().describe('The value before (null on create)'),
+  to: z.unknown().describe('The value after'),
+  truncated: z.boolean().optional().describe('Present and true when a long text value was shortened to keep the audit small; read the resource for the full value'),
+});
+export type AuditChange = z.infer<typeof AuditChangeSchema>;
+
+export const AuditSchema = z
+  .object({
+    id: z.string().describe('Prefixed aud_'),
+    createdAt: z.iso.datetime(),
+    resource: z.object({ type: z.enum(AUDIT_RESOURCE_TYPES), id: z.string() }),
+    actor: AuditActorSchema,
+    via: z.enum(AUDIT_VIAS),
+    changes: z.array(AuditChangeSchema).describe('A create lists every set field with from null; a delete lists none'),
+    messageId: z.string().nullable().describe('The message that came with the change (a message added to a ticket), or null'),
+    deleted: z.boolean().describe('True on the audit of a delete'),
+  })
+  .meta({ id: 'Audit' });
+export type Audit = z.infer<typeof AuditSchema>;
+
+export const AuditListSchema = z.object({ audits: z.array(AuditSchema), meta: PageMetaSchema, links: LinksSchema }).meta({ id: 'AuditList' });
+
+const pageSize = z.coerce.number().int().min(1).max(100).default(25);
+const after = z.string().min(1).max(4096).optional();
+
+export const TicketAuditsQuerySchema = z.object({
+  page_size: pageSize,
+  sort_order: z.enum(['asc', 'desc']).default('asc').describe('asc: oldest first (default); desc: newest first'),
+  after,
+});
+export type TicketAuditsQuery = z.infer<typeof TicketAuditsQuerySchema>;
+
+const instant = z.iso.datetime({ offset: true }).transform((v) => new Date(v).toISOString());
+
+export const AccountAuditsQuerySchema = z
+  .object({
+    resource_type: z.enum(AUDIT_RESOURCE_TYPES).optional(),
+    resource_id: z.string().min(1).max(128).optional(),
+    actor_id: z.string().min(1).max(128).optional(),
+    since: instant.optional().describe('ISO 8601: audits created at or after'),
+    until: instant.optional().describe('ISO 8601: audits created at or before'),
+    page_size: pageSize,
+    after,
+  })
+  .refine((q) => !q.resource_id || q.resource_type, { message: 'resource_id needs resource_type', path: ['resource_id'] })
+  .refine((q) => !q.since || !q.until || q.since <= q.until, { message: 'since must not be after until', path: ['since'] });
+export type AccountAuditsQuery = z.infer<typeof AccountAuditsQuerySchema>;
+
+export const AuditTicketParamsSchema = z.object({ id: z.string().min(1).max(64) });
