@@ -59,7 +59,11 @@ export function safeChanges(changes: readonly AuditChange[]): AuditChange[] {
     });
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+/** JSON with object keys sorted: a map read back from DynamoDB need not keep its keys' order. */
+const canonical = (v: unknown): string =>
+  JSON.stringify(v ?? null, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x));
+
+const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
 
 /** The fields that differ between two versions of a record (`before` null: a create lists every set field). */
 export function diffFields<R extends object>(before: R | null, after: R, fields: readonly (keyof R & string)[]): AuditChange[] {
@@ -161,7 +165,8 @@ export async function listAccountAudits(p: Principal, q: AccountAuditsQuery) {
     const all = await repo.resourcePage(p.accountId, query.resourceType!, query.resourceId, true, q.page_size, after);
     page = { ...all, items: all.items.filter((a) => (!query.actorId || a.actorId === query.actorId) && (!query.since || a.createdAt >= query.since) && (!query.until || a.createdAt <= query.until)) };
   } else {
-    const lo = after !== undefined ? justAfter(after) : (query.since ?? '');
+    // A key condition takes no empty string: '0' sorts below every timestamp.
+    const lo = after !== undefined ? justAfter(after) : (query.since ?? '0');
     const hi = query.until ? `${query.until}#${END}` : END;
     page = lo > hi ? { items: [] } : await repo.logPage(p.accountId, { resourceType: query.resourceType, actorId: query.actorId }, { lo, hi }, q.page_size);
   }
