@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FinalizeRequestMiddleware } from '@smithy/types';
-import { ServiceUnavailableError } from '../domain/errors.ts';
+import { ConflictError, ServiceUnavailableError } from '../domain/errors.ts';
 import { dbSettings } from './settings.ts';
 
 const { AWS_REGION, DYNAMODB_ENDPOINT } = dbSettings();
@@ -36,7 +36,24 @@ export const tableName = (): string => dbSettings().TABLE_NAME;
 export interface RequestScope {
   deadline?: number;
   writeGate?: Promise<unknown>;
+  /** The oldest change-index stamp (`updatedAt`, epoch ms) the write carries: no attempt starts STAMP_MAX_AGE_MS after it. */
+  stampedAt?: number;
 }
+
+/**
+ * How long after its `updatedAt` a change may still be sent to the store. A
+ * change the incremental export reads by `updatedAt` must commit (and reach
+ * the index) before readers pass that instant plus the export's settle window
+ * (10 s, shared/exports/service.ts): an attempt later than this is refused as
+ * a conflict, and the service's retry stamps the change anew (docs/history.md).
+ */
+export const STAMP_MAX_AGE_MS = 4_000;
+
+/** Thrown instead of sending a change whose stamp is too old; the service retries it with a fresh stamp. */
+export class StaleStampError extends ConflictError {}
+
+/** Run a write with the oldest change-index stamp among its items (see STAMP_MAX_AGE_MS). */
+export const withStamp = <T>(stampedAt: number | undefined, fn: () => Promise<T>): Promise<T> => (stampedAt === undefined ? fn() : scope.run({ ...scope.getStore(), stampedAt }, fn));
 
 const scope = new AsyncLocalStorage<RequestScope>();
 
@@ -58,6 +75,8 @@ ddb.middlewareStack.add(
 );
 
 const attemptDeadline: FinalizeRequestMiddleware<object, object> = (next) => async (args) => {
+  const stampedAt = scope.getStore()?.stampedAt;
+  if (stampedAt !== undefined && Date.now() - stampedAt > STAMP_MAX_AGE_MS) throw new StaleStampError('The change took too long to commit; it is stamped anew');
   const deadline = scope.getStore()?.deadline;
   if (deadline === undefined) return next(args);
   const left = deadline - Date.now();

@@ -129,6 +129,12 @@ export function bindEntity<R extends object>(d: EntityDeclaration, m: Mapping<R>
     return m.normalize ? m.normalize(r as R) : (r as R);
   };
   const errorOf = (c?: Condition) => c?.error;
+  // Items the incremental export reads by `updatedAt` carry their stamp to the write (client.ts STAMP_MAX_AGE_MS).
+  const stamped = indexes.some((i) => i.name === 'changes' && i.skT.fields.includes('updatedAt'));
+  const stampOf = (r: R) => {
+    const at = stamped ? (r as { updatedAt?: unknown }).updatedAt : undefined;
+    return typeof at === 'string' ? { stampedAt: Date.parse(at) } : {};
+  };
 
   const updateParts = (values: Values, parts: UpdateParts, condition?: Condition) => {
     const u = updateExpression(parts, conditionParts(condition));
@@ -171,6 +177,7 @@ export function bindEntity<R extends object>(d: EntityDeclaration, m: Mapping<R>
       return {
         item: { Put: { TableName: tableName(), Item: item(r), ...(c ? { ConditionExpression: c.ConditionExpression, ...mergeExpressionInput(c.names, c.values) } : {}) } },
         onConditionFailed: errorOf(condition),
+        ...stampOf(r),
       };
     },
     update(current, next, condition) {
@@ -191,7 +198,8 @@ export function bindEntity<R extends object>(d: EntityDeclaration, m: Mapping<R>
         for (const k of Object.keys(indexAttributes(current))) if (!(k in after)) remove.push(k);
       }
       if (m.extra && (Object.keys(set).length || remove.length)) Object.assign(set, m.extra(next));
-      return { item: { Update: updateParts(current, { set, remove }, condition) }, onConditionFailed: errorOf(condition) };
+      const moved = (current as { updatedAt?: unknown }).updatedAt !== (next as { updatedAt?: unknown }).updatedAt;
+      return { item: { Update: updateParts(current, { set, remove }, condition) }, onConditionFailed: errorOf(condition), ...(moved ? stampOf(next) : {}) };
     },
     updateAttributes(values, parts, condition) {
       return { item: { Update: updateParts(values, parts, condition) }, onConditionFailed: errorOf(condition) };

@@ -2,7 +2,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError, ValidationError } from '../domain/errors.ts';
-import { ddb } from './client.ts';
+import { ddb, withStamp } from './client.ts';
 import { storeLimitError } from './store-errors.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -11,7 +11,16 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
 export interface TxWrite {
   item: TransactItem;
   onConditionFailed?: () => Error;
+  /** The change-index stamp (`updatedAt`, epoch ms) the item is written under, when it moves in that index (client.ts STAMP_MAX_AGE_MS). */
+  stampedAt?: number;
 }
+
+/** The oldest stamp among writes, or undefined when none moves in the change index. */
+const oldestStamp = (writes: readonly TxWrite[]): number | undefined => {
+  let oldest: number | undefined;
+  for (const w of writes) if (w.stampedAt !== undefined && (oldest === undefined || w.stampedAt < oldest)) oldest = w.stampedAt;
+  return oldest;
+};
 
 const MAX_ATTEMPTS = 8;
 
@@ -29,7 +38,7 @@ export async function transactWrite(writes: TxWrite[]): Promise<void> {
   if (writes.length > MAX_TRANSACTION_ITEMS) throw new ValidationError('The request changes too many records at once', [{ field: 'body', message: 'too many related changes in one request' }]);
   for (let attempt = 1; ; attempt++) {
     try {
-      await ddb.send(new TransactWriteCommand({ TransactItems: writes.map((w) => w.item) }));
+      await withStamp(oldestStamp(writes), () => ddb.send(new TransactWriteCommand({ TransactItems: writes.map((w) => w.item) })));
       return;
     } catch (err) {
       const limit = storeLimitError(err);
@@ -57,9 +66,9 @@ export async function transactWrite(writes: TxWrite[]): Promise<void> {
  */
 export async function writeNow(w: TxWrite, opts: { returnItem?: boolean } = {}): Promise<Record<string, unknown> | undefined> {
   try {
-    if (w.item.Put) await ddb.send(new PutCommand(w.item.Put));
+    if (w.item.Put) await withStamp(w.stampedAt, () => ddb.send(new PutCommand(w.item.Put!)));
     else if (w.item.Delete) await ddb.send(new DeleteCommand(w.item.Delete));
-    else if (w.item.Update) return (await ddb.send(new UpdateCommand({ ...w.item.Update, ...(opts.returnItem ? { ReturnValues: 'ALL_NEW' } : {}) }))).Attributes;
+    else if (w.item.Update) return (await withStamp(w.stampedAt, () => ddb.send(new UpdateCommand({ ...w.item.Update!, ...(opts.returnItem ? { ReturnValues: 'ALL_NEW' } : {}) })))).Attributes;
     else throw new Error('writeNow runs a Put, Update or Delete');
   } catch (err) {
     const limit = storeLimitError(err);

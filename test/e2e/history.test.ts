@@ -36,6 +36,9 @@ const auditsOf = async (d: Desk, ticketId: string, query = ''): Promise<Json[]> 
   return res.body.audits;
 };
 
+/** Wait on a fact: the check's first non-null answer. */
+const eventuallyFound = async <T>(check: () => Promise<T | null>, timeoutMs: number, what: string): Promise<T> => (await eventually(check, timeoutMs, what))!;
+
 /** Every change of a kind from `start` until endOfStream, following cursor; also the last cursor. */
 async function exportAll(d: Desk, kind: string, start: string, pageSize = 1000): Promise<{ items: Json[]; cursor: string; pages: number }> {
   let res = await d.get(`${EXPORTS}/${kind}?start_time=${encodeURIComponent(start)}&page_size=${pageSize}`);
@@ -183,7 +186,7 @@ describe("a ticket's history", () => {
 
     const t = await newTicket(owner, { tags: ['vip'], priority: 'low' });
 
-    const audits = await eventually(
+    const audits = await eventuallyFound(
       async () => {
         const list = await auditsOf(owner, t.id);
         return list.length === 2 ? list : null;
@@ -268,7 +271,7 @@ describe('incremental export', () => {
 
     expect((await owner.del(`${TICKETS}/${records[3].id}`)).status).toBe(204);
     expect((await owner.put(`${TICKETS}/${records[4].id}`, { ticket: { priority: 'urgent' } })).status).toBe(200);
-    const later = await eventually(
+    const later = await eventuallyFound(
       async () => {
         const r = await resume(owner, 'tickets', first.cursor);
         return r.items.length >= 2 ? r : null;
@@ -291,7 +294,7 @@ describe('incremental export', () => {
     const org = (await owner.post('/helpdesk/api/organizations', { name: 'Acme', organizationalDomain: 'acme-export.example' })).body.data;
     const contact = (await owner.post('/helpdesk/api/contacts', { name: 'Ann', email: 'ann@acme-export.example' })).body.data;
 
-    const [orgs, contacts, users] = await eventually(
+    const [orgs, contacts, users] = await eventuallyFound(
       async () => {
         const all = await Promise.all(['organizations', 'contacts', 'users'].map((k) => exportAll(owner, k, start)));
         return all.every((a) => a.items.length) ? all : null;
@@ -334,6 +337,20 @@ describe('incremental export', () => {
     await Promise.all([writer, reader]);
 
     expect(written.filter((id) => !seen.has(id))).toEqual([]);
+  });
+
+  it('refuses to send a change stamped longer ago than the stamp bound, so no commit lands behind a reader', async () => {
+    const own = await createTestAccount();
+    const { createTicket, getTicket } = await import('#shared/tickets/repository.ts');
+    const { StaleStampError, STAMP_MAX_AGE_MS } = await import('#shared/db/client.ts');
+    const late = await ticketRecord(own.accountId, new Date(Date.now() - STAMP_MAX_AGE_MS - 1_000));
+    const fresh = await ticketRecord(own.accountId, new Date());
+
+    await expect(createTicket(late, [])).rejects.toBeInstanceOf(StaleStampError);
+    await createTicket(fresh, []);
+
+    expect(await getTicket(own.accountId, late.id)).toBeNull();
+    expect(await getTicket(own.accountId, fresh.id)).toMatchObject({ id: fresh.id });
   });
 
   it('refuses a first call without start_time, a tampered cursor, another account, and non-admins', async () => {

@@ -39,7 +39,7 @@ describe('messages and their ticket_update are one transaction', () => {
     const { transactWrite } = await import('#shared/db/transact.ts');
     // Only automations close tickets; write the closed state the way they would.
     const current = (await repo.getTicket(acct.accountId, t.body.ticket.id))!;
-    await transactWrite([repo.replaceTicketWrite({ ...current, status: 'closed', version: current.version + 1 }, current.version)]);
+    await transactWrite([repo.replaceTicketWrite({ ...current, status: 'closed', updatedAt: new Date().toISOString(), version: current.version + 1 }, current.version)]);
     const res = await client.request('POST', '/helpdesk/api/messages', { token: session, body: { ticket_id: t.body.ticket.id, type: 'note', content: 'late' } });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ success: false, error: { code: 'TICKET_CLOSED', message: expect.any(String) } });
