@@ -9,7 +9,12 @@ export const contactEntities = {
     version: 'version',
     indexes: {
       byCreated: { slot: 'table', pk: 'A#{accountId}', sk: 'CONTACT#{id}', pattern: 'GET /contacts sort_by=created_at (ids are time-ordered)' },
-      changes: { slot: 'gsi4', pk: 'A#{accountId}#CHG#CONTACT#{changeShard}', sk: '{updatedAt}#{id}', pattern: 'GET /v1/exports/contacts (incremental export), 8 write shards by id merged in updatedAt order' },
+      changes: {
+        slot: 'gsi4',
+        pk: 'A#{accountId}#CHG#CONTACT#{changeShard}',
+        sk: '{updatedAt}#{id}',
+        pattern: 'GET /v1/exports/contacts (incremental export), 8 write shards by id merged in updatedAt order',
+      },
       byName: { slot: 'gsi1', pk: 'A#{accountId}#CONTACTS', sk: '{name:lower}\u0001{id}', pattern: 'GET /contacts sort_by=name' },
       byEmail: { slot: 'gsi2', pk: 'A#{accountId}#CONTACTS', sk: '{email:lower}\u0001{id}', pattern: 'GET /contacts sort_by=email' },
       byOrganization: {

@@ -9,7 +9,12 @@ export const organizationEntities = {
     version: 'version',
     indexes: {
       byCreated: { slot: 'table', pk: 'A#{accountId}', sk: 'ORG#{id}', pattern: 'GET /organizations sort_by=created_at; sort_by=contact_count (sorted in memory)' },
-      changes: { slot: 'gsi4', pk: 'A#{accountId}#CHG#ORGANIZATION#{changeShard}', sk: '{updatedAt}#{id}', pattern: 'GET /v1/exports/organizations (incremental export), 8 write shards by id merged in updatedAt order' },
+      changes: {
+        slot: 'gsi4',
+        pk: 'A#{accountId}#CHG#ORGANIZATION#{changeShard}',
+        sk: '{updatedAt}#{id}',
+        pattern: 'GET /v1/exports/organizations (incremental export), 8 write shards by id merged in updatedAt order',
+      },
       byName: { slot: 'gsi1', pk: 'A#{accountId}#ORGS', sk: '{sortName:lower}\u0001{id}', pattern: 'GET /organizations sort_by=name' },
       byDomain: { slot: 'gsi2', pk: 'A#{accountId}#ORGS', sk: '{organizationalDomain:lower}\u0001{id}', pattern: 'GET /organizations sort_by=organizational_domain' },
     },

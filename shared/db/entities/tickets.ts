@@ -9,7 +9,12 @@ export const ticketEntities = {
     version: 'version',
     indexes: {
       byCreated: { slot: 'table', pk: 'A#{accountId}', sk: 'TICKET#{id}', pattern: 'GET /v1/tickets sort_by=created_at (ids are time-ordered)' },
-      changes: { slot: 'gsi4', pk: 'A#{accountId}#CHG#TICKET#{changeShard}', sk: '{updatedAt}#{id}', pattern: 'GET /v1/exports/tickets (incremental export), 8 write shards by id merged in updatedAt order' },
+      changes: {
+        slot: 'gsi4',
+        pk: 'A#{accountId}#CHG#TICKET#{changeShard}',
+        sk: '{updatedAt}#{id}',
+        pattern: 'GET /v1/exports/tickets (incremental export), 8 write shards by id merged in updatedAt order',
+      },
       byUpdated: { slot: 'gsi1', pk: 'A#{accountId}#TICKETS', sk: '{updatedAt}#{id}', pattern: 'GET /v1/tickets sort_by=updated_at' },
       byStatus: {
         slot: 'gsi2',

@@ -9,7 +9,12 @@ export const userEntities = {
     version: 'version',
     indexes: {
       byCreated: { slot: 'table', pk: 'A#{accountId}', sk: 'USER#{id}', pattern: 'GET /v1/users sort=created_at (ids are time-ordered)' },
-      changes: { slot: 'gsi4', pk: 'A#{accountId}#CHG#USER#{changeShard}', sk: '{updatedAt}#{id}', pattern: 'GET /v1/exports/users (incremental export), 8 write shards by id merged in updatedAt order' },
+      changes: {
+        slot: 'gsi4',
+        pk: 'A#{accountId}#CHG#USER#{changeShard}',
+        sk: '{updatedAt}#{id}',
+        pattern: 'GET /v1/exports/users (incremental export), 8 write shards by id merged in updatedAt order',
+      },
       byName: { slot: 'gsi1', pk: 'A#{accountId}#USERS', sk: '{name:lower}\u0001{id}', pattern: 'GET /v1/users sort=name' },
       byEmail: { slot: 'gsi2', pk: 'A#{accountId}#USERS', sk: '{email:lower}\u0001{id}', pattern: 'GET /v1/users sort=email' },
     },
