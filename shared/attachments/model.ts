@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { CONTROL_CHARACTER, textPattern } from '../text.ts';
 
 /** decisions §14: one upload is at most 25 MiB, a message carries at most 20 attachments. */
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
@@ -33,13 +34,17 @@ export const objectKeys = {
   attachmentPrefix: 'attachments/',
 };
 
-/** A file name as decisions §14 allows it: 1-255 characters, no `/`, `\` or control characters. */
+/**
+ * A file name as decisions §14 allows it: 1-255 characters, no `/`, `\`, control
+ * characters, bidirectional controls or lone surrogates (shared/text.ts, the
+ * rule every name follows).
+ */
 export const FileNameSchema = z
   .string()
   .min(1)
   .max(255)
-  .regex(/^[^/\\\u0000-\u001f\u007f-\u009f]+$/, 'no "/", "\\" or control characters')
-  .describe('The file name shown and offered on download: 1-255 characters, no "/", "\\" or control characters');
+  .regex(textPattern('/\\\\'), 'no "/", "\\", control characters, bidirectional controls (such as U+202E) or lone surrogates')
+  .describe('The file name shown and offered on download: 1-255 characters, no "/", "\\", control characters, bidirectional controls or lone surrogates');
 
 /** `type/subtype` with optional parameters (RFC 9110 tokens): the value is signed into the upload URL, so it must be a valid header value. */
 export const ContentTypeSchema = z
@@ -98,7 +103,7 @@ export interface StoredAttachment {
 export const AttachmentInputSchema = z
   .object({
     token: z.string().min(1).max(64).describe('An upload token (upl_…) of this account, uploaded and not used yet'),
-    name: z.string().min(1).max(255).optional().describe("If given, must equal the upload's name"),
+    name: FileNameSchema.optional().describe("If given, must equal the upload's name (a file name as uploads take it)"),
     size: z.number().int().min(1).max(MAX_UPLOAD_BYTES).optional().describe("If given, must equal the upload's size"),
   })
   .meta({ id: 'MessageAttachmentInput' });
@@ -113,7 +118,10 @@ export const AttachmentParamsSchema = z.object({ attachmentId: z.string().min(1)
  * exact name (RFC 6266 / RFC 8187).
  */
 export function contentDisposition(name: string): string {
-  const fallback = name.replace(/[^\x20-\x7e]|["\\%;]/g, '_');
-  const exact = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  // Whatever string reaches here (one stored before a rule changed included) builds a header: control characters,
+  // bidirectional controls and lone surrogates become "_", so encodeURIComponent (which throws on a lone surrogate) cannot throw.
+  const shown = name.replace(CONTROL_CHARACTER, '_');
+  const fallback = shown.replace(/[^\x20-\x7e]|["\\%;]/g, '_');
+  const exact = encodeURIComponent(shown).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${fallback}"; filename*=UTF-8''${exact}`;
 }

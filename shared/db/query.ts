@@ -153,12 +153,28 @@ export async function countMatches(q: Omit<PageQuery, 'limit' | 'startKey' | 'fo
 export const FILTERED_TOTAL_CAP = 10_000;
 
 /**
- * One page of a page-number list (page >= 1): reads the list in key order
- * only as far as the page's last item (a deep page costs its depth), never the
- * whole range. `total` comes from `knownTotal` (a counter kept in the same
- * transactions as creates and deletes) when the caller has one; otherwise,
- * or with a filter, from a Select COUNT bounded by FILTERED_TOTAL_CAP items
- * evaluated — skipped when the page read already reached the end.
+ * Most items one Query of a page-number list asks for (its Limit): a deep
+ * page reads its depth in Queries of at most this many items, so no page
+ * number turns into a Limit DynamoDB refuses (page 2^31 of 15 asked for
+ * about 3 x 10^10: not an Integer to AWS, an InternalFailure to DynamoDB
+ * Local). A Query answers at most 1 MB anyway.
+ */
+export const PAGE_QUERY_LIMIT = 1_000;
+
+/**
+ * One page of a page-number list (page 1..2^53, decisions §5): reads the
+ * list in key order only as far as the page's last item (a deep page costs
+ * its depth, in Queries of at most PAGE_QUERY_LIMIT items), never the whole
+ * range, and keeps only the page's items. `total` comes from `knownTotal` (a
+ * counter kept in the same transactions as creates and deletes) when the
+ * caller has one; otherwise, or with a filter, from a Select COUNT bounded by
+ * FILTERED_TOTAL_CAP items evaluated.
+ *
+ * Page 1 reads the page and the total side by side (no count when the page
+ * read reached the end). A later page gets the total first: a page past the
+ * last one answers no items with page 1's total, and reads nothing of the
+ * list but that total (a filtered list's matches are those among its first
+ * FILTERED_TOTAL_CAP items, so any page past them is past the last one).
  */
 export async function numberedPage<T extends Record<string, unknown>>(
   q: Omit<PageQuery, 'limit' | 'startKey'>,
@@ -166,23 +182,33 @@ export async function numberedPage<T extends Record<string, unknown>>(
   limit: number,
   knownTotal?: Promise<number | undefined>,
 ): Promise<{ items: T[]; total: number }> {
+  // Past 2^53 / limit pages `from` is no longer exact, but it is only compared with totals far below it.
   const from = (page - 1) * limit;
   knownTotal?.catch(() => undefined);
   const readPage = async () => {
-    const matches: T[] = [];
+    const items: T[] = [];
+    let seen = 0;
     let startKey: Key | undefined;
     let read = 0;
     let step = q.filter ? Math.min(FILTERED_TOTAL_CAP, Math.max(from + limit + 1, 200)) : from + limit;
     do {
-      const want = q.filter ? Math.min(step, FILTERED_TOTAL_CAP - read) : from + limit - matches.length;
-      const out = await ddb.send(new QueryCommand({ ...baseInput({ ...q, limit }), ExclusiveStartKey: startKey, Limit: Math.max(1, want) }));
-      matches.push(...((out.Items ?? []) as T[]));
+      const want = q.filter ? Math.min(step, FILTERED_TOTAL_CAP - read) : from + limit - seen;
+      const out = await ddb.send(new QueryCommand({ ...baseInput({ ...q, limit }), ExclusiveStartKey: startKey, Limit: Math.max(1, Math.min(want, PAGE_QUERY_LIMIT)) }));
+      for (const item of (out.Items ?? []) as T[]) {
+        if (seen >= from && seen < from + limit) items.push(item);
+        seen++;
+      }
       read += out.ScannedCount ?? out.Items?.length ?? 0;
       startKey = out.LastEvaluatedKey as Key | undefined;
       step *= 2;
-    } while (startKey && matches.length < from + limit && (!q.filter || read < FILTERED_TOTAL_CAP));
-    return { items: matches.slice(from, from + limit), reachedEnd: !startKey, seen: matches.length };
+    } while (startKey && seen < from + limit && (!q.filter || read < FILTERED_TOTAL_CAP));
+    return { items, reachedEnd: !startKey, seen };
   };
+  if (page > 1) {
+    const counted = q.filter ? undefined : await knownTotal;
+    const total = counted !== undefined ? Math.max(counted, 0) : await countEvaluated(q, FILTERED_TOTAL_CAP);
+    return { items: from < total ? (await readPage()).items : [], total };
+  }
   const [result, counted] = await Promise.all([readPage(), q.filter ? undefined : knownTotal]);
   if (counted !== undefined) return { items: result.items, total: Math.max(counted, 0) };
   if (result.reachedEnd) return { items: result.items, total: result.seen };

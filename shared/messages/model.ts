@@ -2,10 +2,12 @@ import * as z from 'zod';
 import { pageParams } from '../pagination/numbered.ts';
 import { AttachmentInputSchema, AttachmentSchema, MAX_ATTACHMENTS } from '../attachments/model.ts';
 import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../tickets/model.ts';
+import { CONTROL_CHARACTERS_MESSAGE, textPattern } from '../text.ts';
 
 export const MESSAGE_TYPES = ['request', 'response', 'note'] as const;
 
-const CcSchema = z.object({ email: z.email().max(254), name: z.string().max(128).nullable().optional() }).meta({ id: 'MessageCc' });
+/** A cc's display name goes into the mail's header: a name like any other (shared/text.ts), empty allowed. */
+const CcSchema = z.object({ email: z.email().max(254), name: z.string().max(128).regex(textPattern(), CONTROL_CHARACTERS_MESSAGE).nullable().optional() }).meta({ id: 'MessageCc' });
 
 export const MessageSchema = z
   .object({

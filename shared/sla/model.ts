@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../tickets/model.ts';
 import { isTimeZone, WEEKDAYS } from './clock.ts';
+import { plainText } from '../text.ts';
 
 export const SLA_METRICS = ['firstReply', 'nextReply', 'resolution'] as const;
 export type SlaMetric = (typeof SLA_METRICS)[number];
@@ -83,7 +84,7 @@ export type SlaPolicy = z.infer<typeof SlaPolicySchema>;
 
 export const SlaPolicyBodySchema = z
   .object({
-    name: z.string().trim().min(1).max(100),
+    name: plainText(100),
     description: z.string().max(500).nullable().optional(),
     isActive: z.boolean().optional().describe('true when omitted on create; left as it is when omitted on update'),
     timeMode: z.enum(TIME_MODES),

@@ -31,7 +31,7 @@ export const TicketFieldSchema = z
   .meta({ id: 'TicketField' });
 export type TicketFieldDto = z.infer<typeof TicketFieldSchema>;
 
-const optionName = z.string().trim().min(1).max(128);
+const optionName = plainText(128);
 const optionValue = z
   .string()
   .trim()

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { TICKET_EVENT_TYPES } from '../events/ticket-event-names.ts';
+import { plainText } from '../text.ts';
 
 export const WebhookSchema = z
   .object({
@@ -36,7 +37,7 @@ const events = z
   .min(1, 'must name at least one event')
   .transform((e) => [...new Set(e)]);
 
-const name = z.string().trim().min(1).max(128);
+const name = plainText(128);
 
 export const CreateWebhookBodySchema = z.object({ webhook: z.object({ name, targetUrl, events, active: z.boolean().default(true) }) }).meta({ id: 'CreateWebhookRequest' });
 export type CreateWebhookInput = z.infer<typeof CreateWebhookBodySchema>['webhook'];

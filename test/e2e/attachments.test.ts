@@ -188,6 +188,14 @@ describe('uploads and attachments', () => {
     expectValidation(await up({ name: 'a/b.txt' }), 'name');
     expectValidation(await up({ name: 'a\\b.txt' }), 'name');
     expectValidation(await up({ name: 'a\nb.txt' }), 'name');
+    // Issue 33: the fuzzer's name (a right-to-left override and a lone surrogate) answered 500; each alone is a 422 too.
+    expectValidation(await up({ name: 'report\u202E\ud800fdp.exe' }), 'name');
+    expectValidation(await up({ name: 'invoice\u202Efdp.exe' }), 'name');
+    expectValidation(await up({ name: 'half \ud83d.txt' }), 'name');
+    expectValidation(await up({ name: '\ude00.txt' }), 'name');
+    for (const bidi of ['\u061C', '\u200E', '\u200F', '\u202A', '\u202B', '\u202C', '\u202D', '\u2066', '\u2067', '\u2068', '\u2069']) expectValidation(await up({ name: `a${bidi}b.txt` }), 'name');
+    // Right-to-left scripts and emoji (surrogate pairs) are names.
+    expect((await up({ name: 'مستند 🙂.txt' })).status).toBe(201);
     expect((await up({ name: 'ü'.repeat(255) })).status).toBe(201);
     expectValidation(await up({ contentType: 'text' }), 'contentType');
     expectValidation(await up({ contentType: 'text/plain\r\nX-Evil: 1' }), 'contentType');
@@ -204,6 +212,12 @@ describe('uploads and attachments', () => {
     const viewer = as(client, (await d.acct.addUser('viewer')).key);
     expectDeskError(await viewer.post(UPLOADS, { name: 'f.txt', size: 1, contentType: 'text/plain' }), 403, 'FORBIDDEN');
     const upload = await uploaded(d.key, 'f.txt', Buffer.from('x'), 'text/plain');
+    // attachments[].name is a file name too: refused by the same rule before it is compared with the upload's.
+    for (const name of ['f\u202Etxt.exe', 'f\ud800.txt']) {
+      const refused = await message(d, [{ token: upload.token, name }]);
+      expectValidation(refused, 'attachments.0.name');
+      expect(refused.body.error.details).toEqual([{ field: 'attachments.0.name', message: expect.stringMatching(/bidirectional controls/) }]);
+    }
     const att = must(await message(d, [{ token: upload.token }]), 201, 'message').data.attachments[0];
     expect((await viewer.get(`${ATTACHMENTS}/${att.id}`)).status).toBe(200);
   });
