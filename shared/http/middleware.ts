@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod';
-import { hasDeskRole, PrincipalSchema, type Principal } from '../auth/principal.ts';
+import { hasDeskRole, PrincipalSchema, type DeskRole, type Principal } from '../auth/principal.ts';
 import { withRequestScope } from '../db/client.ts';
 import { BadRequestError, DomainError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError, UnauthorizedError, ForbiddenError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { consume, RateLimitExceededError, type RateLimitState } from '../ratelimit/limiter.ts';
@@ -31,17 +31,25 @@ export type RouteHandlers<T extends readonly RouteContract[]> = {
   [R in T[number] as R['operationId']]: (req: RouteRequest<R>) => Promise<unknown>;
 };
 
-interface State {
+/**
+ * Everything one request gathers on its way through the stack, in one typed
+ * object: each step fills its part, the dispatch and the error responder read
+ * it. Kept beside the middy request (keyed by it), never on the Lambda context.
+ */
+interface HttpRequest {
   iface: Interface;
   route?: RouteContract;
-  principal?: Principal;
-  /** The rate-limit count, started before the route runs and settled before it answers. */
-  counting?: Promise<RateLimitState>;
-  rateLimit?: RateLimitState;
-  body?: unknown;
-  idempotency?: IdempotencyClaim;
   /** Epoch ms after which no DynamoDB attempt starts or is waited on. */
   deadline?: number;
+  principal?: Principal;
+  /** The rate-limit count, started before the route runs; the route's writes wait for it. */
+  count?: Promise<RateLimitState>;
+  /** Its answer once settled (rateLimiter), for the headers of every authenticated answer. */
+  rateLimit?: RateLimitState;
+  rawBody?: unknown;
+  /** The validated path parameters, query and body (inputValidator). */
+  input?: { params: unknown; query: unknown; body: unknown };
+  idempotency?: IdempotencyClaim;
 }
 
 /**
@@ -53,10 +61,16 @@ interface State {
 export const REQUEST_DEADLINE_MS = 20_000;
 const DEADLINE_MARGIN_MS = 3_000;
 
-/** Per-invocation state travels on the Lambda context so the final handler can read it. */
-type AppContext = Context & { app: State };
-type Req = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, AppContext>;
-type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, AppContext>;
+type Req = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>;
+type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>;
+
+/** Each invocation's HttpRequest, by its event (the one object the dispatch and every step share). */
+const requests = new WeakMap<APIGatewayProxyEvent, HttpRequest>();
+const stateOf = (event: APIGatewayProxyEvent): HttpRequest => {
+  let state = requests.get(event);
+  if (!state) requests.set(event, (state = { iface: interfaceOf(event.resource ?? event.path ?? '') }));
+  return state;
+};
 
 /** Zod issues as `{field, message}` pairs; the wrapper object (e.g. `ticket`) is left out of field names. */
 export function fieldIssues(error: z.ZodError, wrapper?: string): FieldIssue[] {
@@ -71,11 +85,12 @@ const describe = (issues: FieldIssue[]) => issues.map((i) => `${i.field}: ${i.me
 /** Resolve the route and the error envelope first, so every later failure answers in the right shape. */
 const routeResolver = (table: Map<string, RouteContract>): Middleware => ({
   before: function routeResolverBefore(request: Req) {
-    const { resource, httpMethod, path } = request.event;
+    const { resource, httpMethod } = request.event;
+    const state = stateOf(request.event);
     const remaining = typeof request.context.getRemainingTimeInMillis === 'function' ? request.context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS : REQUEST_DEADLINE_MS;
-    request.context.app = { iface: interfaceOf(resource ?? path ?? ''), deadline: Date.now() + Math.max(0, Math.min(REQUEST_DEADLINE_MS, remaining)) };
-    request.context.app.route = table.get(routeKey(httpMethod, resource));
-    if (!request.context.app.route) throw new NotFoundError('Route');
+    state.deadline = Date.now() + Math.max(0, Math.min(REQUEST_DEADLINE_MS, remaining));
+    state.route = table.get(routeKey(httpMethod, resource));
+    if (!state.route) throw new NotFoundError('Route');
   },
 });
 
@@ -86,48 +101,69 @@ const principalFromAuthorizer = (): Middleware => ({
     if (ctx.authUnavailable) throw new ServiceUnavailableError();
     const parsed = PrincipalSchema.safeParse(ctx);
     if (!parsed.success) throw new UnauthorizedError(typeof ctx.authError === 'string' ? ctx.authError : 'Authentication required');
-    request.context.app.principal = parsed.data;
+    stateOf(request.event).principal = parsed.data;
   },
 });
 
 /**
- * Start counting the request against the account's window without waiting:
- * the count runs beside the route's reads, and the route's writes wait for it
- * (writeGate), so a refused request changes nothing. Its answer is settled
- * before anything is sent; the headers go on every authenticated answer.
+ * The rate limit, settled here and nowhere else. Before: start counting the
+ * request against the account's window without waiting; the count runs
+ * beside the route's reads, and the route's writes wait for it (writeGate),
+ * so a refused request changes nothing. After: the answer waits for the
+ * count and carries its headers, or becomes the 429. On error: a request
+ * over its limit is a 429 whatever else went wrong (as when the count ran
+ * first), and Retry-After counts from when the answer leaves.
  */
 const rateLimiter = (): Middleware => ({
   before: function rateLimiterBefore(request: Req) {
-    const app = request.context.app;
-    const p = app.principal!;
-    app.counting = withRequestScope({ deadline: app.deadline }, () => consume(p.accountId, p.plan)).then(
-      (state) => (app.rateLimit = state),
+    const state = stateOf(request.event);
+    const p = state.principal!;
+    state.count = withRequestScope({ deadline: state.deadline }, () => consume(p.accountId, p.plan)).then(
+      (counted) => (state.rateLimit = counted),
       (err) => {
         if (err instanceof RateLimitExceededError) {
-          app.rateLimit = err.state;
+          state.rateLimit = err.state;
           recordMetric(METRICS.requestsRateLimited);
         }
         throw err;
       },
     );
-    // Settled in dispatch or onError; this only keeps an early refusal from being reported as unhandled.
-    app.counting.catch(() => undefined);
+    // Settled in after or onError; this only keeps an early refusal from being reported as unhandled.
+    state.count.catch(() => undefined);
+  },
+  after: async function rateLimiterAfter(request: Req) {
+    const counted = await stateOf(request.event).count!;
+    if (request.response) request.response = { ...request.response, headers: { ...request.response.headers, ...rateLimitHeaders(counted) } };
+  },
+  onError: async function rateLimiterOnError(request: Req) {
+    const state = requests.get(request.event);
+    if (!state?.count) return;
+    try {
+      await state.count;
+    } catch (err) {
+      if (err instanceof RateLimitExceededError || !(request.error instanceof DomainError)) request.error = err as Error;
+    }
+    if (request.error instanceof RateLimitExceededError) request.error = new RateLimitExceededError(request.error.state, Date.now());
   },
 });
+
+/**
+ * How each interface names the role a route needs: user management speaks of
+ * its own roles (decisions §1: member is the desk's agent).
+ */
+const ROLE_WORDS: Record<Interface, Record<DeskRole, string>> = {
+  playbook: { viewer: 'viewer', agent: 'member', admin: 'admin' },
+  helpdesk: { viewer: 'viewer', agent: 'agent', admin: 'admin' },
+};
 
 /** Credential kind and role the route asks for (decisions §1). */
 const accessGuard = (): Middleware => ({
   before: function accessGuardBefore(request: Req) {
-    const route = request.context.app.route!;
-    const p = request.context.app.principal!;
-    if (route.auth === 'session' && p.credential !== 'session') {
+    const { route, principal: p, iface } = stateOf(request.event);
+    if (route!.auth === 'session' && p!.credential !== 'session') {
       throw new UnauthorizedError('This endpoint needs a session token (Authorization: Bearer <session token>); API keys are not accepted here');
     }
-    if (route.access && !hasDeskRole(p.role, route.access)) {
-      // User management speaks of its own roles (decisions §1): member is the desk's agent.
-      const role = route.group === 'users' ? { viewer: 'viewer', agent: 'member', admin: 'admin' }[route.access] : route.access;
-      throw new ForbiddenError(`This action needs the ${role} role or above`);
-    }
+    if (route!.access && !hasDeskRole(p!.role, route!.access)) throw new ForbiddenError(`This action needs the ${ROLE_WORDS[iface][route!.access]} role or above`);
   },
 });
 
@@ -138,9 +174,10 @@ const jsonBodyParser = (): Middleware => ({
     if (body === null || body === undefined || body === '') return;
     const raw = isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
     if (raw.length > MAX_BODY_BYTES) throw new PayloadTooLargeError();
-    if (!request.context.app.route!.body) return;
+    const state = stateOf(request.event);
+    if (!state.route!.body) return;
     try {
-      request.context.app.body = JSON.parse(raw.toString('utf8'));
+      state.rawBody = JSON.parse(raw.toString('utf8'));
     } catch {
       throw new BadRequestError('Request body is not valid JSON', [{ field: 'body', message: 'malformed JSON' }]);
     }
@@ -156,30 +193,44 @@ const headerValue = (headers: Record<string, string | undefined> | null, name: s
  */
 const idempotency = (): Middleware => ({
   before: async function idempotencyBefore(request: Req) {
-    const { route, principal, body } = request.context.app;
+    const state = stateOf(request.event);
     const key = headerValue(request.event.headers, IDEMPOTENCY_HEADER);
-    if (key === undefined || !takesIdempotencyKey(route!)) return;
+    if (key === undefined || !takesIdempotencyKey(state.route!)) return;
     // The key is a write: it waits for the rate-limit count, so a refused request neither claims nor replays.
-    await request.context.app.counting;
+    await state.count;
     const { httpMethod: method, resource, pathParameters } = request.event;
-    const start = await beginIdempotent(principal!.accountId, key, { method, resource, pathParameters, body });
+    const start = await beginIdempotent(state.principal!.accountId, key, { method, resource, pathParameters, body: state.rawBody });
     if ('claim' in start) {
-      request.context.app.idempotency = start.claim;
+      state.idempotency = start.claim;
       return;
     }
+    // An early answer skips every `after` step, the rate limiter's included: it carries the count's headers itself.
     return {
       statusCode: start.replay.status,
-      headers: { 'Content-Type': 'application/json', 'Idempotency-Replayed': 'true', ...rateLimitHeaders(request.context.app.rateLimit) },
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Replayed': 'true', ...rateLimitHeaders(state.rateLimit) },
       body: start.replay.body,
     };
   },
   after: async function idempotencyAfter(request: Req) {
-    const claim = request.context.app.idempotency;
+    const claim = stateOf(request.event).idempotency;
     if (claim && request.response) await completeIdempotent(claim, request.response.statusCode, request.response.body);
   },
   onError: async function idempotencyOnError(request: Req) {
-    const claim = request.context.app?.idempotency;
+    const claim = requests.get(request.event)?.idempotency;
     if (claim) await releaseIdempotent(claim);
+  },
+});
+
+/**
+ * The route's path parameters, query and body against its zod contract (after
+ * the idempotency claim, so a repeat with another body is refused by its key).
+ * Ids that cannot exist are not found; a bad query is a 400; a body that is no
+ * object or lacks its wrapper is a 400; invalid values are the interface's 422.
+ */
+const inputValidator = (): Middleware => ({
+  before: function inputValidatorBefore(request: Req) {
+    const state = stateOf(request.event);
+    state.input = parseInput(state.route!, request.event, state.rawBody);
   },
 });
 
@@ -229,35 +280,27 @@ function rateLimitHeaders(state: RateLimitState | undefined): Record<string, str
 /** Map any error to the interface's envelope; unexpected ones are logged and answered as a bare 500. */
 const errorResponder = (): Middleware => ({
   onError: async function errorResponderOnError(request: Req) {
-    request.context.app ??= { iface: interfaceOf(request.event.resource ?? request.event.path ?? '') };
-    // A request over its limit is a 429 whatever else went wrong (as when the count ran first).
-    try {
-      await request.context.app.counting;
-    } catch (err) {
-      if (err instanceof RateLimitExceededError || !(request.error instanceof DomainError)) request.error = err as Error;
-    }
-    // Retry-After counts from when the answer leaves, not from when the count refused.
-    if (request.error instanceof RateLimitExceededError) request.error = new RateLimitExceededError(request.error.state, Date.now());
-    const iface = request.context.app.iface ?? interfaceOf(request.event.resource ?? request.event.path ?? '');
-    const mapped = toHttpError(request.error, iface);
+    const state = stateOf(request.event);
+    const mapped = toHttpError(request.error, state.iface);
     if (mapped.status >= 500) logger.error('unhandled error', { err: request.error, path: request.event.path, method: request.event.httpMethod });
     request.response = {
       statusCode: mapped.status,
-      headers: { 'Content-Type': 'application/json', ...mapped.headers, ...rateLimitHeaders(request.context.app.rateLimit) },
+      headers: { 'Content-Type': 'application/json', ...mapped.headers, ...rateLimitHeaders(state.rateLimit) },
       body: JSON.stringify(mapped.body),
     };
   },
 });
 
 /**
- * The one middleware stack of every endpoint group: route, principal, rate
- * limit (counted in parallel, settled before answering), access, body,
- * validation, then the route's implementation; errors mapped last. A group handler is `httpGroup(routes, handlers)`.
+ * The one middleware stack of every endpoint group, in order: route, principal,
+ * rate limit (counted beside the route, settled before answering), access,
+ * body, idempotency, validation, then the route's implementation; errors
+ * mapped last. A group handler is `httpGroup(routes, handlers)`.
  */
 export function httpGroup<const T extends readonly RouteContract[]>(routes: T, handlers: NoInfer<RouteHandlers<T>>) {
   const table = new Map<string, RouteContract>(routes.map((r) => [routeKey(r.method, r.path), r]));
   const impl = handlers as unknown as Record<string, (req: RouteRequest) => Promise<unknown>>;
-  const stack = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, AppContext>()
+  const stack = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(injectLambdaContext(baseLogger))
     .use(errorResponder())
     .use(routeResolver(table))
@@ -266,21 +309,12 @@ export function httpGroup<const T extends readonly RouteContract[]>(routes: T, h
     .use(accessGuard())
     .use(jsonBodyParser())
     .use(idempotency())
-    .handler(async function dispatch(event: APIGatewayProxyEvent, context: AppContext): Promise<APIGatewayProxyResult> {
-      const { route, principal, body: rawBody, counting, deadline } = context.app;
-      const input = parseInput(route!, event, rawBody);
-      let result: unknown;
-      let failure: unknown;
-      try {
-        result = await withRequestScope({ deadline, writeGate: counting }, () => impl[route!.operationId]({ principal: principal!, ...input, event } as RouteRequest));
-      } catch (err) {
-        failure = err;
-      }
-      const rateLimit = await counting!;
-      if (failure) throw failure;
-      const headers = { ...rateLimitHeaders(rateLimit) };
-      if (route!.success.status === 204) return { statusCode: 204, headers, body: '' };
-      return { statusCode: route!.success.status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(result) };
+    .use(inputValidator())
+    .handler(async function dispatch(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+      const { route, principal, input, count, deadline } = stateOf(event);
+      const result = await withRequestScope({ deadline, writeGate: count }, () => impl[route!.operationId]({ principal: principal!, ...input!, event } as RouteRequest));
+      if (route!.success.status === 204) return { statusCode: 204, headers: {}, body: '' };
+      return { statusCode: route!.success.status, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(result) };
     });
   /**
    * Each request runs under its correlation id (the caller's `x-request-id`, or a new one), which its log lines and
@@ -288,7 +322,7 @@ export function httpGroup<const T extends readonly RouteContract[]>(routes: T, h
    */
   return async function correlatedHandler(event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> {
     const id = correlationIdFrom(headerValue(event.headers, 'x-request-id'));
-    const result = await withCorrelation(id, () => stack(event, context as AppContext));
+    const result = await withCorrelation(id, () => stack(event, context));
     return { ...result, headers: { ...result.headers, 'X-Request-Id': id } };
   };
 }
