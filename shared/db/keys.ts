@@ -45,9 +45,12 @@ export const ENTITIES = {
 };
 
 /**
- * Every key string of the table is built here. Account-scoped items live under
- * `A#<accountId>`, so a request can only ever address its own tenant's items.
- * The two global lookups (API key hash, demo marker) carry no tenant data.
+ * The few keys built outside an entity's declaration: the rate-limit window of
+ * the counters table, and the bench's bare calls (ticket, list prefix), which
+ * must build the same keys as the tickets entity without going through it.
+ * Every other key is built from its declaration (entity.ts). Account-scoped
+ * items live under `A#<accountId>`, so a request can only ever address its own
+ * tenant's items.
  */
 const acct = (accountId: string) => `A#${accountId}`;
 

@@ -97,18 +97,13 @@ async function putBatch(bus: EventBusPort, batch: OutboxRecord[], fates: Map<Out
 }
 
 /**
- * Remove published outbox items with BatchWriteItem (one call per 10 where a
- * delete per item made the publisher the store's busiest client), the calls
- * of a batch side by side: a stream lane hands over its account's next events
- * only when this batch is done (local/pipeline.ts), and a store under write
- * load works through one call's items one at a time (DynamoDB Local: 100
- * deletes in 4 calls took 2-4 s in a burst, 12 ms idle), so 25 per call, one
- * call after another, held up a busy account's events. The keys are the outbox entity's, so
- * nothing but outbox items can be addressed; an item already removed (by the
- * sweeper or a concurrent retry) is fine. Unprocessed deletes are retried
- * with backoff within the function's timeout; a batch that times out is
- * retried by the stream, and the sweeper republishes what it leaves (at
- * least once, never lost).
+ * Remove published outbox items: 10 keys per BatchWriteItem, the calls side
+ * by side, because a stream lane hands over its account's next events only
+ * when this batch is done (why and the figures: docs/performance.md). The keys
+ * are the outbox entity's, so nothing but outbox items can be addressed; an
+ * item already removed (by the sweeper or a concurrent retry) is fine. A
+ * batch that times out is retried by the stream, and the sweeper republishes
+ * what it leaves (at least once, never lost).
  */
 const deletePublished = (records: OutboxRecord[]): Promise<void> =>
   batchDelete(
