@@ -1,7 +1,7 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { escapeForTransport } from '#shared/events/transport.ts';
 import type { BusEvent, LocalArchive } from './archive.ts';
-import type { LocalRule } from './bus.ts';
+import { targetQueues, type LocalRule } from './bus-rules.ts';
 import { matchesPattern } from './lambda/patterns.ts';
 
 /** What an EventBridge call the local bus refuses answers: `__type` and message, HTTP 400. */
@@ -88,8 +88,8 @@ export function busControl(o: BusControlOptions) {
       for await (const event of o.archive!.read(r.start, r.end)) {
         if (detailTypes && !detailTypes.includes(event['detail-type'])) continue;
         const again: BusEvent = { ...event, 'replay-name': r.name };
-        const rules = o.rules.filter((rule) => rule.enabled !== false && (!r.destination.FilterArns || (rule.name && r.destination.FilterArns.includes(ruleArn(rule.name)))));
-        const urls = rules.filter((rule) => matchesPattern(rule.pattern, again)).flatMap((rule) => rule.queueUrls);
+        const rules = o.rules.filter((rule) => !r.destination.FilterArns || (rule.name && r.destination.FilterArns.includes(ruleArn(rule.name))));
+        const urls = targetQueues(rules, again);
         const body = escapeForTransport(JSON.stringify(again));
         await Promise.all(urls.map((QueueUrl) => o.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: body }))));
         r.lastReplayed = new Date(Date.parse(event.time));

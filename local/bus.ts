@@ -8,8 +8,8 @@ import { entrySize, MAX_ENTRY_BYTES } from '#shared/events/entry-size.ts';
 import { escapeForTransport, sqsBodyProblem } from '#shared/events/transport.ts';
 import { LocalArchive } from './archive.ts';
 import { BusRequestError, busControl } from './bus-control.ts';
+import { targetQueues, type LocalRule } from './bus-rules.ts';
 import type { BusArchive } from './lambda/deployment.ts';
-import { matchesPattern } from './lambda/patterns.ts';
 import { LOCAL_STAGE } from './lambda/template.ts';
 
 /** The EventBridge event as EventBridge delivers it to an SQS target: the message body consumers parse. */
@@ -34,18 +34,6 @@ export class BusValidationError extends Error {
     super(message);
     this.name = 'ValidationException';
   }
-}
-
-export interface LocalRule {
-  /** The rule's name (a replay's FilterArns name rules by ARN, which holds it). */
-  name?: string;
-  pattern: Record<string, unknown>;
-  /** URLs of the rule's target queues. */
-  queueUrls: string[];
-  /** false: a disabled rule routes nothing. */
-  enabled?: boolean;
-  /** Targets by id, for rules added at run time (PutTargets); the template's rules have none here. */
-  targets?: Map<string, string>;
 }
 
 /**
@@ -85,7 +73,7 @@ export function localBus(rules: readonly LocalRule[], region: string, sqsEndpoin
           try {
             // Archived first (appended before the answer, so an accepted event survives a crash), then routed.
             if (archive?.keeps(envelope)) await archive.append([envelope]);
-            const urls = rules.filter((r) => r.enabled !== false && matchesPattern(r.pattern, envelope)).flatMap((r) => r.queueUrls);
+            const urls = targetQueues(rules, envelope);
             await Promise.all(urls.map((QueueUrl) => sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: body }))));
             return { eventId: envelope.id };
           } catch (err) {
