@@ -1,5 +1,5 @@
 import { auditWrite, userActor, SYSTEM_ACTOR } from '../audits/service.ts';
-import type { AuditActor, AuditChange, AuditVia } from '../audits/model.ts';
+import type { AuditActor, AuditVia } from '../audits/model.ts';
 import { actorOf, hasDeskRole, isSystemCaller, type Caller, type Principal } from '../auth/principal.ts';
 import { requesterWrites } from '../contacts/service.ts';
 import { retryOnConflict } from '../db/retry.ts';
@@ -14,11 +14,12 @@ import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { listAllFields, optionIdsByValue, optionUsageWrite, type FieldRecord } from '../ticket-fields/api.ts';
 import { mergeCustomFields, optionValuesOf, type CustomFieldValue } from '../ticket-fields/values.ts';
 import { findUser as getUser } from '../users/api.ts';
-import type { CreateTicketInput, ListTicketsQuery, Ticket, UpdateTicketInput } from './model.ts';
+import type { CreateTicketInput, ListTicketsQuery, UpdateTicketInput } from './model.ts';
 import * as repo from './repository.ts';
+import { appliedUpdate, changeEvents, ticketChanges, toTicketDto } from './rules.ts';
 import type { TicketFilter, TicketRecord } from './repository.ts';
 
-export const toTicketDto = ({ accountId: _a, version: _v, ...t }: TicketRecord): Ticket => t;
+export { toTicketDto };
 
 const invalid = (issues: FieldIssue[]) => new ValidationError(`Invalid ticket: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, issues);
 
@@ -123,8 +124,6 @@ async function createTicketOnce(p: Principal, input: CreateTicketInput): Promise
   return created;
 }
 
-const TRACKED = ['subject', 'status', 'priority', 'type', 'assigneeId', 'requesterEmail', 'requesterName', 'groupId', 'tags', 'customFields'] as const;
-
 /** How a change came, for its audit (decisions §15): by default a user's request through the API, or an automation. */
 export interface ChangeContext {
   via: AuditVia;
@@ -138,29 +137,6 @@ const contextOf = (p: Caller, given?: Partial<ChangeContext>): ChangeContext => 
   actor: given?.actor ?? (isSystemCaller(p) ? { type: 'automation', id: p.automationId } : userActor(p)),
   messageId: given?.messageId ?? null,
 });
-
-/**
- * What an audit lists of a ticket change (decisions §15): each tracked field
- * that differs, custom fields one entry each as `customFields.<fieldKey>`
- * (a field deleted since is named by its id). `before` null: a create.
- */
-export function ticketChanges(before: TicketRecord | null, after: TicketRecord, fields: ReadonlyMap<string, Pick<FieldRecord, 'fieldKey'>>): AuditChange[] {
-  const changes: AuditChange[] = [];
-  for (const f of TRACKED) {
-    if (f === 'customFields') continue;
-    const from = before ? before[f] : null;
-    const to = after[f];
-    if (before ? JSON.stringify(from) !== JSON.stringify(to) : to !== null && !(Array.isArray(to) && !to.length)) changes.push({ field: f, from: from ?? null, to: to ?? null });
-  }
-  const valueOf = (t: TicketRecord | null, id: string) => t?.customFields.find((c) => c.id === id)?.value ?? null;
-  const ids = [...new Set([...(before?.customFields ?? []), ...after.customFields].map((c) => c.id))];
-  for (const id of ids) {
-    const from = valueOf(before, id);
-    const to = valueOf(after, id);
-    if (JSON.stringify(from) !== JSON.stringify(to)) changes.push({ field: `customFields.${fields.get(id)?.fieldKey ?? id}`, from, to });
-  }
-  return changes;
-}
 
 /** The audit write of a ticket change (or of a message added with no change: `changes` empty), ordered by the ticket's version. */
 function ticketAudit(
@@ -185,30 +161,6 @@ function ticketAudit(
 
 /** The audit of a message added to a ticket that it does not change (decisions §15: one audit, with the message's id). */
 export const messageAuditWrite = (ticket: TicketRecord, ctx: ChangeContext): TxWrite => ticketAudit(ticket, ticket, new Map(), ctx, { at: new Date().toISOString() });
-
-/** Events of a change (decisions §7): updated with every changed field; assignment and resolution on their own as well. */
-function changeEvents(accountId: string, before: TicketRecord, after: TicketRecord, at: string, actor?: TicketEventDetail['actor']): TicketEventDetail[] {
-  const updatedFields: Record<string, { from: unknown; to: unknown }> = {};
-  for (const f of TRACKED) if (JSON.stringify(before[f]) !== JSON.stringify(after[f])) updatedFields[f] = { from: before[f], to: after[f] };
-  if (updatedFields.customFields) {
-    // decisions §7: only the entries that changed, so a small edit of a large ticket stays a small event.
-    const same = (a: { id: string; value: unknown }, list: { id: string; value: unknown }[]) => list.some((b) => b.id === a.id && JSON.stringify(b.value) === JSON.stringify(a.value));
-    updatedFields.customFields = { from: before.customFields.filter((e) => !same(e, after.customFields)), to: after.customFields.filter((e) => !same(e, before.customFields)) };
-  }
-  if (!Object.keys(updatedFields).length) return [];
-  const events = [newEventDetail(accountId, { event: 'ticket.updated', timestamp: at, data: { ticket: { id: after.id, updatedFields } } })];
-  if (updatedFields.assigneeId) {
-    events.push(
-      newEventDetail(accountId, {
-        event: 'ticket.assignment.changed',
-        timestamp: at,
-        data: { ticket: { id: after.id, updatedFields: { assigneeId: { from: before.assigneeId, to: after.assigneeId } } } },
-      }),
-    );
-  }
-  if (updatedFields.status && after.status === 'resolved') events.push(newEventDetail(accountId, { event: 'ticket.resolved', timestamp: at, data: { ticket: toTicketDto(after) } }));
-  return actor ? events.map((e) => ({ ...e, actor })) : events;
-}
 
 /** Writes that move a ticket's count from one requester to another. */
 async function requesterChangeWrites(accountId: string, before: TicketRecord | null, after: TicketRecord | null): Promise<TxWrite[]> {
@@ -254,10 +206,8 @@ export async function planTicketUpdate(p: Caller, id: string, input: UpdateTicke
   }
   if (issues.length) throw invalid(issues);
 
-  const { customFields: _cf, ...scalar } = input;
-  const defined = Object.fromEntries(Object.entries(scalar).filter(([, v]) => v !== undefined));
   const at = new Date().toISOString();
-  let next: TicketRecord = { ...current, ...defined, customFields, updatedAt: at, version: current.version + 1 };
+  let next = appliedUpdate(current, input, customFields, at);
   const group = await ticketGroupChange(p.accountId, current, next, { group: newGroup });
   if (group.assigneeId) next = { ...next, assigneeId: group.assigneeId };
   const events = changeEvents(p.accountId, current, next, at, actorOf(p));

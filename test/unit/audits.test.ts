@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AUDIT_TEXT_LIMIT, diffFields, newAudit, safeChanges } from '#shared/audits/service.ts';
-import { ticketChanges } from '#shared/tickets/service.ts';
+import { ticketChanges } from '#shared/tickets/rules.ts';
 import type { TicketRecord } from '#shared/tickets/repository.ts';
 
 /** The rules of what an audit holds (decisions §15), as pure functions. */
