@@ -118,7 +118,6 @@ async function main(): Promise<unknown> {
   const accounts = await import('#shared/accounts/service.ts');
   const gateway = planIds ? await (await import('./usage-plans.ts')).awsGateway(planIds) : undefined;
   const plans = await import('./usage-plans.ts');
-  const accountsRepo = await import('#shared/accounts/repository.ts');
 
   switch (command) {
     case 'create-account': {
@@ -141,7 +140,8 @@ async function main(): Promise<unknown> {
     }
     case 'set-plan': {
       if (!gateway) return accounts.setPlan(required('account'), plan());
-      const changed = await plans.changePlan(gateway, accountsRepo, required('account'), plan());
+      // Through the service, so the plan change is audited (decisions §15) in the account's own write.
+      const changed = await plans.changePlan(gateway, accounts, required('account'), plan());
       // The plan is in the cached authorizer answers: the account's next request must see the new one.
       await (await import('#shared/auth/authorizer-cache.ts')).flushAuthorizerCache();
       return changed;

@@ -27,7 +27,7 @@ export interface GatewayPort {
   keysNamed(name: string): Promise<string[]>;
 }
 
-/** The account reads and writes set-plan relies on (the accounts repository in the CLI). */
+/** The account reads and writes set-plan relies on (the accounts service in the CLI, which audits the change). */
 export interface AccountsPort {
   getAccount(accountId: string): Promise<{ accountId: string; plan: Plan; usageKeyId?: string } | null>;
   /** One write: plan and usage key change together. */

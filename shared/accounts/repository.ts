@@ -5,7 +5,6 @@ import { bindEntity, conditions, type Condition } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
 import { batchGet, queryAll } from '../db/query.ts';
 import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
-import { ifNotExists } from '../db/update.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../domain/errors.ts';
 import { addApiKeyHashWrite, createOwnerWrites, removeApiKeyHashWrite, userFromItem, userKey, type UserRecord } from '../users/api.ts';
 
@@ -62,13 +61,14 @@ function putApiKeyWrites(k: ApiKeyRecord, principal: KeyPrincipal): TxWrite[] {
   return [keyLookups.put({ ...k, ...principal }, conditions.absent()), apiKeys.put({ ...k, revokedAt: null }, conditions.absent())];
 }
 
-/** Create an account with its owner, the owner guard and the owner's first API key, in one transaction. */
-export async function createAccount(account: AccountRecord, owner: UserRecord, key: ApiKeyRecord): Promise<void> {
+/** Create an account with its owner, the owner guard and the owner's first API key, in one transaction; `related` (its audits) commits with it. */
+export async function createAccount(account: AccountRecord, owner: UserRecord, key: ApiKeyRecord, related: TxWrite[] = []): Promise<void> {
   await transactWrite([
     accounts.put(account, conditions.absent()),
     ...createOwnerWrites({ ...owner, apiKeyHashes: new Set([key.hash]) }),
     // The owner's first key carries the account's usage key too, as every later key does (putApiKey).
     ...putApiKeyWrites(key, { role: owner.role, status: owner.status, plan: account.plan, ...(account.usageKeyValue ? { usageKeyValue: account.usageKeyValue } : {}) }),
+    ...related,
   ]);
 }
 
@@ -86,15 +86,29 @@ export async function getUserAndAccount(accountId: string, userId: string): Prom
   return { user: user ? userFromItem(user) : null, account: account ? accounts.fromItem(account) : null };
 }
 
-/** Set account attributes (plan, usage key) on an existing account. */
-export async function updateAccount(accountId: string, changes: Partial<Pick<AccountRecord, 'plan' | 'usageKeyValue' | 'usageKeyId'>>): Promise<void> {
-  await writeNow(
-    accounts.updateAttributes(
-      { accountId },
-      { set: withoutUndefined(changes) },
-      conditions.present(() => new NotFoundError('Account')),
-    ),
-  );
+/**
+ * Set account attributes (plan, usage key) on an existing account; with
+ * `readAs`, only if its plan and usage key are still those (else a
+ * ConflictError: re-read). `related` (its audit) commits with it.
+ */
+export async function updateAccount(
+  accountId: string,
+  changes: Partial<Pick<AccountRecord, 'plan' | 'usageKeyValue' | 'usageKeyId'>>,
+  related: TxWrite[] = [],
+  readAs?: Pick<AccountRecord, 'plan' | 'usageKeyId'>,
+): Promise<void> {
+  const condition: Condition = readAs
+    ? {
+        expr: readAs.usageKeyId ? 'attribute_exists(pk) AND #plan = :plan AND #usage = :usage' : 'attribute_exists(pk) AND #plan = :plan AND attribute_not_exists(#usage)',
+        names: { '#plan': 'plan', '#usage': 'usageKeyId' },
+        values: { ':plan': readAs.plan, ...(readAs.usageKeyId ? { ':usage': readAs.usageKeyId } : {}) },
+        error: () => new ConflictError('The account changed concurrently; retry'),
+      }
+    : conditions.present(() => new NotFoundError('Account'));
+  const update = accounts.updateAttributes({ accountId }, { set: withoutUndefined(changes) }, condition);
+  // Alone, a conditional update costs half a transaction's capacity.
+  if (related.length) await transactWrite([update, ...related]);
+  else await writeNow(update);
   if (changes.plan !== undefined || changes.usageKeyValue !== undefined) await copyAccountToKeyLookups(accountId, { plan: changes.plan, usageKeyValue: changes.usageKeyValue });
 }
 
@@ -144,7 +158,7 @@ export function apiKeyLookupDeletes(hashes: readonly string[]): TxWrite[] {
  * concurrent role, status or plan change either sees this key or makes this
  * write fail (ConflictError: re-read and retry).
  */
-export async function putApiKey(k: ApiKeyRecord, user: UserRecord, account: AccountRecord): Promise<void> {
+export async function putApiKey(k: ApiKeyRecord, user: UserRecord, account: AccountRecord, related: TxWrite[] = []): Promise<void> {
   const accountUnchanged: Condition = {
     expr: account.usageKeyValue ? '#plan = :plan AND #usage = :usage' : '#plan = :plan AND attribute_not_exists(#usage)',
     names: { '#plan': 'plan', '#usage': 'usageKeyValue' },
@@ -159,6 +173,7 @@ export async function putApiKey(k: ApiKeyRecord, user: UserRecord, account: Acco
         : new ConflictError('The user changed concurrently; retry'),
     ),
     accounts.check({ accountId: account.accountId }, accountUnchanged),
+    ...related,
   ]);
 }
 
@@ -172,16 +187,29 @@ export async function getApiKey(accountId: string, keyId: string): Promise<(ApiK
 }
 
 /**
- * Revoke: drop the hash lookup (so the key stops working), mark the record,
- * and take the hash off its user (version-checked, so a concurrent role
- * change cannot write the lookup back), atomically. `user` is null when the
- * user is gone (its lookups went with it).
+ * Revoke: drop the hash lookup (so the key stops working), mark the record
+ * (`revokedAt`, unless it was revoked already), and take the hash off its user
+ * (version-checked, so a concurrent role change cannot write the lookup
+ * back), atomically. `user` is null when the user is gone (its lookups went
+ * with it). A key read as live must still be live (else a ConflictError:
+ * re-read), so exactly one revocation is the first. `related` (its audit)
+ * commits with it.
  */
-export async function revokeApiKey(k: ApiKeyRecord, user: UserRecord | null): Promise<void> {
+export async function revokeApiKey(k: ApiKeyRecord & { revokedAt: string | null }, user: UserRecord | null, at = new Date().toISOString(), related: TxWrite[] = []): Promise<void> {
+  const stillLive: Condition | undefined = k.revokedAt
+    ? undefined
+    : {
+        expr: 'attribute_not_exists(#r) OR attribute_type(#r, :null)',
+        names: { '#r': 'revokedAt' },
+        values: { ':null': 'NULL' },
+        error: () => new ConflictError('The API key was revoked concurrently'),
+      };
   await transactWrite([
     keyLookups.delete({ hash: k.hash }),
-    apiKeys.updateAttributes(k, { set: { revokedAt: ifNotExists(new Date().toISOString()) } }),
+    // The record is written with revokedAt null, which if_not_exists would keep: the first revocation sets it, a repeat keeps it.
+    apiKeys.updateAttributes(k, { set: { revokedAt: k.revokedAt ?? at } }, stillLive),
     ...(user ? [removeApiKeyHashWrite(user, k.hash, () => new ConflictError('The user changed concurrently; retry'))] : []),
+    ...related,
   ]);
 }
 

@@ -1,16 +1,40 @@
+import type { AuditChange } from '../audits/model.ts';
+import { auditWrite, diffFields, SYSTEM_ACTOR } from '../audits/service.ts';
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
 import { flushAuthorizerCache } from '../auth/authorizer-cache.ts';
 import { signSessionToken } from '../auth/jwt.ts';
 import type { Plan } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
+import type { TxWrite } from '../db/transact.ts';
 import { NotFoundError, UnauthorizedError } from '../domain/errors.ts';
 import { newId } from '../ids.ts';
 import { findUser } from '../users/api.ts';
-import { newUserRecord, recordLogin, toUserDto } from '../users/service.ts';
+import { newUserRecord, recordLogin, toUserDto, userAuditWrites } from '../users/service.ts';
 import * as repo from './repository.ts';
+import type { AccountRecord, ApiKeyRecord } from './repository.ts';
 
 /** Default lifetime of a session token issued by the admin CLI. */
 export const DEFAULT_SESSION_TTL_SECONDS = 12 * 60 * 60;
+
+/*
+ * Audits (decisions §15). These operations are the admin CLI's (and `npm
+ * start`'s): the actor is the system, and the via is `api` (an operator's
+ * command has no via of its own). An account's audit lists its name, its plan
+ * and the id of its API Gateway usage key, never the key's value; an API
+ * key's lists its user and name (never the key or its hash) and, on
+ * revocation, `revokedAt`.
+ */
+const ACCOUNT_AUDITED = ['name', 'plan', 'usageKeyId'] as const;
+const API_KEY_AUDITED = ['userId', 'name', 'revokedAt'] as const;
+
+const accountAudit = (accountId: string, changes: AuditChange[], at: string): TxWrite =>
+  auditWrite({ accountId, resource: { type: 'account', id: accountId }, actor: SYSTEM_ACTOR, via: 'api', changes, at });
+
+const apiKeyAudit = (k: ApiKeyRecord, changes: AuditChange[], at: string): TxWrite =>
+  auditWrite({ accountId: k.accountId, resource: { type: 'api_key', id: k.keyId }, actor: SYSTEM_ACTOR, via: 'api', changes, at });
+
+/** An API key as its audit sees it: no key material. */
+const auditedKey = (k: ApiKeyRecord, revokedAt: string | null = null) => ({ userId: k.userId, name: k.name, revokedAt });
 
 function newApiKey(accountId: string, userId: string, name: string) {
   const apiKey = generateApiKey();
@@ -28,11 +52,19 @@ export async function createAccount(input: { name: string; plan: Plan; ownerEmai
   const accountId = input.accountId ?? newId('acct');
   const owner = newUserRecord(accountId, { email: input.ownerEmail, name: input.ownerName ?? input.ownerEmail.split('@')[0], role: 'owner', status: 'active' });
   const { apiKey, record } = newApiKey(accountId, owner.id, 'Owner key');
-  await repo.createAccount(
-    { accountId, name: input.name, plan: input.plan, createdAt: owner.createdAt, ...(input.usage ? { usageKeyId: input.usage.keyId, usageKeyValue: input.usage.keyValue } : {}) },
-    owner,
-    record,
-  );
+  const account: AccountRecord = {
+    accountId,
+    name: input.name,
+    plan: input.plan,
+    createdAt: owner.createdAt,
+    ...(input.usage ? { usageKeyId: input.usage.keyId, usageKeyValue: input.usage.keyValue } : {}),
+  };
+  // Three audits: the account, its owner, the owner's first key.
+  await repo.createAccount(account, owner, record, [
+    accountAudit(accountId, diffFields(null, account, ACCOUNT_AUDITED), account.createdAt),
+    ...userAuditWrites(null, owner, SYSTEM_ACTOR),
+    apiKeyAudit(record, diffFields(null, auditedKey(record), API_KEY_AUDITED), record.createdAt),
+  ]);
   const dto = toUserDto(owner);
   return { accountId, plan: input.plan, owner: { id: dto.id, email: dto.email, name: dto.name, role: dto.role, status: dto.status }, apiKey };
 }
@@ -43,7 +75,7 @@ export async function createApiKey(accountId: string, userId: string, name = 'AP
   await retryOnConflict(async () => {
     const [user, account] = await Promise.all([findUser(accountId, userId, true), repo.getAccount(accountId)]);
     if (!user || !account) throw new NotFoundError('User');
-    await repo.putApiKey(record, user, account);
+    await repo.putApiKey(record, user, account, [apiKeyAudit(record, diffFields(null, auditedKey(record), API_KEY_AUDITED), record.createdAt)]);
   });
   return { id: record.keyId, name, apiKey };
 }
@@ -52,7 +84,10 @@ export async function revokeApiKey(accountId: string, keyId: string) {
   await retryOnConflict(async () => {
     const key = await repo.getApiKey(accountId, keyId);
     if (!key) throw new NotFoundError('API key');
-    await repo.revokeApiKey(key, await findUser(accountId, key.userId, true));
+    const at = new Date().toISOString();
+    // Revoking a revoked key again repeats the writes (harmless) but records nothing: nothing changed.
+    const audit = key.revokedAt ? [] : [apiKeyAudit(key, diffFields(auditedKey(key), auditedKey(key, at), API_KEY_AUDITED), at)];
+    await repo.revokeApiKey(key, await findUser(accountId, key.userId, true), at, audit);
   });
   await flushAuthorizerCache();
   return { id: keyId, revoked: true as const };
@@ -71,10 +106,28 @@ export async function issueSessionToken(accountId: string, userId: string, ttlSe
 }
 
 export async function setPlan(accountId: string, plan: Plan) {
-  await repo.updateAccount(accountId, { plan });
+  await updateAccount(accountId, { plan });
   // The plan (the rate limit) is in the cached authorizer answer.
   await flushAuthorizerCache();
   return { accountId, plan };
+}
+
+/** An account's record (the admin CLI's set-plan on a deployed stack reads it before it makes a usage key). */
+export const getAccount = (accountId: string) => repo.getAccount(accountId);
+
+/**
+ * Set plan or usage key (set-plan), with the account's audit in the same
+ * transaction, checked against the values read so its `from` is what it
+ * replaced. A set-plan that changes nothing writes the same values again
+ * (bringing the key lookups in step, as ever) and records no audit.
+ */
+export async function updateAccount(accountId: string, changes: Partial<Pick<AccountRecord, 'plan' | 'usageKeyValue' | 'usageKeyId'>>): Promise<void> {
+  await retryOnConflict(async () => {
+    const current = await repo.getAccount(accountId);
+    if (!current) throw new NotFoundError('Account');
+    const audited = diffFields(current, { ...current, ...Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) }, ACCOUNT_AUDITED);
+    await repo.updateAccount(accountId, changes, audited.length ? [accountAudit(accountId, audited, new Date().toISOString())] : [], current);
+  });
 }
 
 /** Every account's id, for operator jobs over all accounts (admin reindex --all). */

@@ -1,6 +1,8 @@
+import type { AuditChange } from '../audits/model.ts';
+import { auditWrite, diffFields, userActor } from '../audits/service.ts';
 import type { Principal, SystemPrincipal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
-import { transactWrite } from '../db/transact.ts';
+import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { ConflictError, NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import type { TicketEventDetail } from '../events/ticket-events.ts';
 import { newId } from '../ids.ts';
@@ -42,6 +44,21 @@ const nextSet = (set: AutomationSet, automations: AutomationRecord[], order = au
   timeRules: activeTimeRules(automations),
 });
 
+/** What an automation's audit lists (decisions §15). */
+const AUDITED = ['name', 'description', 'isActive', 'rule'] as const;
+
+const automationAudit = (p: Principal, id: string, changes: AuditChange[], opts: { deleted?: boolean; at?: string } = {}): TxWrite =>
+  auditWrite({ accountId: p.accountId, resource: { type: 'automation', id }, actor: userActor(p), via: 'api', changes, ...opts });
+
+/**
+ * A new evaluation order is a setting of the account, not of one automation
+ * (one audit, however many moved): `automations.order`, the ids before and after.
+ */
+function orderAudit(p: Principal, from: string[], to: string[]): TxWrite[] {
+  const changes = diffFields({ 'automations.order': from }, { 'automations.order': to }, ['automations.order']);
+  return changes.length ? [auditWrite({ accountId: p.accountId, resource: { type: 'account', id: p.accountId }, actor: userActor(p), via: 'api', changes })] : [];
+}
+
 /** Every automation of the account, in evaluation order. */
 export async function listAutomations(p: Principal): Promise<Automation[]> {
   const { automations } = await repo.loadAutomations(p.accountId);
@@ -66,7 +83,7 @@ export async function createAutomation(p: Principal, input: CreateAutomationInpu
       updatedAt: now,
     };
     const all = [...automations, record];
-    await repo.commitAutomations(p.accountId, nextSet(set, all), [repo.putAutomationWrite(record)]);
+    await repo.commitAutomations(p.accountId, nextSet(set, all), [repo.putAutomationWrite(record), automationAudit(p, record.id, diffFields(null, record, AUDITED), { at: now })]);
     return toDto(record, all.length);
   });
 }
@@ -82,7 +99,9 @@ export async function updateAutomation(p: Principal, id: string, input: UpdateAu
     if (!Object.keys(given).length) return toDto(automations[index], index + 1);
     const next: AutomationRecord = { ...automations[index], ...given, updatedAt: new Date().toISOString() };
     const all = automations.map((a) => (a.id === id ? next : a));
-    await repo.commitAutomations(p.accountId, nextSet(set, all), [repo.putAutomationWrite(next)]);
+    // The same values given again still write (as ever) but record no audit: nothing changed.
+    const changes = diffFields(automations[index], next, AUDITED);
+    await repo.commitAutomations(p.accountId, nextSet(set, all), [repo.putAutomationWrite(next), ...(changes.length ? [automationAudit(p, id, changes, { at: next.updatedAt })] : [])]);
     return toDto(next, index + 1);
   });
 }
@@ -92,7 +111,7 @@ export async function deleteAutomation(p: Principal, id: string): Promise<void> 
     const { set, automations } = await repo.loadAutomations(p.accountId);
     if (!automations.some((a) => a.id === id)) throw new NotFoundError('Automation');
     const rest = automations.filter((a) => a.id !== id);
-    await repo.commitAutomations(p.accountId, nextSet(set, rest), [repo.deleteAutomationWrite(p.accountId, id)]);
+    await repo.commitAutomations(p.accountId, nextSet(set, rest), [repo.deleteAutomationWrite(p.accountId, id), automationAudit(p, id, [], { deleted: true })]);
   });
 }
 
@@ -113,7 +132,8 @@ export async function reorderAutomations(p: Principal, orderedIds: string[]): Pr
     if (issues.length) throw invalid(issues);
     const byId = new Map(automations.map((a) => [a.id, a]));
     const ordered = orderedIds.map((id) => byId.get(id)!);
-    await repo.commitAutomations(p.accountId, nextSet(set, ordered, orderedIds), []);
+    const before = automations.map((a) => a.id);
+    await repo.commitAutomations(p.accountId, nextSet(set, ordered, orderedIds), orderAudit(p, before, orderedIds));
     return ordered.map((a, i) => toDto(a, i + 1));
   });
 }

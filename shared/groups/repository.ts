@@ -152,7 +152,7 @@ export function groupLiveCheck(g: Pick<GroupRecord, 'accountId' | 'id' | 'versio
 
 /**
  * Mark a group deleted (it answers 404 from now on); `related` (its
- * group.deleted event) commits with it. The default guard is proved in the
+ * group.deleted event and its audits) commits with it. The default guard is proved in the
  * same transaction: a group that is not the default must still not be one
  * (`handoff` undefined); deleting the default hands it to `handoff.to` (proved
  * live) or, with no group left, removes the guard, so an account with groups

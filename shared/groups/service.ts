@@ -1,3 +1,5 @@
+import type { AuditChange } from '../audits/model.ts';
+import { auditWrite, diffFields, userActor } from '../audits/service.ts';
 import { hasDeskRole, type Principal, type UserRole } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
@@ -81,12 +83,38 @@ const backfillEvent = (accountId: string, groupIds: string[], userId?: string) =
 
 const distributes = (g: GroupRecord) => g.isActive && g.distributionMode !== 'manual' && !g.deletingAt;
 
+/** What a group's audit lists (decisions §15), besides `isDefault` and one `members.<userId>` per member added, changed or removed. */
+const AUDITED = ['name', 'description', 'isPrivate', 'distributionMode', 'leadUserId', 'maxOpenTickets', 'maxOpenTicketsGlobal', 'isActive'] as const;
+
+/** A member as the group's audit shows it: its settings in the group; null when not a member. */
+const memberView = (m: MemberConfig | undefined) => (m ? { maxOpenTickets: m.maxOpenTickets, skills: m.skills } : null);
+
+/** The audited changes from `before` (null: a create) to `after`: the group's fields, then each member that changed. */
+function groupChanges(before: GroupRecord | null, after: GroupRecord): AuditChange[] {
+  const changes = diffFields(before, after, AUDITED);
+  for (const userId of new Set([...Object.keys(before?.members ?? {}), ...Object.keys(after.members)])) {
+    const field = `members.${userId}`;
+    changes.push(...diffFields({ [field]: memberView(before?.members[userId]) }, { [field]: memberView(after.members[userId]) }, [field]));
+  }
+  return changes;
+}
+
+const groupAudit = (p: Principal, groupId: string, changes: AuditChange[], opts: { deleted?: boolean; at?: string } = {}): TxWrite =>
+  auditWrite({ accountId: p.accountId, resource: { type: 'group', id: groupId }, actor: userActor(p), via: 'api', changes, ...opts });
+
+/** The default moving between groups: an audit of each group whose `isDefault` changed. */
+const defaultMoveAudits = (p: Principal, from: string | null, to: string | null, at: string): TxWrite[] => [
+  ...(from ? [groupAudit(p, from, [{ field: 'isDefault', from: true, to: false }], { at })] : []),
+  ...(to ? [groupAudit(p, to, [{ field: 'isDefault', from: false, to: true }], { at })] : []),
+];
+
 export async function createGroup(p: Principal, input: CreateGroupInput): Promise<{ group: GroupRecord; defaultId: string | null }> {
   return retryOnConflict(async () => {
     const defaultId = await repo.getDefaultGroupId(p.accountId);
     const now = new Date().toISOString();
     const g: GroupRecord = { id: newId('grp'), accountId: p.accountId, ...input, leadUserId: null, isActive: true, members: {}, createdAt: now, updatedAt: now, version: 1 };
-    await transactWrite(repo.createGroupWrites(g, !defaultId));
+    const audit = groupAudit(p, g.id, [...groupChanges(null, g), { field: 'isDefault', from: null, to: !defaultId }], { at: now });
+    await transactWrite([...repo.createGroupWrites(g, !defaultId), audit]);
     return { group: g, defaultId: defaultId ?? g.id };
   });
 }
@@ -101,7 +129,13 @@ async function changeGroup(p: Principal, groupId: string, change: (g: GroupRecor
     const { next, backfill } = await change(current);
     if (!next) return current;
     const stamped: GroupRecord = { ...next, updatedAt: new Date().toISOString(), version: current.version + 1 };
-    await transactWrite([repo.replaceGroupWrite(stamped, current.version), ...(backfill && distributes(stamped) ? backfillEvent(p.accountId, [groupId]) : [])]);
+    // The same values given again still write (as ever) but record no audit: nothing changed.
+    const changes = groupChanges(current, stamped);
+    await transactWrite([
+      repo.replaceGroupWrite(stamped, current.version),
+      ...(backfill && distributes(stamped) ? backfillEvent(p.accountId, [groupId]) : []),
+      ...(changes.length ? [groupAudit(p, groupId, changes, { at: stamped.updatedAt })] : []),
+    ]);
     return stamped;
   });
 }
@@ -134,7 +168,7 @@ export async function setLead(p: Principal, groupId: string, userId: string | nu
 export async function makeDefault(p: Principal, groupId: string): Promise<GroupRecord> {
   return retryOnConflict(async () => {
     const [g, from] = await Promise.all([requireGroup(p.accountId, groupId), repo.getDefaultGroupId(p.accountId)]);
-    if (from !== g.id) await transactWrite(repo.setDefaultWrites(p.accountId, from, g));
+    if (from !== g.id) await transactWrite([...repo.setDefaultWrites(p.accountId, from, g), ...defaultMoveAudits(p, from, g.id, new Date().toISOString())]);
     return g;
   });
 }
@@ -242,7 +276,9 @@ export async function deleteGroup(p: Principal, groupId: string, detach: DetachT
       handoff = { to };
     }
     const at = new Date().toISOString();
-    await repo.markGroupDeleting(g, at, outboxWrites([newDomainEvent(p.accountId, GROUP_DELETED, { groupId }, at)], GROUP_EVENT_SOURCE), handoff);
+    // The group's audit, and the next default's when the default passes to it.
+    const audits = [groupAudit(p, groupId, [], { deleted: true, at }), ...defaultMoveAudits(p, null, handoff?.to?.id ?? null, at)];
+    await repo.markGroupDeleting(g, at, [...outboxWrites([newDomainEvent(p.accountId, GROUP_DELETED, { groupId }, at)], GROUP_EVENT_SOURCE), ...audits], handoff);
   });
   await finishGroupDeletion(p.accountId, groupId, detach, INLINE_DETACH);
 }

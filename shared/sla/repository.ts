@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { ddb, tableName } from '../db/client.ts';
-import { bindEntity, conditions } from '../db/entity.ts';
+import { bindEntity, conditions, type Condition } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
 import { queryAll } from '../db/query.ts';
 import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
@@ -62,8 +62,8 @@ export async function listPolicies(accountId: string): Promise<PolicyRecord[]> {
   return (await queryAll<Record<string, unknown>>(policies.query('all', { accountId }))).map(policies.fromItem);
 }
 
-export async function getPolicy(accountId: string, id: string): Promise<PolicyRecord | null> {
-  return policies.get({ accountId, id });
+export async function getPolicy(accountId: string, id: string, consistent = false): Promise<PolicyRecord | null> {
+  return policies.get({ accountId, id }, { consistent });
 }
 
 export async function getPolicySet(accountId: string): Promise<PolicySet> {
@@ -77,46 +77,57 @@ function setWrite(accountId: string, read: PolicySet, next: PolicySet): TxWrite 
   return policySets.put({ accountId, ...next }, read.version === 0 ? conditions.absent(stale) : conditions.version('version', read.version, stale));
 }
 
-export async function createPolicy(p: PolicyRecord, set: PolicySet): Promise<void> {
-  await transactWrite([policies.put(p, conditions.absent()), setWrite(p.accountId, set, { count: set.count + 1, nextPosition: Math.max(set.nextPosition, p.position + 1), version: set.version + 1 })]);
+/** Create a policy and bump the set; `related` (its audit) commits with it. */
+export async function createPolicy(p: PolicyRecord, set: PolicySet, related: TxWrite[] = []): Promise<void> {
+  await transactWrite([
+    policies.put(p, conditions.absent()),
+    setWrite(p.accountId, set, { count: set.count + 1, nextPosition: Math.max(set.nextPosition, p.position + 1), version: set.version + 1 }),
+    ...related,
+  ]);
 }
+
+/** The policy changed (or went) since it was read: re-read and retry. */
+export class StalePolicyError extends ConflictError {}
 
 /**
- * Replace a policy's definition if it still exists. Position and creation are
- * left as stored, so a reorder racing the update is never undone.
+ * Replace the definition of a policy as read (`current`), if it is unchanged
+ * since (every write of a policy moves its `updatedAt`). Position and creation
+ * are left as stored. `related` (its audit) commits with it.
  */
 export async function replacePolicy(
-  accountId: string,
-  id: string,
+  current: PolicyRecord,
   def: Pick<PolicyRecord, 'name' | 'description' | 'isActive' | 'timeMode' | 'conditions' | 'targets' | 'updatedAt'>,
+  related: TxWrite[] = [],
 ): Promise<PolicyRecord> {
-  const stored = await writeNow(
-    policies.updateAttributes(
-      { accountId, id },
-      { set: def },
-      conditions.present(() => new NotFoundError('SLA policy')),
-    ),
-    { returnItem: true },
-  );
-  return policies.fromItem(stored!);
+  const unchanged: Condition = {
+    expr: 'attribute_exists(pk) AND #u = :u',
+    names: { '#u': 'updatedAt' },
+    values: { ':u': current.updatedAt },
+    error: () => new StalePolicyError('The SLA policy was changed concurrently'),
+  };
+  await transactWrite([policies.updateAttributes(current, { set: def }, unchanged), ...related]);
+  return { ...current, ...def };
 }
 
-export async function deletePolicy(accountId: string, id: string, set: PolicySet): Promise<void> {
+/** Delete a policy and bump the set; `related` (its audit) commits with it. */
+export async function deletePolicy(accountId: string, id: string, set: PolicySet, related: TxWrite[] = []): Promise<void> {
   await transactWrite([
     policies.delete(
       { accountId, id },
       conditions.present(() => new NotFoundError('SLA policy')),
     ),
     setWrite(accountId, set, { ...set, count: Math.max(0, set.count - 1), version: set.version + 1 }),
+    ...related,
   ]);
 }
 
-/** Give every policy its new position, in one transaction guarded by the set version. */
-export async function reorderPolicies(accountId: string, orderedIds: string[], set: PolicySet, now: string): Promise<void> {
+/** Give every policy its new position, in one transaction guarded by the set version; `related` (its audit) commits with it. */
+export async function reorderPolicies(accountId: string, orderedIds: string[], set: PolicySet, now: string, related: TxWrite[] = []): Promise<void> {
   const stale = () => new StalePolicySetError('The SLA policies were changed concurrently');
   await transactWrite([
     ...orderedIds.map((id, position) => policies.updateAttributes({ accountId, id }, { set: { position, updatedAt: now } }, conditions.present(stale))),
     setWrite(accountId, set, { ...set, nextPosition: orderedIds.length, version: set.version + 1 }),
+    ...related,
   ]);
 }
 
@@ -125,8 +136,24 @@ export async function getSchedule(accountId: string): Promise<BusinessSchedule |
   return found ? found.schedule : null;
 }
 
-export async function putSchedule(accountId: string, schedule: BusinessSchedule | null, now: string): Promise<void> {
-  await writeNow(schedule ? schedules.put({ accountId, schedule, updatedAt: now }) : schedules.delete({ accountId }));
+/** The account's own schedule and when it was set, read consistently (a change is conditioned on it); null: the default. */
+export async function getScheduleRecord(accountId: string): Promise<{ schedule: BusinessSchedule; updatedAt: string } | null> {
+  const found = await schedules.get({ accountId }, { consistent: true });
+  return found ? { schedule: found.schedule, updatedAt: found.updatedAt } : null;
+}
+
+/** The schedule changed since it was read: re-read and retry. */
+export class StaleScheduleError extends ConflictError {}
+
+/**
+ * Set (or, with null, remove) the account's schedule if it is still as read
+ * (`readAt`: the read record's updatedAt, null when there was none).
+ * `related` (its audit) commits with it.
+ */
+export async function putSchedule(accountId: string, schedule: BusinessSchedule | null, now: string, readAt: string | null, related: TxWrite[] = []): Promise<void> {
+  const stale = () => new StaleScheduleError('The business hours were changed concurrently');
+  const asRead: Condition = readAt === null ? conditions.absent(stale) : { expr: '#u = :u', names: { '#u': 'updatedAt' }, values: { ':u': readAt }, error: stale };
+  await transactWrite([schedule ? schedules.put({ accountId, schedule, updatedAt: now }, asRead) : schedules.delete({ accountId }, asRead), ...related]);
 }
 
 export async function getState(accountId: string, ticketId: string): Promise<StateRecord | null> {

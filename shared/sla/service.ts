@@ -1,7 +1,10 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { AuditChange } from '../audits/model.ts';
+import { auditWrite, diffFields, userActor } from '../audits/service.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Key } from '../db/query.ts';
 import { retryOnConflict } from '../db/retry.ts';
+import type { TxWrite } from '../db/transact.ts';
 import { NotFoundError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
 import { sqs } from '../events/sqs.ts';
@@ -13,7 +16,7 @@ import { applyMessage, applyPolicy, applyTicket, computeMetrics, newBreaches, ne
 import { SLA_BREACHED, SLA_EVENT_SOURCE, type SlaBreachedData } from './events.ts';
 import { CUSTOM_FIELD_PREFIX, MAX_POLICIES, SLA_METRICS, type SlaPolicy, type SlaPolicyInput, type SlaSampleTicket, type SlaState } from './model.ts';
 import * as repo from './repository.ts';
-import { DUE_SHARDS, StalePolicySetError, StaleStateError, type PolicyRecord, type StateRecord } from './repository.ts';
+import { DUE_SHARDS, StalePolicyError, StalePolicySetError, StaleScheduleError, StaleStateError, type PolicyRecord, type StateRecord } from './repository.ts';
 
 export const toPolicyDto = ({ accountId: _a, ...p }: PolicyRecord): SlaPolicy => p;
 
@@ -21,6 +24,23 @@ const byPosition = (a: SlaPolicy, b: SlaPolicy) => a.position - b.position || (a
 const invalid = (issues: FieldIssue[]) => new ValidationError(`Invalid SLA policy: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, issues);
 const retryStaleSet = <T>(op: () => Promise<T>) => retryOnConflict(op, (err) => err instanceof StalePolicySetError);
 const retryStaleState = <T>(op: () => Promise<T>) => retryOnConflict(op, (err) => err instanceof StaleStateError);
+
+/** What a policy's audit lists (decisions §15); its position moves with the account's order (`slaPolicies.order`). */
+const AUDITED = ['name', 'description', 'isActive', 'timeMode', 'conditions', 'targets'] as const;
+
+const policyAudit = (p: Principal, id: string, changes: AuditChange[], opts: { deleted?: boolean; at?: string } = {}): TxWrite =>
+  auditWrite({ accountId: p.accountId, resource: { type: 'sla_policy', id }, actor: userActor(p), via: 'api', changes, ...opts });
+
+/**
+ * The order of the policies and the business hours are settings of the
+ * account, not of one policy: audits of resource `account`, fields
+ * `slaPolicies.order` (the ids before and after) and `slaPolicies.schedule`
+ * (null: the default schedule). None when the value did not change.
+ */
+function accountAudit(p: Principal, field: string, from: unknown, to: unknown, at: string): TxWrite[] {
+  const changes = diffFields({ [field]: from }, { [field]: to }, [field]);
+  return changes.length ? [auditWrite({ accountId: p.accountId, resource: { type: 'account', id: p.accountId }, actor: userActor(p), via: 'api', changes, at })] : [];
+}
 
 /** `customField:<id>` conditions must name a ticket field of the account. */
 async function checkCustomFields(accountId: string, input: SlaPolicyInput) {
@@ -53,31 +73,42 @@ export async function createPolicy(p: Principal, input: SlaPolicyInput): Promise
       createdAt: now,
       updatedAt: now,
     };
-    await repo.createPolicy(policy, set);
+    await repo.createPolicy(policy, set, [policyAudit(p, policy.id, diffFields(null, policy, AUDITED), { at: now })]);
     return policy;
   });
 }
 
 /** Replace a policy's definition; its position stays. Existing tickets keep their applied targets until recompute or their next change. */
 export async function updatePolicy(p: Principal, id: string, input: SlaPolicyInput): Promise<PolicyRecord> {
-  const current = await repo.getPolicy(p.accountId, id);
-  if (!current) throw new NotFoundError('SLA policy');
+  if (!(await repo.getPolicy(p.accountId, id))) throw new NotFoundError('SLA policy');
   await checkCustomFields(p.accountId, input);
   const { name, timeMode, conditions, targets } = input;
-  // Switching a policy on or off is its own decision: a PUT that does not mention isActive leaves it as it was.
-  const isActive = input.isActive ?? current.isActive;
-  return repo.replacePolicy(p.accountId, id, { name, description: input.description ?? null, isActive, timeMode, conditions, targets, updatedAt: new Date().toISOString() });
+  // Read again consistently and write only over what was read, so the audit's `from` is what the PUT replaced.
+  return retryOnConflict(
+    async () => {
+      const current = await repo.getPolicy(p.accountId, id, true);
+      if (!current) throw new NotFoundError('SLA policy');
+      // Switching a policy on or off is its own decision: a PUT that does not mention isActive leaves it as it was.
+      const isActive = input.isActive ?? current.isActive;
+      const def = { name, description: input.description ?? null, isActive, timeMode, conditions, targets, updatedAt: new Date().toISOString() };
+      // A PUT of the same definition still writes (as ever) but records no audit: nothing changed.
+      const changes = diffFields(current, { ...current, ...def }, AUDITED);
+      return repo.replacePolicy(current, def, changes.length ? [policyAudit(p, id, changes, { at: def.updatedAt })] : []);
+    },
+    (err) => err instanceof StalePolicyError,
+  );
 }
 
 export async function deletePolicy(p: Principal, id: string): Promise<void> {
-  await retryStaleSet(async () => repo.deletePolicy(p.accountId, id, await repo.getPolicySet(p.accountId)));
+  await retryStaleSet(async () => repo.deletePolicy(p.accountId, id, await repo.getPolicySet(p.accountId), [policyAudit(p, id, [], { deleted: true })]));
 }
 
 /** decisions §10 (as §8): the order must name every policy of the account exactly once. */
 export async function reorderPolicies(p: Principal, orderedIds: string[]): Promise<PolicyRecord[]> {
   await retryStaleSet(async () => {
     const set = await repo.getPolicySet(p.accountId);
-    const existing = new Set((await repo.listPolicies(p.accountId)).map((x) => x.id));
+    const before = (await repo.listPolicies(p.accountId)).sort(byPosition).map((x) => x.id);
+    const existing = new Set(before);
     const issues: FieldIssue[] = [];
     const seen = new Set<string>();
     orderedIds.forEach((id, i) => {
@@ -88,7 +119,8 @@ export async function reorderPolicies(p: Principal, orderedIds: string[]): Promi
     const missing = [...existing].filter((id) => !seen.has(id));
     if (missing.length) issues.push({ field: 'orderedIds', message: `every policy must be listed exactly once; missing ${missing.join(', ')}` });
     if (issues.length) throw new ValidationError(`Invalid order: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, issues);
-    if (orderedIds.length) await repo.reorderPolicies(p.accountId, orderedIds, set, new Date().toISOString());
+    const now = new Date().toISOString();
+    if (orderedIds.length) await repo.reorderPolicies(p.accountId, orderedIds, set, now, accountAudit(p, 'slaPolicies.order', before, orderedIds, now));
   });
   return listPolicies(p);
 }
@@ -107,7 +139,14 @@ export async function getSchedule(p: Principal) {
 
 /** Set (or, with null, reset) the account's business hours. Like policy changes, they reach existing tickets at recompute or their next change. */
 export async function setSchedule(p: Principal, schedule: BusinessSchedule | null) {
-  await repo.putSchedule(p.accountId, schedule, new Date().toISOString());
+  await retryOnConflict(
+    async () => {
+      const current = await repo.getScheduleRecord(p.accountId);
+      const now = new Date().toISOString();
+      await repo.putSchedule(p.accountId, schedule, now, current?.updatedAt ?? null, accountAudit(p, 'slaPolicies.schedule', current?.schedule ?? null, schedule, now));
+    },
+    (err) => err instanceof StaleScheduleError,
+  );
   return getSchedule(p);
 }
 

@@ -96,11 +96,21 @@ export async function nextFieldPosition(accountId: string, first: number): Promi
 const OPTIONS_PER_TX = 45;
 
 /**
+ * What commits with a field's create: with each transaction of options (the
+ * first one also holds the field), and with the delete that undoes a create
+ * whose later options failed (the field's audits).
+ */
+export interface FieldCreateRelated {
+  withBatch(options: OptionRecord[], first: boolean): TxWrite[];
+  withUndo(): TxWrite[];
+}
+
+/**
  * Create a field, its fieldKey guard and its inline options. Up to 45 options
  * go in the field's own transaction; the rest follow in further transactions,
  * and the field is removed again if one of them fails.
  */
-export async function createField(f: FieldRecord, opts: OptionRecord[]): Promise<void> {
+export async function createField(f: FieldRecord, opts: OptionRecord[], related?: FieldCreateRelated): Promise<void> {
   const first = opts.slice(0, OPTIONS_PER_TX);
   await transactWrite([
     fields.put(f, conditions.absent()),
@@ -109,11 +119,15 @@ export async function createField(f: FieldRecord, opts: OptionRecord[]): Promise
       conditions.absent(() => new FieldKeyTakenError(`fieldKey "${f.fieldKey}" is already used by another field`)),
     ),
     ...first.flatMap(optionWrites),
+    ...(related?.withBatch(first, true) ?? []),
   ]);
   try {
-    for (let i = OPTIONS_PER_TX; i < opts.length; i += OPTIONS_PER_TX) await transactWrite(opts.slice(i, i + OPTIONS_PER_TX).flatMap(optionWrites));
+    for (let i = OPTIONS_PER_TX; i < opts.length; i += OPTIONS_PER_TX) {
+      const batch = opts.slice(i, i + OPTIONS_PER_TX);
+      await transactWrite([...batch.flatMap(optionWrites), ...(related?.withBatch(batch, false) ?? [])]);
+    }
   } catch (err) {
-    await deleteField(f);
+    await deleteField(f, related?.withUndo() ?? []);
     throw err;
   }
 }
@@ -140,27 +154,29 @@ export async function listFieldsPage(accountId: string, sort: FieldSort, forward
 
 export type FieldChanges = Partial<Omit<FieldRecord, 'id' | 'accountId' | 'fieldKey' | 'fieldType' | 'createdAt' | 'version' | 'optionCount'>> & { updatedAt: string };
 
-/** Update a field with optimistic locking. */
-export async function updateField(current: FieldRecord, changes: FieldChanges): Promise<FieldRecord> {
+/** Update a field with optimistic locking; `related` (its audit) commits with it. */
+export async function updateField(current: FieldRecord, changes: FieldChanges, related: TxWrite[] = []): Promise<FieldRecord> {
   const next = { ...current, ...changes, version: current.version + 1 };
-  await writeNow(
-    fields.update(
-      current,
-      next,
-      conditions.version('version', current.version, () => new ConflictError('The resource was changed concurrently; retry the request')),
-    ),
+  const update = fields.update(
+    current,
+    next,
+    conditions.version('version', current.version, () => new ConflictError('The resource was changed concurrently; retry the request')),
   );
+  // Alone, a conditional update costs half a transaction's capacity.
+  if (related.length) await transactWrite([update, ...related]);
+  else await writeNow(update);
   return next;
 }
 
-/** Delete a field and its fieldKey guard atomically, then clear its options (keyed under the gone field, so never visible). */
-export async function deleteField(f: FieldRecord): Promise<void> {
+/** Delete a field and its fieldKey guard atomically (with `related`: its audit), then clear its options (keyed under the gone field, so never visible). */
+export async function deleteField(f: FieldRecord, related: TxWrite[] = []): Promise<void> {
   await transactWrite([
     fields.delete(
       f,
       conditions.present(() => new NotFoundError('Ticket field')),
     ),
     fieldKeys.delete(f),
+    ...related,
   ]);
   const doomed = (await listOptions(f.accountId, f.id)).flatMap((o) => [options.key(o), optionValues.key(o)]);
   await batchDelete(doomed);
@@ -204,16 +220,23 @@ function fieldOptionCountWrite(f: FieldRecord, delta: 1 | -1, defaultOptionId: s
   return fields.updateAttributes(f, { add: { optionCount: delta }, set: { updatedAt: now, ...(defaultOptionId !== undefined ? { defaultOptionId } : {}) } }, condition);
 }
 
-/** Add an option: the value guard and the field's capped counter commit with it (both exact under concurrency). */
-export async function createOption(f: FieldRecord, o: OptionRecord, makeDefault: boolean): Promise<void> {
-  await transactWrite([fieldOptionCountWrite(f, 1, makeDefault ? o.id : undefined, o.createdAt), ...optionWrites(o)]);
+/** Add an option: the value guard and the field's capped counter commit with it (both exact under concurrency), and `related` (its audit). */
+export async function createOption(f: FieldRecord, o: OptionRecord, makeDefault: boolean, related: TxWrite[] = []): Promise<void> {
+  await transactWrite([fieldOptionCountWrite(f, 1, makeDefault ? o.id : undefined, o.createdAt), ...optionWrites(o), ...related]);
 }
 
 /**
  * Change an option. A new value moves the value guard, and is refused while
- * tickets use the option (they store the value).
+ * tickets use the option (they store the value). `related` (its audit) commits with it.
  */
-export async function updateOption(f: FieldRecord, current: OptionRecord, changes: { name?: string; value?: string }, defaultOptionId: string | null | undefined, now: string): Promise<OptionRecord> {
+export async function updateOption(
+  f: FieldRecord,
+  current: OptionRecord,
+  changes: { name?: string; value?: string },
+  defaultOptionId: string | null | undefined,
+  now: string,
+  related: TxWrite[] = [],
+): Promise<OptionRecord> {
   const next = { ...current, ...changes };
   const valueMoves = changes.value !== undefined && changes.value !== current.value;
   const error = () => new RuleViolationError('OPTION_IN_USE', 'The option is used on tickets; its value cannot change');
@@ -226,12 +249,12 @@ export async function updateOption(f: FieldRecord, current: OptionRecord, change
   ];
   if (next.value !== current.value) writes.push(optionValues.delete(current), optionWrites(next)[1]);
   if (defaultOptionId !== undefined) writes.push(fields.updateAttributes(f, { set: { defaultOptionId, updatedAt: now } }, conditions.present()));
-  await transactWrite(writes);
+  await transactWrite([...writes, ...related]);
   return next;
 }
 
-/** Delete an option unless a ticket uses it (the usage count is kept with every ticket write). */
-export async function deleteOption(f: FieldRecord, o: OptionRecord, now: string): Promise<void> {
+/** Delete an option unless a ticket uses it (the usage count is kept with every ticket write); `related` (its audit) commits with it. */
+export async function deleteOption(f: FieldRecord, o: OptionRecord, now: string, related: TxWrite[] = []): Promise<void> {
   await transactWrite([
     options.delete(o, {
       expr: 'attribute_exists(pk) AND (attribute_not_exists(usageCount) OR usageCount = :zero)',
@@ -240,6 +263,7 @@ export async function deleteOption(f: FieldRecord, o: OptionRecord, now: string)
     }),
     optionValues.delete(o),
     fieldOptionCountWrite(f, -1, f.defaultOptionId === o.id ? null : undefined, now),
+    ...related,
   ]);
 }
 

@@ -1,4 +1,7 @@
+import type { AuditChange } from '../audits/model.ts';
+import { auditWrite, diffFields, userActor } from '../audits/service.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { TxWrite } from '../db/transact.ts';
 import { NotFoundError, RuleViolationError, ValidationError } from '../domain/errors.ts';
 import { newId } from '../ids.ts';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
@@ -54,6 +57,50 @@ async function requireCustomField(p: Principal, id: string): Promise<FieldRecord
 }
 
 const systemFieldError = () => new RuleViolationError('SYSTEM_FIELD', 'System fields cannot be modified or deleted');
+
+/*
+ * Audits (decisions §15), resource `ticket_field`: the field's settings as the
+ * API names them, and each option as `options.<optionId>` with its name, value
+ * and whether it is the default (null: no such option).
+ */
+const AUDITED = [
+  'title',
+  'fieldKey',
+  'type',
+  'description',
+  'position',
+  'active',
+  'requiredForAgents',
+  'requiredForEndUsers',
+  'visibleToEndUsers',
+  'editableByEndUsers',
+  'regexPattern',
+  'defaultValue',
+] as const;
+
+const auditedField = ({ fieldType, ...f }: FieldRecord) => ({ ...f, type: fieldType });
+
+const optionView = (o: OptionRecord | null, defaultOptionId: string | null) => (o ? { name: o.name, value: o.value, default: o.id === defaultOptionId } : null);
+
+/** An option's change, or none when it did not change. */
+const optionChange = (id: string, from: ReturnType<typeof optionView>, to: ReturnType<typeof optionView>): AuditChange[] =>
+  diffFields({ [`options.${id}`]: from }, { [`options.${id}`]: to }, [`options.${id}`]);
+
+const fieldAudit = (p: Principal, fieldId: string, changes: AuditChange[], opts: { deleted?: boolean; at?: string } = {}): TxWrite =>
+  auditWrite({ accountId: p.accountId, resource: { type: 'ticket_field', id: fieldId }, actor: userActor(p), via: 'api', changes, ...opts });
+
+/** The field's audit of a change, or none when nothing audited changed. */
+const changeAudits = (p: Principal, fieldId: string, changes: AuditChange[], at: string): TxWrite[] => (changes.length ? [fieldAudit(p, fieldId, changes, { at })] : []);
+
+/**
+ * The former default option losing its flag when another becomes the
+ * default (read, so its audit shows it whole); none when there was none.
+ */
+async function formerDefaultChange(p: Principal, f: FieldRecord, newDefaultId: string): Promise<AuditChange[]> {
+  if (!f.defaultOptionId || f.defaultOptionId === newDefaultId) return [];
+  const former = await repo.getOption(p.accountId, f.id, f.defaultOptionId);
+  return former ? optionChange(former.id, optionView(former, former.id), optionView(former, newDefaultId)) : [];
+}
 
 export async function getField(p: Principal, id: string): Promise<TicketFieldDto> {
   if (isSystemFieldId(id)) {
@@ -158,10 +205,19 @@ export async function createField(p: Principal, input: CreateTicketFieldInput): 
     updatedAt: now,
     version: 1,
   };
+  // One audit per transaction of the create: the field's settings with its first options, then each further batch of options.
+  const related: repo.FieldCreateRelated = {
+    withBatch: (batch, first) => [
+      fieldAudit(p, id, [...(first ? diffFields(null, auditedField(field), AUDITED) : []), ...batch.flatMap((o) => optionChange(o.id, null, optionView(o, field.defaultOptionId)))], {
+        at: now,
+      }),
+    ],
+    withUndo: () => [fieldAudit(p, id, [], { deleted: true })],
+  };
   // A key made from the title gets a numeric suffix when another field already has it; a given key must be free (409).
   for (let n = 2; ; n++) {
     try {
-      await repo.createField(field, options);
+      await repo.createField(field, options, related);
       break;
     } catch (err) {
       if (!(err instanceof repo.FieldKeyTakenError) || input.fieldKey !== undefined || n > 50) throw err;
@@ -184,7 +240,9 @@ export async function updateField(p: Principal, id: string, input: UpdateTicketF
   const changes: repo.FieldChanges = { updatedAt: new Date().toISOString() };
   for (const [k, v] of Object.entries(rest)) if (v !== undefined) (changes as Record<string, unknown>)[k] = v;
   if (Object.keys(changes).length === 1) return withOptions(current);
-  return withOptions(await repo.updateField(current, changes));
+  // The same values given again still write (as ever) but record no audit: nothing changed.
+  const audited = diffFields(auditedField(current), auditedField({ ...current, ...changes }), AUDITED);
+  return withOptions(await repo.updateField(current, changes, changeAudits(p, id, audited, changes.updatedAt)));
 }
 
 export async function deleteField(p: Principal, id: string): Promise<void> {
@@ -192,7 +250,7 @@ export async function deleteField(p: Principal, id: string): Promise<void> {
     if (!systemField(id)) throw new NotFoundError('Ticket field');
     throw systemFieldError();
   }
-  await repo.deleteField(await requireCustomField(p, id));
+  await repo.deleteField(await requireCustomField(p, id), [fieldAudit(p, id, [], { deleted: true })]);
 }
 
 /** The field an option call addresses; system fields answer reads, refuse writes. */
@@ -233,7 +291,9 @@ export async function createOption(p: Principal, fieldId: string, input: { name:
   const f = (await optionField(p, fieldId, true)) as FieldRecord;
   const now = new Date().toISOString();
   const o: OptionRecord = { id: newId('opt'), accountId: p.accountId, fieldId: f.id, name: input.name, value: input.value, usageCount: 0, createdAt: now };
-  await repo.createOption(f, o, input.default);
+  const defaultId = input.default ? o.id : f.defaultOptionId;
+  const changes = [...optionChange(o.id, null, optionView(o, defaultId)), ...(input.default ? await formerDefaultChange(p, f, o.id) : [])];
+  await repo.createOption(f, o, input.default, changeAudits(p, f.id, changes, now));
   return toOptionDto(o, input.default ? o.id : f.defaultOptionId);
 }
 
@@ -243,7 +303,12 @@ export async function updateOption(p: Principal, fieldId: string, optionId: stri
   if (!current) throw new NotFoundError('Option');
   const newDefault = input.default === true ? optionId : input.default === false && f.defaultOptionId === optionId ? null : undefined;
   const changes = Object.fromEntries(Object.entries({ name: input.name, value: input.value }).filter(([, v]) => v !== undefined));
-  const updated = await repo.updateOption(f, current, changes, newDefault, new Date().toISOString());
+  const now = new Date().toISOString();
+  const audited = [
+    ...optionChange(optionId, optionView(current, f.defaultOptionId), optionView({ ...current, ...changes }, newDefault !== undefined ? newDefault : f.defaultOptionId)),
+    ...(newDefault === optionId ? await formerDefaultChange(p, f, optionId) : []),
+  ];
+  const updated = await repo.updateOption(f, current, changes, newDefault, now, changeAudits(p, f.id, audited, now));
   return toOptionDto(updated, newDefault !== undefined ? newDefault : f.defaultOptionId);
 }
 
@@ -251,5 +316,6 @@ export async function deleteOption(p: Principal, fieldId: string, optionId: stri
   const f = (await optionField(p, fieldId, true)) as FieldRecord;
   const o = await repo.getOption(p.accountId, f.id, optionId);
   if (!o) throw new NotFoundError('Option');
-  await repo.deleteOption(f, o, new Date().toISOString());
+  const now = new Date().toISOString();
+  await repo.deleteOption(f, o, now, changeAudits(p, f.id, optionChange(o.id, optionView(o, f.defaultOptionId), null), now));
 }

@@ -1,10 +1,13 @@
 import { apiKeyLookupDeletes, apiKeyLookupWrites } from '../accounts/api.ts';
+import type { AuditActor } from '../audits/model.ts';
+import { auditWrite, diffFields, userActor } from '../audits/service.ts';
 import { flushAuthorizerCache } from '../auth/authorizer-cache.ts';
 import type { Principal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../domain/errors.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
+import { tombstoneWrite } from '../exports/api.ts';
 import { newId } from '../ids.ts';
 import { USER_EVENT_SOURCE, USER_INVITED } from './events.ts';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
@@ -37,10 +40,23 @@ async function requireUser(accountId: string, userId: string): Promise<UserRecor
   return user;
 }
 
-/** Build a new user record (not yet stored). */
 /** Users of the change index, as the incremental export answers them (GET's shape, snake_case). */
 export const exportUsers = async (_accountId: string, items: Record<string, unknown>[]) => items.map(repo.userFromItem).map((u) => ({ id: u.id, updatedAt: u.updatedAt, object: toUserDto(u) }));
 
+/** What a user's audit lists (decisions §15): the settings an admin changes; never its key hashes, and not its logins. */
+const AUDITED = ['email', 'name', 'role', 'status'] as const;
+
+/**
+ * The audit of a user created (`before` null) or changed, for the change's
+ * own transaction: one write, or none when no audited field changed.
+ */
+export function userAuditWrites(before: UserRecord | null, after: UserRecord, actor: AuditActor): TxWrite[] {
+  const changes = diffFields(before, after, AUDITED);
+  if (before && !changes.length) return [];
+  return [auditWrite({ accountId: after.accountId, resource: { type: 'user', id: after.id }, actor, via: 'api', changes, at: after.updatedAt })];
+}
+
+/** Build a new user record (not yet stored). */
 export function newUserRecord(accountId: string, input: { email: string; name: string; role: UserRecord['role']; status: UserRecord['status'] }, now = new Date()): UserRecord {
   const at = now.toISOString();
   return { id: newId('usr', now.getTime()), accountId, ...input, avatarUrl: null, createdAt: at, updatedAt: at, lastLoginAt: null, version: 1 };
@@ -89,7 +105,7 @@ export async function createUser(p: Principal, body: CreateUserBody): Promise<Us
   const invitation = body.send_invitation
     ? outboxWrites([newDomainEvent(p.accountId, USER_INVITED, { user: { id: user.id, email: user.email, name: user.name, role: user.role }, invitedBy: p.userId }, user.createdAt)], USER_EVENT_SOURCE)
     : [];
-  await repo.createUser(user, invitation);
+  await repo.createUser(user, [...invitation, ...userAuditWrites(null, user, userActor(p))]);
   return user;
 }
 
@@ -108,7 +124,13 @@ export async function updateUser(p: Principal, userId: string, body: UpdateUserB
     if ((body.status ?? target.status) === 'suspended') throw new ConflictError('A suspended user cannot become the owner');
     const owner = await requireUser(p.accountId, p.userId);
     const targetChanges = { ...changes, role: 'owner' as const };
-    const transferred = await repo.transferOwnership(owner, target, targetChanges, [...keyLookupWrites(target, targetChanges), ...keyLookupWrites(owner, { role: 'admin' })]);
+    // Two audits: the new owner's role (and whatever else the request changed), the former owner's step down to admin.
+    const transferred = await repo.transferOwnership(owner, target, targetChanges, [
+      ...keyLookupWrites(target, targetChanges),
+      ...keyLookupWrites(owner, { role: 'admin' }),
+      ...userAuditWrites(target, { ...target, ...targetChanges }, userActor(p)),
+      ...userAuditWrites(owner, { ...owner, role: 'admin', updatedAt: now }, userActor(p)),
+    ]);
     await flushAuthorizerCache();
     return transferred;
   }
@@ -123,7 +145,7 @@ export async function updateUser(p: Principal, userId: string, body: UpdateUserB
   }
 
   if (Object.keys(changes).length === 1) return target;
-  const updated = await updateWithKeys(target, changes);
+  const updated = await repo.updateUser(target, changes, [...keyLookupWrites(target, changes), ...userAuditWrites(target, { ...target, ...changes }, userActor(p))]);
   // A cached authorizer answer carries the role and is refused only by status: the next request must see the change.
   if ((changes.role !== undefined && changes.role !== target.role) || (changes.status !== undefined && changes.status !== target.status)) await flushAuthorizerCache();
   return updated;
@@ -137,8 +159,13 @@ export async function deleteUser(p: Principal, userId: string): Promise<void> {
     async () => {
       const target = await requireUser(p.accountId, userId);
       if (target.role === 'owner') throw new ConflictError('The owner cannot be deleted; transfer ownership first');
-      // The user's keys stop working with it.
-      await repo.deleteUser(target, apiKeyLookupDeletes([...(target.apiKeyHashes ?? [])]));
+      // The user's keys stop working with it; its audit and its export tombstone go with it.
+      const at = new Date().toISOString();
+      await repo.deleteUser(target, [
+        ...apiKeyLookupDeletes([...(target.apiKeyHashes ?? [])]),
+        auditWrite({ accountId: p.accountId, resource: { type: 'user', id: target.id }, actor: userActor(p), via: 'api', changes: [], deleted: true, at }),
+        tombstoneWrite('user', p.accountId, target.id, at),
+      ]);
     },
     (err) => err instanceof repo.UserChangedError,
   );

@@ -2,7 +2,7 @@ import { bindEntity, conditions, type Condition } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
 import { queryAll, queryPage } from '../db/query.ts';
 import { TTL_ATTRIBUTE } from '../db/table-definition.ts';
-import { transactWrite, writeNow } from '../db/transact.ts';
+import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
 import { ifNotExists } from '../db/update.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../domain/errors.ts';
 import type { TicketEventType } from '../events/ticket-events.ts';
@@ -84,8 +84,8 @@ const isConditionFailure = (err: unknown) => (err as Error).name === 'Conditiona
 /** decisions §7: webhooks per account. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 100;
 
-/** Create a webhook; the account's counter moves in the same transaction, so the cap holds under concurrent creates. */
-export async function putWebhook(w: WebhookRecord): Promise<void> {
+/** Create a webhook; the account's counter moves in the same transaction, so the cap holds under concurrent creates. `related` (its audit) commits with it. */
+export async function putWebhook(w: WebhookRecord, related: TxWrite[] = []): Promise<void> {
   await transactWrite([
     webhooks.put(w, conditions.absent()),
     webhookCounts.updateAttributes(
@@ -101,6 +101,7 @@ export async function putWebhook(w: WebhookRecord): Promise<void> {
           ]),
       },
     ),
+    ...related,
   ]);
 }
 
@@ -113,14 +114,16 @@ export async function listWebhooks(accountId: string): Promise<WebhookRecord[]> 
   return (await queryAll<Record<string, unknown>>(webhooks.query('byAccount', { accountId }))).map(webhooks.fromItem);
 }
 
-/** Replace a webhook if nobody changed it since it was read (optimistic lock on version). */
-export async function replaceWebhook(next: WebhookRecord, expectedVersion: number): Promise<void> {
+/** Replace a webhook if nobody changed it since it was read (optimistic lock on version); `related` (its audit) commits with it. */
+export async function replaceWebhook(next: WebhookRecord, expectedVersion: number, related: TxWrite[] = []): Promise<void> {
   await transactWrite([
     webhooks.put(next, { expr: 'attribute_exists(pk) AND version = :v', values: { ':v': expectedVersion }, error: () => new ConflictError('The webhook was changed concurrently; retry the request') }),
+    ...related,
   ]);
 }
 
-export async function deleteWebhook(accountId: string, id: string): Promise<void> {
+/** Delete a webhook and count it out; `related` (its audit) commits with it. */
+export async function deleteWebhook(accountId: string, id: string, related: TxWrite[] = []): Promise<void> {
   await transactWrite([
     webhooks.delete(
       { accountId, id },
@@ -128,6 +131,7 @@ export async function deleteWebhook(accountId: string, id: string): Promise<void
     ),
     // A counter missing (no create since it existed) is treated as 1, so the delete leaves 0 rather than failing.
     webhookCounts.updateAttributes({ accountId }, { set: { count: ifNotExists(1, -1) } }),
+    ...related,
   ]);
 }
 

@@ -1,3 +1,5 @@
+import { auditWrite, diffFields, userActor } from '../audits/service.ts';
+import type { AuditChange } from '../audits/model.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
 import { newId } from '../ids.ts';
@@ -19,6 +21,12 @@ export const toDeliveryDto = (d: DeliveryRecord): Delivery => ({
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,
 });
+
+/** What a webhook's audit lists (decisions §15): never its signing secret. */
+const AUDITED = ['name', 'targetUrl', 'events', 'active'] as const;
+
+const webhookAudit = (p: Principal, id: string, changes: AuditChange[], opts: { deleted?: boolean; at?: string } = {}) =>
+  auditWrite({ accountId: p.accountId, resource: { type: 'webhook', id }, actor: userActor(p), via: 'api', changes, ...opts });
 
 /** A webhook of the caller's account; another account's answers 404 like a missing one (decisions §1). */
 async function ownWebhook(p: Principal, id: string): Promise<WebhookRecord> {
@@ -42,7 +50,7 @@ export async function createWebhook(p: Principal, input: CreateWebhookInput): Pr
     updatedAt: now,
     version: 1,
   };
-  await repo.putWebhook(record);
+  await repo.putWebhook(record, [webhookAudit(p, record.id, diffFields(null, record, AUDITED), { at: now })]);
   return { ...toWebhookDto(record), signingSecret: record.signingSecret };
 }
 
@@ -56,12 +64,14 @@ export async function updateWebhook(p: Principal, id: string, input: UpdateWebho
   const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as UpdateWebhookInput;
   if (!Object.keys(given).length) return toWebhookDto(current);
   const next: WebhookRecord = { ...current, ...given, updatedAt: new Date().toISOString(), version: current.version + 1 };
-  await repo.replaceWebhook(next, current.version);
+  // The same values given again still write (as ever) but record no audit: nothing changed.
+  const changes = diffFields(current, next, AUDITED);
+  await repo.replaceWebhook(next, current.version, changes.length ? [webhookAudit(p, id, changes, { at: next.updatedAt })] : []);
   return toWebhookDto(next);
 }
 
 export async function deleteWebhook(p: Principal, id: string): Promise<void> {
-  await repo.deleteWebhook(p.accountId, id);
+  await repo.deleteWebhook(p.accountId, id, [webhookAudit(p, id, [], { deleted: true })]);
 }
 
 /** The webhook's recent delivery attempts, newest first. */
