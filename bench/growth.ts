@@ -15,30 +15,29 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 const putAll = async (items: Record<string, unknown>[]) => (await import('#shared/db/query.ts')).batchPut(items, { concurrency: 8 });
 
-export async function runGrowthBench(opts: { call: Call; store: DynamoDbProxy; createAccount: () => Promise<{ accountId: string; ownerId: string; apiKey: string }> }) {
+/**
+ * Records of one account written straight to the table, as the API's creates
+ * write them (the repositories' own write builders), stamped a day back and
+ * 10 ms apart: long settled for the incremental export (bench/history.ts).
+ */
+export async function recordSeeder(accountId: string) {
   const { newId } = await import('#shared/ids.ts');
   const { createContactWrites } = await import('#shared/contacts/repository.ts');
   const { replaceTicketWrite } = await import('#shared/tickets/repository.ts');
   const { listCounter } = await import('#shared/db/list-counter.ts');
   const { transactWrite } = await import('#shared/db/transact.ts');
-  const acct = await opts.createAccount();
-  const call: Call = (m, p, b) => opts.call(m, p, b, acct.apiKey);
   const base = Date.now() - 86_400_000;
   let seq = 0;
   const at = () => new Date(base + seq++ * 10);
-
-  // The oldest records: the one match of each read below.
-  const agent = await call('POST', '/playbook/api/v1/users', { email: 'quentin.oldest@agents.example', name: 'Quentin Oldest', role: 'member', send_invitation: false });
   const contact = (t: Date, name: string, email: string) =>
-    createContactWrites(
-      { id: newId('con', t.getTime()), accountId: acct.accountId, name, email, organizationId: null, notes: null, createdAt: t.toISOString(), updatedAt: t.toISOString(), version: 1 },
-      null,
-    ).flatMap((w) => (w.item.Put ? [w.item.Put.Item!] : []));
+    createContactWrites({ id: newId('con', t.getTime()), accountId, name, email, organizationId: null, notes: null, createdAt: t.toISOString(), updatedAt: t.toISOString(), version: 1 }, null).flatMap(
+      (w) => (w.item.Put ? [w.item.Put.Item!] : []),
+    );
   const ticket = (t: Date, over: Record<string, unknown> = {}) =>
     replaceTicketWrite(
       {
         id: newId('tkt', t.getTime()),
-        accountId: acct.accountId,
+        accountId,
         subject: 'Growth',
         status: 'open',
         priority: 'normal',
@@ -56,20 +55,46 @@ export async function runGrowthBench(opts: { call: Call; store: DynamoDbProxy; c
       } as never,
       0,
     ).item.Put!.Item!;
+  /** Move the contacts' list counter by `n`: it moves with each create in the API's transactions; seeded items move it here. */
+  const countContacts = (n: number) => transactWrite([listCounter.write(accountId, 'CONTACTS', n)]);
+  return {
+    /** Before every seeded record. */
+    start: new Date(base),
+    at,
+    contact,
+    ticket,
+    /** How many stamps were given out. */
+    seq: () => seq,
+    putAll,
+    countContacts,
+    /** `contacts` and `tickets` more filler records. */
+    async add(contacts: number, tickets: number) {
+      const items: Record<string, unknown>[] = [];
+      for (let i = 0; i < contacts; i++) items.push(...contact(at(), `Filler Person ${seq}`, `filler${seq}@bulk.example`));
+      for (let i = 0; i < tickets; i++) items.push(ticket(at()));
+      await putAll(items);
+      await countContacts(contacts);
+    },
+  };
+}
+
+export async function runGrowthBench(opts: { call: Call; store: DynamoDbProxy; createAccount: () => Promise<{ accountId: string; ownerId: string; apiKey: string }> }) {
+  const acct = await opts.createAccount();
+  const call: Call = (m, p, b) => opts.call(m, p, b, acct.apiKey);
+  const seed = await recordSeeder(acct.accountId);
+  const { at, contact, ticket } = seed;
+
+  // The oldest records: the one match of each read below.
+  const agent = await call('POST', '/playbook/api/v1/users', { email: 'quentin.oldest@agents.example', name: 'Quentin Oldest', role: 'member', send_invitation: false });
   const first = at();
   await putAll([...contact(first, 'Ulrike Oldest', 'ulrike@first.example'), ticket(first, { priority: 'urgent', status: 'pending', assigneeId: agent.id })]);
-  await transactWrite([listCounter.write(acct.accountId, 'CONTACTS', 1)]);
+  await seed.countContacts(1);
   const grow = async (contacts: number, tickets: number, users: number) => {
-    const items: Record<string, unknown>[] = [];
-    for (let i = 0; i < contacts; i++) items.push(...contact(at(), `Filler Person ${seq}`, `filler${seq}@bulk.example`));
-    for (let i = 0; i < tickets; i++) items.push(ticket(at()));
-    await putAll(items);
-    // The contacts' list counter moves with each create in the API's transactions; seeded items move it here.
-    await transactWrite([listCounter.write(acct.accountId, 'CONTACTS', contacts)]);
+    await seed.add(contacts, tickets);
     for (let i = 0; i < users; i += 16)
       await Promise.all(
         Array.from({ length: Math.min(16, users - i) }, (_, k) =>
-          call('POST', '/playbook/api/v1/users', { email: `member${i + k}.${seq}@agents.example`, name: `Member ${i + k}`, role: 'member', send_invitation: false }),
+          call('POST', '/playbook/api/v1/users', { email: `member${i + k}.${seed.seq()}@agents.example`, name: `Member ${i + k}`, role: 'member', send_invitation: false }),
         ),
       );
   };

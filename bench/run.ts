@@ -13,6 +13,8 @@
  *     authorizer cache), and GET-ticket throughput at concurrency 16;
  *   - automations, group distribution, search and ticket views as an account grows 30x (bench/growth.ts), and each function's bundle size and
  *     cold import time;
+ *   - history (bench/history.ts): the write units and requests a ticket change's audit adds, and the incremental export's
+ *     items per second and work per page at 200 and at 6,000 records;
  *
  * and last, one table of the issue's goals beside this run's figures.
  *
@@ -30,7 +32,7 @@ import { startBenchStack } from './stack.ts';
 import { LOCAL_TABLE } from '../local/stack.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
-/** BENCH_ONLY=requests|endpoints|automations|groups|pipeline|growth|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
+/** BENCH_ONLY=requests|endpoints|automations|groups|pipeline|growth|history|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
 const ONLY = process.env.BENCH_ONLY;
 const WARMUP = 20;
 
@@ -275,6 +277,23 @@ if (!ONLY || ONLY === 'growth') {
     createAccount: async () => {
       const a = await accounts.createAccount({ name: 'Growth', plan: 'enterprise', ownerEmail: 'owner@growth.example' });
       return { accountId: a.accountId, ownerId: a.owner.id, apiKey: a.apiKey };
+    },
+  });
+}
+
+if (!ONLY || ONLY === 'history') {
+  // Issue 27: what a ticket change's audit adds to its write, and the incremental export at 200 and at 6,000 records.
+  const { runHistoryBench } = await import('./history.ts');
+  await runHistoryBench({
+    call,
+    store,
+    dynamodbEndpoint: dynamo.endpoint,
+    tableName: LOCAL_TABLE,
+    accountId: acct.accountId,
+    tickets,
+    createAccount: async () => {
+      const a = await accounts.createAccount({ name: 'History', plan: 'enterprise', ownerEmail: 'owner@history.example' });
+      return { accountId: a.accountId, apiKey: a.apiKey };
     },
   });
 }
