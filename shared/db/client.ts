@@ -41,15 +41,17 @@ export interface RequestScope {
 }
 
 /**
- * How long after its `updatedAt` a change may still be sent to the store. A
- * change the incremental export reads by `updatedAt` must commit (and reach
- * the index) before readers pass that instant plus the export's settle window
- * (10 s, shared/exports/service.ts): an attempt later than this is refused as
- * a conflict, and the service's retry stamps the change anew (docs/history.md).
+ * How long after its `updatedAt` a change may still be sent to the store at
+ * its place in the change index. The incremental export reads that index up
+ * to 10 s ago (shared/exports/service.ts), so a change must commit (and reach
+ * the index) before readers pass its place: a write sent later than this is
+ * first moved to the current instant in the index (transact.ts freshStamps),
+ * and an attempt the SDK would send later still is stopped here and sent
+ * again, moved (docs/history.md).
  */
 export const STAMP_MAX_AGE_MS = 4_000;
 
-/** Thrown instead of sending a change whose stamp is too old; the service retries it with a fresh stamp. */
+/** Thrown instead of sending an attempt whose change-index place is too old; transact.ts moves it and sends it again. */
 export class StaleStampError extends ConflictError {}
 
 /** Run a write with the oldest change-index stamp among its items (see STAMP_MAX_AGE_MS). */

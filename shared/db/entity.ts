@@ -3,7 +3,7 @@ import { ddb, tableName } from './client.ts';
 import { batchGet, type Key, type PageQuery } from './query.ts';
 import { indexKeys, type IndexName } from './table-definition.ts';
 import { template, type EntityDeclaration } from './declaration.ts';
-import type { TxWrite } from './transact.ts';
+import type { TransactItem, TxWrite } from './transact.ts';
 import { updateExpression, type UpdateParts } from './update.ts';
 
 /**
@@ -129,11 +129,15 @@ export function bindEntity<R extends object>(d: EntityDeclaration, m: Mapping<R>
     return m.normalize ? m.normalize(r as R) : (r as R);
   };
   const errorOf = (c?: Condition) => c?.error;
-  // Items the incremental export reads by `updatedAt` carry their stamp to the write (client.ts STAMP_MAX_AGE_MS).
-  const stamped = indexes.some((i) => i.name === 'changes' && i.skT.fields.includes('updatedAt'));
-  const stampOf = (r: R) => {
-    const at = stamped ? (r as { updatedAt?: unknown }).updatedAt : undefined;
-    return typeof at === 'string' ? { stampedAt: Date.parse(at) } : {};
+  // Items the incremental export reads by `updatedAt` carry their place in its index (`stampedAt`) to the write,
+  // and a way to move it to a later instant if the write is sent late (transact.ts, docs/history.md).
+  const changes = indexes.find((i) => i.name === 'changes' && i.slot !== 'table' && i.skT.fields.includes('updatedAt'));
+  const changesSk = changes ? indexKeys(changes.slot as IndexName).sortKey : undefined;
+  const stampOf = (r: R, write: (changesSkValue?: string) => TransactItem): Pick<TxWrite, 'stampedAt' | 'restamp'> => {
+    const at = changes ? (r as { updatedAt?: unknown }).updatedAt : undefined;
+    if (typeof at !== 'string' || !changes || !changesSk) return {};
+    const restamp = (now: string): TxWrite => ({ item: write(changes.skT.build({ ...keyValues(r), updatedAt: now })), stampedAt: Date.parse(now), restamp });
+    return { stampedAt: Date.parse(at), restamp };
   };
 
   const updateParts = (values: Values, parts: UpdateParts, condition?: Condition) => {
@@ -174,11 +178,15 @@ export function bindEntity<R extends object>(d: EntityDeclaration, m: Mapping<R>
     },
     put(r, condition) {
       const c = conditionParts(condition);
-      return {
-        item: { Put: { TableName: tableName(), Item: item(r), ...(c ? { ConditionExpression: c.ConditionExpression, ...mergeExpressionInput(c.names, c.values) } : {}) } },
-        onConditionFailed: errorOf(condition),
-        ...stampOf(r),
-      };
+      const write = (changesSkValue?: string): TransactItem => ({
+        Put: {
+          TableName: tableName(),
+          Item: changesSkValue === undefined ? item(r) : { ...item(r), [changesSk!]: changesSkValue },
+          ...(c ? { ConditionExpression: c.ConditionExpression, ...mergeExpressionInput(c.names, c.values) } : {}),
+        },
+      });
+      const w: TxWrite = { item: write(), onConditionFailed: errorOf(condition), ...stampOf(r, write) };
+      return w;
     },
     update(current, next, condition) {
       const set: Record<string, unknown> = {};
@@ -199,7 +207,10 @@ export function bindEntity<R extends object>(d: EntityDeclaration, m: Mapping<R>
       }
       if (m.extra && (Object.keys(set).length || remove.length)) Object.assign(set, m.extra(next));
       const moved = (current as { updatedAt?: unknown }).updatedAt !== (next as { updatedAt?: unknown }).updatedAt;
-      return { item: { Update: updateParts(current, { set, remove }, condition) }, onConditionFailed: errorOf(condition), ...(moved ? stampOf(next) : {}) };
+      const write = (changesSkValue?: string): TransactItem => ({
+        Update: updateParts(current, { set: changesSkValue === undefined ? set : { ...set, [changesSk!]: changesSkValue }, remove }, condition),
+      });
+      return { item: write(), onConditionFailed: errorOf(condition), ...(moved ? stampOf(next, write) : {}) };
     },
     updateAttributes(values, parts, condition) {
       return { item: { Update: updateParts(values, parts, condition) }, onConditionFailed: errorOf(condition) };

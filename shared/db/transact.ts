@@ -2,10 +2,10 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError, ValidationError } from '../domain/errors.ts';
-import { ddb, withStamp } from './client.ts';
+import { ddb, StaleStampError, STAMP_MAX_AGE_MS, withStamp } from './client.ts';
 import { storeLimitError } from './store-errors.ts';
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** One write of a transaction, and the domain error its failed condition means. */
 export interface TxWrite {
@@ -13,6 +13,19 @@ export interface TxWrite {
   onConditionFailed?: () => Error;
   /** The change-index stamp (`updatedAt`, epoch ms) the item is written under, when it moves in that index (client.ts STAMP_MAX_AGE_MS). */
   stampedAt?: number;
+  /** The same write placed at a later instant of the change index (its `updatedAt` attribute unchanged), for a write sent late. */
+  restamp?: (at: string) => TxWrite;
+}
+
+/**
+ * Writes whose change-index stamp is older than STAMP_MAX_AGE_MS move to now
+ * in that index before they are sent: a reader of the export may already have
+ * passed their `updatedAt` (docs/history.md "Why the 10-second settle line
+ * loses nothing"). The record's own `updatedAt` is unchanged.
+ */
+export function freshStamps(writes: readonly TxWrite[], now = Date.now()): TxWrite[] {
+  const at = new Date(now).toISOString();
+  return writes.map((w) => (w.stampedAt !== undefined && w.restamp && now - w.stampedAt > STAMP_MAX_AGE_MS ? w.restamp(at) : w));
 }
 
 /** The oldest stamp among writes, or undefined when none moves in the change index. */
@@ -37,10 +50,13 @@ export async function transactWrite(writes: TxWrite[]): Promise<void> {
   // Limits the caller's input can reach are the caller's 422, never our 500.
   if (writes.length > MAX_TRANSACTION_ITEMS) throw new ValidationError('The request changes too many records at once', [{ field: 'body', message: 'too many related changes in one request' }]);
   for (let attempt = 1; ; attempt++) {
+    const sent = freshStamps(writes);
     try {
-      await withStamp(oldestStamp(writes), () => ddb.send(new TransactWriteCommand({ TransactItems: writes.map((w) => w.item) })));
+      await withStamp(oldestStamp(sent), () => ddb.send(new TransactWriteCommand({ TransactItems: sent.map((w) => w.item) })));
       return;
     } catch (err) {
+      // An attempt the SDK would have sent late (its own retries): stamped anew above, and sent again.
+      if (err instanceof StaleStampError && attempt < MAX_ATTEMPTS) continue;
       const limit = storeLimitError(err);
       if (limit) throw limit;
       if (!(err instanceof TransactionCanceledException)) throw err;
@@ -65,16 +81,21 @@ export async function transactWrite(writes: TxWrite[]): Promise<void> {
  * now is (otherwise nothing comes back over the wire).
  */
 export async function writeNow(w: TxWrite, opts: { returnItem?: boolean } = {}): Promise<Record<string, unknown> | undefined> {
-  try {
-    if (w.item.Put) await withStamp(w.stampedAt, () => ddb.send(new PutCommand(w.item.Put!)));
-    else if (w.item.Delete) await ddb.send(new DeleteCommand(w.item.Delete));
-    else if (w.item.Update) return (await withStamp(w.stampedAt, () => ddb.send(new UpdateCommand({ ...w.item.Update!, ...(opts.returnItem ? { ReturnValues: 'ALL_NEW' } : {}) })))).Attributes;
-    else throw new Error('writeNow runs a Put, Update or Delete');
-  } catch (err) {
-    const limit = storeLimitError(err);
-    if (limit) throw limit;
-    if ((err as Error).name === 'ConditionalCheckFailedException' && w.onConditionFailed) throw w.onConditionFailed();
-    throw err;
+  for (let attempt = 1; ; attempt++) {
+    // Stamped anew when late, like a transaction's attempts (freshStamps).
+    const [s] = freshStamps([w]);
+    try {
+      if (s.item.Put) await withStamp(s.stampedAt, () => ddb.send(new PutCommand(s.item.Put!)));
+      else if (s.item.Delete) await ddb.send(new DeleteCommand(s.item.Delete));
+      else if (s.item.Update) return (await withStamp(s.stampedAt, () => ddb.send(new UpdateCommand({ ...s.item.Update!, ...(opts.returnItem ? { ReturnValues: 'ALL_NEW' } : {}) })))).Attributes;
+      else throw new Error('writeNow runs a Put, Update or Delete');
+      return undefined;
+    } catch (err) {
+      if (err instanceof StaleStampError && attempt < MAX_ATTEMPTS) continue;
+      const limit = storeLimitError(err);
+      if (limit) throw limit;
+      if ((err as Error).name === 'ConditionalCheckFailedException' && w.onConditionFailed) throw w.onConditionFailed();
+      throw err;
+    }
   }
-  return undefined;
 }
