@@ -16,7 +16,7 @@ import type { GatewayExtras } from '../local/gateway.ts';
 import type { Bundles } from '../local/lambda/build.ts';
 import { LOCAL_ACCOUNT, startLocalLambda, type LocalLambda } from '../local/lambda/index.ts';
 import { createLocalQueues } from '../local/lambda/queues.ts';
-import { startLocalSqs, type LocalSqs } from '../local/pipeline.ts';
+import { startLocalSqs, type LocalSqs } from '../local/sqs-emulator.ts';
 import { freePort } from '../local/ports.ts';
 import { configureLocalEnv, LOCAL_REGION, LOCAL_TABLE, localOverlay, prepareDeployment, sqsClient } from '../local/stack.ts';
 

@@ -18,11 +18,13 @@
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
   SQSClient,
   type ChangeMessageVisibilityBatchCommandOutput,
   type DeleteMessageBatchCommandOutput,
+  type GetQueueAttributesCommandOutput,
   type ReceiveMessageCommandOutput,
   type SendMessageCommandOutput,
 } from '@aws-sdk/client-sqs';
@@ -34,6 +36,7 @@ export interface SqsCalls {
   send(command: DeleteMessageBatchCommand): Promise<DeleteMessageBatchCommandOutput>;
   send(command: ChangeMessageVisibilityBatchCommand): Promise<ChangeMessageVisibilityBatchCommandOutput>;
   send(command: SendMessageCommand): Promise<SendMessageCommandOutput>;
+  send(command: GetQueueAttributesCommand): Promise<GetQueueAttributesCommandOutput>;
   /** Wake every receive waiting in process (stopping: a long poll need not run out). */
   wakeReceives(): void;
   destroy(): void;
@@ -56,6 +59,7 @@ async function loadHandlers(): Promise<Map<CommandClass, Handler> | undefined> {
     [DeleteMessageBatchCommand, 'deleteMessageBatch'],
     [ChangeMessageVisibilityBatchCommand, 'changeMessageVisibilityBatch'],
     [SendMessageCommand, 'sendMessage'],
+    [GetQueueAttributesCommand, 'getQueueAttributes'],
   ] as const;
   try {
     const handlers = new Map<CommandClass, Handler>();
@@ -100,7 +104,7 @@ async function storeOf(server: FauxqsServer): Promise<FauxqsStore | undefined> {
 /** The fauxqs servers of this process, by endpoint. */
 const inProcess = new Map<string, SqsCalls>();
 
-/** Make a fauxqs started in this process reachable in process at its endpoint (local/pipeline.ts, startLocalSqs). */
+/** Make a fauxqs started in this process reachable in process at its endpoint (local/sqs-emulator.ts, startLocalSqs). */
 export async function serveInProcess(server: FauxqsServer): Promise<() => void> {
   const [handlers, store] = await Promise.all([loadHandlers(), storeOf(server)]);
   if (!handlers || !store) return () => {};

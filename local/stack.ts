@@ -14,7 +14,7 @@ import { authorizerCacheEnv, LOCAL_ACCOUNT, startLocalLambda } from './lambda/in
 import { createLocalBuckets } from './lambda/buckets.ts';
 import { createLocalQueues } from './lambda/queues.ts';
 import { synthesizeLocalStack, type Template } from './lambda/template.ts';
-import { pipelineEnvVars, startLocalSqs } from './pipeline.ts';
+import { pipelineEnvVars, startLocalSqs } from './sqs-emulator.ts';
 
 /** An SQS client of this process on the emulator (queue setup). */
 export const sqsClient = (endpoint: string) => new SQSClient({ region: LOCAL_REGION, endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });

@@ -5,7 +5,7 @@
  */
 import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startLocalSqs } from '../../local/pipeline.ts';
+import { startLocalSqs } from '../../local/sqs-emulator.ts';
 import { sqsCalls } from '../../local/sqs-calls.ts';
 
 const sqs = await startLocalSqs(0);

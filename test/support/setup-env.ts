@@ -4,7 +4,7 @@ import { createLocalBuckets } from '../../local/lambda/buckets.ts';
 import { readDeployment } from '../../local/lambda/deployment.ts';
 import { LOCAL_ACCOUNT } from '../../local/lambda/index.ts';
 import { createLocalQueues } from '../../local/lambda/queues.ts';
-import { startLocalSqs } from '../../local/pipeline.ts';
+import { startLocalSqs } from '../../local/sqs-emulator.ts';
 import { configureLocalEnv, LOCAL_REGION, sqsClient } from '../../local/stack.ts';
 import { setFileSqsEndpoint } from './file-sqs.ts';
 

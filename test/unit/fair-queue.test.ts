@@ -1,6 +1,6 @@
 import type { Message } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { groupOf, takeFairBatch, type Buffered } from '../../local/pipeline.ts';
+import { groupOf, takeFairBatch, type Buffered } from '../../local/fair-queue.ts';
 
 const msg = (id: string, body: unknown): Message => ({ MessageId: id, ReceiptHandle: `rh-${id}`, Body: typeof body === 'string' ? body : JSON.stringify(body) });
 

@@ -1,6 +1,6 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { laneOf, StreamLanes } from '../../local/pipeline.ts';
+import { laneOf, StreamLanes } from '../../local/stream-lanes.ts';
 
 const record = (pk: string, sk = 'OUTBOX#e1'): DynamoDBRecord => ({ eventName: 'INSERT', dynamodb: { Keys: { pk: { S: pk }, sk: { S: sk } } } });
 const records = (pk: string, n: number) => Array.from({ length: n }, (_, i) => record(pk, `OUTBOX#e${i}`));
