@@ -6,8 +6,9 @@ import { TICKET_EVENT_SOURCE, TICKET_EVENT_TYPES } from '#shared/events/ticket-e
 
 /**
  * The event pipeline in one table: which bus events go to which queue, and
- * which function consumes each queue. The CDK app builds the EventBridge rules,
- * SQS queues (with their DLQs) and event-source mappings from it; the local
+ * which function consumes each queue and what it needs. The CDK app builds the
+ * EventBridge rules, SQS queues (with their DLQs), event-source mappings, each
+ * consumer's environment, grants and queue-age alarm from it; the local
  * pipeline (local/pipeline.ts) builds the same queues in fauxqs and routes
  * PutEvents entries by the same patterns, so the two cannot drift.
  */
@@ -52,6 +53,12 @@ export interface QueueDef {
    * The local pipeline runs as many pollers.
    */
   maxConcurrency?: number;
+  /** The consumer sends email as the stage's sender: it is told EMAIL_TRANSPORT=ses and EMAIL_FROM, and may call ses:SendEmail on that identity only. */
+  sendsEmail?: boolean;
+  /** Stack output that carries the queue's URL, for tools outside the stack (scripts/stack-outputs.ts). */
+  urlOutput?: string;
+  /** A message older than this (seconds) pages: the queue is stuck. Default OLDEST_MESSAGE_ALARM_SECONDS. */
+  oldestMessageAlarmSeconds?: number;
   description: string;
 }
 
@@ -70,6 +77,9 @@ export const BUS_MESSAGE_GROUP = '$.detail.accountId';
 
 /** Event-source concurrency of a queue that does not set its own. */
 export const DEFAULT_MAX_CONCURRENCY = 10;
+
+/** The age of a queue's oldest message that pages, for a queue that does not set its own: 15 minutes. */
+export const OLDEST_MESSAGE_ALARM_SECONDS = 15 * 60;
 
 /**
  * A job on a timer: an EventBridge schedule rule invoking its function in AWS,
@@ -120,11 +130,14 @@ export const QUEUES: readonly QueueDef[] = [
     // Deliveries mostly wait on receivers; per-host limits (shared/webhooks/target.ts) keep one tenant's slow hosts in check.
     maxConcurrency: 20,
     dlqUrlEnv: 'WEBHOOK_DELIVERY_DLQ_URL',
+    // Deliveries wait on purpose between retries (up to 10 h, ~28 h in all): only a message older than the whole schedule is stuck.
+    oldestMessageAlarmSeconds: 30 * 60 * 60,
     description: 'One message per (event, webhook) delivery; signed POST to the target with the retry schedule of decisions §7',
   },
   {
     name: 'email-sender',
     consumer: 'functions/email-sender/handler.ts',
+    sendsEmail: true,
     batchSize: 10,
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
@@ -213,6 +226,8 @@ export const QUEUES: readonly QueueDef[] = [
     maxReceiveCount: 5,
     urlEnv: 'REINDEX_QUEUE_URL',
     sendsTo: ['reindex'],
+    // `admin reindex --background` queues an account's first step here.
+    urlOutput: 'ReindexQueueUrl',
     description: 'admin reindex -> the search words and ticket views of records written before them, one page per message (idempotent, resumable)',
   },
 ];

@@ -36,7 +36,7 @@ import { PLAN_LIMITS, PLANS } from '#shared/auth/principal.ts';
 import { ALL_GSIS, COUNTER_TABLE, gsiKeys, OUTBOX_INDEX, STREAM_VIEW, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/db/table-definition.ts';
 import { METRICS } from '#shared/events/metrics.ts';
 import { metricDimensions } from '#shared/service.ts';
-import { BUS_MESSAGE_GROUP, DEFAULT_MAX_CONCURRENCY, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueName } from '#app/topology.ts';
+import { BUS_MESSAGE_GROUP, DEFAULT_MAX_CONCURRENCY, MESSAGE_RETENTION_SECONDS, OLDEST_MESSAGE_ALARM_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueName } from '#app/topology.ts';
 import type { StageConfig } from './config.ts';
 import { BusSubscribers } from './bus-subscribers.ts';
 import { bundles } from './imports.ts';
@@ -199,9 +199,8 @@ export class SupportDeskStack extends Stack {
         enforceSSL: true,
         deadLetterQueue: { queue: dlq, maxReceiveCount: q.maxReceiveCount },
       });
+      if (q.urlOutput) new CfnOutput(this, q.urlOutput, { value: queues[q.name].queueUrl });
     }
-    // `admin reindex --background` queues an account's first step here (scripts/stack-outputs.ts).
-    new CfnOutput(this, 'ReindexQueueUrl', { value: queues.reindex.queueUrl });
     /** Environment naming the queues a function sends to (each row's `sendsTo`). */
     const sendEnv = (sendsTo: readonly QueueName[] = []) => Object.fromEntries(sendsTo.map((name) => [QUEUES.find((q) => q.name === name)!.urlEnv!, queues[name].queueUrl]));
     const grantSends = (fnc: IGrantable, sendsTo: readonly QueueName[] = []) => {
@@ -231,20 +230,24 @@ export class SupportDeskStack extends Stack {
       );
     }
 
-    const consumerEnv: Partial<Record<QueueName, Record<string, string>>> = {
-      'email-sender': { EMAIL_TRANSPORT: 'ses', EMAIL_FROM: config.emailFrom },
-    };
     for (const q of QUEUES) {
       const dlq = dlqs[QUEUES.indexOf(q)];
       // A consumer that dead-letters explicitly (its row names dlqUrlEnv) gets its DLQ's URL and may send to it.
       const dlqEnv = q.dlqUrlEnv ? { [q.dlqUrlEnv]: dlq.queueUrl } : {};
-      const consumer = fn(`Consumer-${q.name}`, q.consumer, q.description, 'readWrite', { ...sendEnv(q.sendsTo), ...dlqEnv, ...consumerEnv[q.name] }, Duration.seconds(q.functionTimeoutSeconds));
+      const consumer = fn(
+        `Consumer-${q.name}`,
+        q.consumer,
+        q.description,
+        'readWrite',
+        { ...sendEnv(q.sendsTo), ...dlqEnv, ...(q.sendsEmail ? { EMAIL_TRANSPORT: 'ses', EMAIL_FROM: config.emailFrom } : {}) },
+        Duration.seconds(q.functionTimeoutSeconds),
+      );
       consumer.addEventSource(new SqsEventSource(queues[q.name], { batchSize: q.batchSize, reportBatchItemFailures: true, maxConcurrency: q.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY }));
       // The consumer shortens a failed message's visibility (backoff) instead of waiting out the queue's timeout.
       queues[q.name].grant(consumer, 'sqs:ChangeMessageVisibility');
       grantSends(consumer, q.sendsTo);
       if (q.dlqUrlEnv) dlq.grantSendMessages(consumer);
-      if (q.name === 'email-sender') {
+      if (q.sendsEmail) {
         const identity = config.emailFrom.split('@').pop()!;
         consumer.addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail'], resources: [this.formatArn({ service: 'ses', resource: 'identity', resourceName: identity })] }));
       }
@@ -570,8 +573,7 @@ export class SupportDeskStack extends Stack {
     alarm('Api5xx', 'The API answered 5XX', this.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }), 4);
     alarm('ApiLatencyP99', 'API p99 latency above 3 s for 15 minutes', this.api.metricLatency({ period: Duration.minutes(5), statistic: 'p99' }), 3000, 3);
     for (const q of QUEUES) {
-      // Deliveries wait on purpose between retries (up to 10 h, ~28 h in all): only a message older than the whole schedule is stuck.
-      const maxAgeSeconds = q.name === 'webhook-delivery' ? 30 * 60 * 60 : 15 * 60;
+      const maxAgeSeconds = q.oldestMessageAlarmSeconds ?? OLDEST_MESSAGE_ALARM_SECONDS;
       alarm(
         `${q.name}-oldest-message`,
         `${q.name}: the oldest message waits longer than ${maxAgeSeconds / 60} minutes`,

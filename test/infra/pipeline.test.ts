@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SupportDeskStack } from '../../infra/stack.ts';
 import { testStage } from '../support/stage.ts';
 import { OUTBOX_INDEX } from '#shared/db/table-definition.ts';
-import { BUS_MESSAGE_GROUP, DEFAULT_MAX_CONCURRENCY, OUTBOX_PUBLISHER, QUEUES, RULES } from '#app/topology.ts';
+import { BUS_MESSAGE_GROUP, DEFAULT_MAX_CONCURRENCY, OLDEST_MESSAGE_ALARM_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES } from '#app/topology.ts';
 
 // The event spine's durability settings in AWS (decisions §7): nothing dropped, nothing holding up the rest.
 let template: Template;
@@ -52,6 +52,28 @@ describe('event pipeline in the CDK app', () => {
     expect(sqsMappings).toHaveLength(QUEUES.length);
     const expected = QUEUES.map((q) => q.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY).sort();
     expect(sqsMappings.map((m) => m.Properties.ScalingConfig?.MaximumConcurrency).sort()).toEqual(expected);
+  });
+
+  it("gives each consumer what its topology row declares: email as the stage's sender, a URL output, its queue-age alarm", () => {
+    // Logical ids drop the dashes of construct ids: Consumer-email-sender/Fn -> ConsumeremailsenderFn<hash>.
+    const id = (name: string) => name.replaceAll('-', '');
+    const ofPrefix = (type: string, prefix: string) => Object.entries(template.findResources(type)).filter(([logicalId]) => logicalId.startsWith(prefix));
+    const alarms = resources('AWS::CloudWatch::Alarm');
+    expect(QUEUES.some((q) => q.sendsEmail) && QUEUES.some((q) => q.urlOutput) && QUEUES.some((q) => q.oldestMessageAlarmSeconds)).toBe(true);
+    for (const q of QUEUES) {
+      const [[, fn]] = ofPrefix('AWS::Lambda::Function', `Consumer${id(q.name)}Fn`);
+      const policy = JSON.stringify(ofPrefix('AWS::IAM::Policy', `Consumer${id(q.name)}Role`));
+      if (q.sendsEmail) {
+        expect(fn.Properties.Environment.Variables).toMatchObject({ EMAIL_TRANSPORT: 'ses', EMAIL_FROM: 'support@test.example' });
+        expect(policy).toMatch(/"ses:SendEmail".*:identity\/test\.example"/);
+      } else {
+        expect(fn.Properties.Environment.Variables.EMAIL_TRANSPORT, q.name).toBeUndefined();
+        expect(policy, q.name).not.toMatch(/ses:/);
+      }
+      if (q.urlOutput) template.hasOutput(q.urlOutput, { Value: { Ref: Match.stringLikeRegexp(`^${id(q.name)}[0-9A-F]{8}$`) } });
+      const age = alarms.filter((a) => String(a.Properties.AlarmName).endsWith(`-${q.name}-oldest-message`));
+      expect(age.map((a) => a.Properties.Threshold)).toEqual([q.oldestMessageAlarmSeconds ?? OLDEST_MESSAGE_ALARM_SECONDS]);
+    }
   });
 
   it('alarms on an outbox that stops draining (missing data breaches) and on parked events', () => {
