@@ -131,12 +131,15 @@ export function bindEntity<R extends object>(d: EntityDeclaration, m: Mapping<R>
   const errorOf = (c?: Condition) => c?.error;
   // Items the incremental export reads by `updatedAt` carry their place in its index (`stampedAt`) to the write,
   // and a way to move it to a later instant if the write is sent late (transact.ts, docs/history.md).
-  const changes = indexes.find((i) => i.name === 'changes' && i.slot !== 'table' && i.skT.fields.includes('updatedAt'));
+  // The index's time field is the first placeholder of its sort key (`{updatedAt}#{id}`; users: `{changedAt}#{id}`).
+  const changes = indexes.find((i) => i.name === 'changes' && i.slot !== 'table');
   const changesSk = changes ? indexKeys(changes.slot as IndexName).sortKey : undefined;
+  const timeField = changes?.skT.fields[0];
+  const placeOf = (r: R) => (timeField ? (keyValues(r) as Record<string, unknown>)[timeField] : undefined);
   const stampOf = (r: R, write: (changesSkValue?: string) => TransactItem): Pick<TxWrite, 'stampedAt' | 'restamp'> => {
-    const at = changes ? (r as { updatedAt?: unknown }).updatedAt : undefined;
+    const at = placeOf(r);
     if (typeof at !== 'string' || !changes || !changesSk) return {};
-    const restamp = (now: string): TxWrite => ({ item: write(changes.skT.build({ ...keyValues(r), updatedAt: now })), stampedAt: Date.parse(now), restamp });
+    const restamp = (now: string): TxWrite => ({ item: write(changes.skT.build({ ...keyValues(r), [timeField!]: now })), stampedAt: Date.parse(now), restamp });
     return { stampedAt: Date.parse(at), restamp };
   };
 
@@ -206,7 +209,7 @@ export function bindEntity<R extends object>(d: EntityDeclaration, m: Mapping<R>
         for (const k of Object.keys(indexAttributes(current))) if (!(k in after)) remove.push(k);
       }
       if (m.extra && (Object.keys(set).length || remove.length)) Object.assign(set, m.extra(next));
-      const moved = (current as { updatedAt?: unknown }).updatedAt !== (next as { updatedAt?: unknown }).updatedAt;
+      const moved = placeOf(current) !== placeOf(next);
       const write = (changesSkValue?: string): TransactItem => ({
         Update: updateParts(current, { set: changesSkValue === undefined ? set : { ...set, [changesSk!]: changesSkValue }, remove }, condition),
       });

@@ -28,7 +28,8 @@ export interface UserRecord {
 
 const users = bindEntity<UserRecord>(ENTITIES.user, {
   fields: ['id', 'accountId', 'email', 'name', 'avatarUrl', 'role', 'status', 'createdAt', 'updatedAt', 'lastLoginAt', 'version', 'apiKeyHashes'],
-  keyValues: (u) => ({ changeShard: historyShard(u.id) }),
+  // A login changes last_login_at (and may activate the user) without updated_at: the export sees it at the later of the two.
+  keyValues: (u) => ({ changeShard: historyShard(u.id), changedAt: userChangedAt(u) }),
   extra: (u) => ({ searchText: searchText(wordsOf(u)) }),
   normalize: ({ apiKeyHashes, ...u }) => (apiKeyHashes instanceof Set ? { ...u, apiKeyHashes } : u),
 });
@@ -73,6 +74,9 @@ export async function getUser(accountId: string, userId: string, consistent = fa
 
 /** A user item's key and its reading, for a read batched with another module's item (the authorizer's user and account). */
 export const userKey = (accountId: string, userId: string): Key => users.key({ accountId, id: userId });
+/** When a user last changed, for the incremental export: updated_at, or the last login when later. */
+export const userChangedAt = (u: Pick<UserRecord, 'updatedAt' | 'lastLoginAt'>): string => (u.lastLoginAt && u.lastLoginAt > u.updatedAt ? u.lastLoginAt : u.updatedAt);
+
 export const userFromItem = (item: Record<string, unknown>): UserRecord => users.fromItem(item);
 
 /** Proves, in another module's transaction, that a user can still take tickets: active, agent role or above (group distribution). */

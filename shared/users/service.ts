@@ -41,7 +41,8 @@ async function requireUser(accountId: string, userId: string): Promise<UserRecor
 }
 
 /** Users of the change index, as the incremental export answers them (GET's shape, snake_case). */
-export const exportUsers = async (_accountId: string, items: Record<string, unknown>[]) => items.map(repo.userFromItem).map((u) => ({ id: u.id, updatedAt: u.updatedAt, object: toUserDto(u) }));
+export const exportUsers = async (_accountId: string, items: Record<string, unknown>[]) =>
+  items.map(repo.userFromItem).map((u) => ({ id: u.id, updatedAt: repo.userChangedAt(u), object: toUserDto(u) }));
 
 /** What a user's audit lists (decisions §15): the settings an admin changes; never its key hashes, and not its logins. */
 const AUDITED = ['email', 'name', 'role', 'status'] as const;

@@ -306,7 +306,9 @@ describe('incremental export', () => {
     expect(orgs.items).toEqual([{ id: org.id, updatedAt: expect.any(String), deleted: false, object: (await owner.get(`/helpdesk/api/organizations/${org.id}`)).body.data }]);
     expect(contacts.items).toEqual([{ id: contact.id, updatedAt: expect.any(String), deleted: false, object: (await owner.get(`/helpdesk/api/contacts/${contact.id}`)).body.data }]);
     const me = (await owner.get(`/playbook/api/v1/users/${own.ownerId}`)).body;
-    expect(users.items).toContainEqual({ id: own.ownerId, updatedAt: me.updated_at, deleted: false, object: me });
+    // A user's place in the export is its last change: updated_at, or its last login when later.
+    const changedAt = me.last_login_at && me.last_login_at > me.updated_at ? me.last_login_at : me.updated_at;
+    expect(users.items).toContainEqual({ id: own.ownerId, updatedAt: changedAt, deleted: false, object: me });
   });
 
   it('loses nothing written with a back-dated updatedAt while a reader pages', async () => {

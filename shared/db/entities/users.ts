@@ -12,7 +12,7 @@ export const userEntities = {
       changes: {
         slot: 'gsi4',
         pk: 'A#{accountId}#CHG#USER#{changeShard}',
-        sk: '{updatedAt}#{id}',
+        sk: '{changedAt}#{id}',
         pattern: 'GET /v1/exports/users (incremental export), 8 write shards by id merged in updatedAt order',
       },
       byName: { slot: 'gsi1', pk: 'A#{accountId}#USERS', sk: '{name:lower}\u0001{id}', pattern: 'GET /v1/users sort=name' },
