@@ -173,6 +173,13 @@ async function requesterChangeWrites(accountId: string, before: TicketRecord | n
   ]);
 }
 
+/**
+ * What to apply to a ticket: the fields of a PUT, or a function of the ticket
+ * as read (a bulk job's addTags/removeTags edit the tags each attempt reads,
+ * so a retry after a conflict never loses a concurrent change).
+ */
+export type TicketEdit = UpdateTicketInput | ((current: TicketRecord) => UpdateTicketInput);
+
 /** A computed ticket change, ready to commit alone or inside another write's transaction. */
 export interface TicketChangePlan {
   current: TicketRecord;
@@ -185,8 +192,9 @@ export interface TicketChangePlan {
  * Work out what applying the given fields would do to a ticket, with every
  * rule of decisions §6 checked; nothing is written.
  */
-export async function planTicketUpdate(p: Caller, id: string, input: UpdateTicketInput, context?: Partial<ChangeContext>): Promise<TicketChangePlan> {
+export async function planTicketUpdate(p: Caller, id: string, given: TicketEdit, context?: Partial<ChangeContext>): Promise<TicketChangePlan> {
   const current = await getTicket(p, id);
+  const input = typeof given === 'function' ? given(current) : given;
   if (current.status === 'closed') throw new RuleViolationError('TICKET_CLOSED', 'A closed ticket cannot be changed');
   // decisions §8: only automations (the system caller) close tickets.
   if (input.status === 'closed' && !isSystemCaller(p)) throw new RuleViolationError('CLOSED_STATUS_SYSTEM_ONLY', 'Only automations can close tickets');
@@ -231,16 +239,16 @@ export async function planTicketUpdate(p: Caller, id: string, input: UpdateTicke
  * got there first, re-read and re-apply, so concurrent updates never lose one
  * another's changes.
  */
-export function updateTicket(p: Principal, id: string, input: UpdateTicketInput): Promise<TicketRecord> {
+export function updateTicket(p: Principal, id: string, input: TicketEdit, context?: Partial<ChangeContext>): Promise<TicketRecord> {
   return retryOnConflict(async () => {
-    const plan = await planTicketUpdate(p, id, input);
+    const plan = await planTicketUpdate(p, id, input, context);
     if (plan.writes.length) await transactWrite(plan.writes);
     return plan.next;
   });
 }
 
-/** Delete a ticket, releasing its option usage and requester counts, and record ticket.deleted. */
-export function deleteTicket(p: Principal, id: string): Promise<void> {
+/** Delete a ticket, releasing its option usage and requester counts, and record ticket.deleted (and its audit: `context`, by default the API). */
+export function deleteTicket(p: Principal, id: string, context?: Partial<ChangeContext>): Promise<void> {
   return retryOnConflict(async () => {
     const current = await getTicket(p, id);
     const fields = current.customFields.length ? await fieldMap(p.accountId) : new Map<string, FieldRecord>();
@@ -254,7 +262,7 @@ export function deleteTicket(p: Principal, id: string): Promise<void> {
       ...(await requesterChangeWrites(p.accountId, current, null)),
       ...group.writes,
       ...outboxWrites([event]),
-      ticketAudit(current, gone, fields, contextOf(p), { deleted: true }),
+      ticketAudit(current, gone, fields, contextOf(p, context), { deleted: true }),
       tombstoneWrite('ticket', p.accountId, id, at),
     ]);
   });
