@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventually } from '../fixtures/webhook-receiver.ts';
+import { eventually } from '../support/wait.ts';
 import { localLambda } from '../support/lambda.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
@@ -31,7 +31,8 @@ const until = (admin: Desk, id: string, ok: (t: any) => boolean, what: string) =
     15_000,
     what,
   );
-const settle = () => new Promise((r) => setTimeout(r, 1500));
+/** Wait until the pipeline has handled everything (events the automation's own writes caused included). */
+const settle = () => pipeline().drained();
 
 /** The ticket's stored version: every write bumps it by one, so it counts the writes a ticket got. */
 async function versionOf(accountId: string, ticketId: string): Promise<number> {

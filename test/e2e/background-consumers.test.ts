@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Pipeline } from '../../local/pipeline.ts';
 import { LOCAL_TABLE } from '../../local/stack.ts';
-import { eventually } from '../fixtures/webhook-receiver.ts';
+import { eventually } from '../support/wait.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { localLambda } from '../support/lambda.ts';
 
@@ -67,8 +67,8 @@ describe('background consumers through the pipeline (outbox -> bus -> SQS)', () 
     const emails = await eventually(() => (emailsFor(ticketId).length ? emailsFor(ticketId) : null), 15_000, 'the response email');
     const email = emails![0];
     expect(email).toMatchObject({ to: ['buyer@shop.example'], cc: [{ email: 'boss@shop.example', name: 'Boss' }], subject: `Re: Where is my order [${ticketId}]`, text: 'On its way & soon' });
-    // Give the other two messages time to have been (not) sent.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Once the pipeline has handled the other two messages' events, they have been (not) sent.
+    await pipeline.drained();
     expect(emailsFor(ticketId)).toHaveLength(1);
   });
 
@@ -80,7 +80,7 @@ describe('background consumers through the pipeline (outbox -> bus -> SQS)', () 
     const mail = await eventually(() => allEmails().find((e) => e.to[0] === 'new.hire@corp.example'), 15_000, 'the invitation');
     expect(mail).toMatchObject({ subject: 'You are invited to the support desk', cc: [] });
     expect(mail!.text).toContain('as viewer');
-    await new Promise((r) => setTimeout(r, 1000));
+    await pipeline.drained();
     expect(allEmails().some((e) => e.to[0] === 'quiet.hire@corp.example')).toBe(false);
   });
 });

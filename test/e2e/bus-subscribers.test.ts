@@ -24,7 +24,7 @@ import { matchesPattern } from '../../local/lambda/patterns.ts';
 import { LOCAL_STAGE } from '../../local/lambda/template.ts';
 import { LOCAL_ENDPOINTS_FILE, type LocalEndpoints } from '../../local/stack.ts';
 import { TicketResolvedSubscriber } from '../../docs/examples/ticket-resolved-subscriber.ts';
-import { eventually } from '../fixtures/webhook-receiver.ts';
+import { eventually } from '../support/wait.ts';
 import { useGateway, type TestAccount } from '../support/api.ts';
 import { as, newTicket, TICKETS } from '../support/desk.ts';
 import { archiveBusTo, localLambda } from '../support/lambda.ts';
@@ -63,8 +63,8 @@ async function queue(name: string) {
   return { url: QueueUrl!, arn: `arn:aws:sqs:us-east-1:${LOCAL_STAGE.account}:${name}` };
 }
 
-/** Receive (and delete) what a queue holds until `done` says enough, then what else arrives within `settleMs`. */
-async function drain(url: string, done: (got: BusEvent[]) => boolean, settleMs = 500): Promise<BusEvent[]> {
+/** Receive (and delete) what a queue holds until `done` says enough, then, once the pipeline is drained, whatever else it holds. */
+async function receiveAll(url: string, done: (got: BusEvent[]) => boolean): Promise<BusEvent[]> {
   const got: BusEvent[] = [];
   const receive = async () => {
     const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
@@ -75,7 +75,8 @@ async function drain(url: string, done: (got: BusEvent[]) => boolean, settleMs =
     return out.Messages?.length ?? 0;
   };
   await eventually(async () => (await receive(), done(got)), 15_000, 'messages in the subscriber queue');
-  for (const until = Date.now() + settleMs; Date.now() < until;) if (!(await receive())) await new Promise((r) => setTimeout(r, 100));
+  await pipeline().drained();
+  while (await receive());
   return got;
 }
 
@@ -181,7 +182,7 @@ describe('EventBridge subscribers, against the local stack', () => {
   it("the subscriber example's pattern matches the ticket.resolved events and no other type; its rule received exactly that", async () => {
     const pattern = subscriberExamplePattern(busArn);
     for (const event of archived) expect(matchesPattern(pattern, event), event['detail-type']).toBe(event['detail-type'] === 'ticket.resolved');
-    const got = await drain(subscriberQueue.url, (g) => g.length >= 1);
+    const got = await receiveAll(subscriberQueue.url, (g) => g.length >= 1);
     expect(got.map((e) => [e['detail-type'], (e.detail as any).data.ticket.id])).toEqual([['ticket.resolved', resolvedTicketId]]);
   });
 
@@ -205,7 +206,7 @@ describe('EventBridge subscribers, against the local stack', () => {
     expect(first.code, first.stderr).toBe(0);
     const out = JSON.parse(first.stdout);
     expect(out).toMatchObject({ state: 'COMPLETED', rules: [`${busArn.replace(':event-bus/', ':rule/')}/${SUBSCRIBER_RULE}`] });
-    const again = await drain(subscriberQueue.url, (g) => g.length >= 1);
+    const again = await receiveAll(subscriberQueue.url, (g) => g.length >= 1);
     expect(again).toHaveLength(1);
     expect(again[0]).toMatchObject({ 'detail-type': 'ticket.resolved', 'replay-name': out.replayName, detail: { eventId: (original.detail as any).eventId } });
 
@@ -217,11 +218,11 @@ describe('EventBridge subscribers, against the local stack', () => {
     const second = await admin('--rule', `${SUBSCRIBER_RULE}-all`, '--detail-type', 'ticket.updated');
     expect(second.code, second.stderr).toBe(0);
     const updated = archived.filter((e) => e['detail-type'] === 'ticket.updated');
-    const replayed = await drain(all.url, (g) => g.length >= updated.length);
+    const replayed = await receiveAll(all.url, (g) => g.length >= updated.length);
     expect(replayed.map((e) => (e.detail as any).eventId).sort()).toEqual(updated.map((e) => (e.detail as any).eventId).sort());
     expect(replayed.every((e) => e['replay-name'] === JSON.parse(second.stdout).replayName)).toBe(true);
     // The first rule got nothing this time, and a rule that does not exist is refused.
-    expect(await drain(subscriberQueue.url, () => true, 300)).toEqual([]);
+    expect(await receiveAll(subscriberQueue.url, () => true)).toEqual([]);
     const refused = await admin('--rule', 'no-such-rule');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/FilterArns.*no-such-rule/);

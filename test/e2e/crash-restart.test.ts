@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventually, useReceiver } from '../fixtures/webhook-receiver.ts';
+import { useReceiver } from '../fixtures/webhook-receiver.ts';
+import { eventually } from '../support/wait.ts';
 import { freePort, signalGroup, startCommand } from '../support/processes.ts';
 
 /**

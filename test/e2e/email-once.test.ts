@@ -15,11 +15,25 @@ describe('response emails are sent once per event', () => {
     expect(posted.status).toBe(201);
     const event = (await outboxItems(acct.accountId)).map((i) => i.detail).find((d) => d.event === 'message.created');
     const sent: string[] = [];
-    const port: EmailPort = { send: async (e) => void (await new Promise((r) => setTimeout(r, 30)), sent.push(e.id)) } as EmailPort;
+    // A send holds its delivery until each of the eight has either answered or reached a send of its own:
+    // the duplicates meet the claim while the first email is still being sent.
+    let [sending, answered] = [0, 0];
+    let release = () => {};
+    const allThere = new Promise<void>((resolve) => (release = resolve));
+    const arrive = () => sending + answered === 8 && release();
+    const port: EmailPort = {
+      send: async (e) => {
+        sending++;
+        arrive();
+        await allThere;
+        sent.push(e.id);
+      },
+    } as EmailPort;
     const { sendResponseEmail } = await import('#shared/email/service.ts');
 
     // Act: eight duplicate deliveries at once, then a late redelivery.
-    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => sendResponseEmail(port, acct.accountId, event.data.message)));
+    const deliveries = Array.from({ length: 8 }, () => sendResponseEmail(port, acct.accountId, event.data.message));
+    const outcomes = await Promise.allSettled(deliveries.map((d) => d.finally(() => (answered++, arrive()))));
     const late = await sendResponseEmail(port, acct.accountId, event.data.message);
 
     // Assert: one email; the others were skipped or told to come back later (never sent).

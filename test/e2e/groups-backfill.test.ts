@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { eventually } from '../fixtures/webhook-receiver.ts';
+import { eventually } from '../support/wait.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
 import { as, newTicket, outboxItems, TICKETS, type Desk } from '../support/desk.ts';
 import { addMembers, GROUPS, insertAgents, memberLoads, newGroup, tally } from '../support/groups.ts';
 
 const { client } = useGateway();
-const { mine } = usePipeline(['group-distribution']);
+const { mine, pipeline } = usePipeline(['group-distribution']);
 
 async function setup(n: number) {
   const acct = await createTestAccount();
@@ -31,7 +31,7 @@ describe('backfill: freed capacity assigns the oldest waiting ticket', () => {
     expect([first.assigneeId, older.assigneeId, newer.assigneeId]).toEqual([a, null, null]);
     expect((await d.put(`${TICKETS}/${first.id}`, { ticket: { status: 'resolved' } })).status).toBe(200);
     expect(await assignedTo(d, older.id, 'backfill after resolve')).toBe(a);
-    await new Promise((r) => setTimeout(r, 500));
+    await pipeline().drained();
     expect(await assigneeOf(d, newer.id)).toBeNull();
   });
 
@@ -63,7 +63,7 @@ describe('backfill: freed capacity assigns the oldest waiting ticket', () => {
 
     await d.put(`${GROUPS}/${g.id}/deactivate`, {});
     await addMembers(d, g.id, [b]);
-    await new Promise((r) => setTimeout(r, 500));
+    await pipeline().drained();
     expect(await assigneeOf(d, waiting[1].id)).toBeNull();
     await d.put(`${GROUPS}/${g.id}/reactivate`, {});
     expect(await assignedTo(d, waiting[1].id, 'backfill after reactivate')).toBe(b);

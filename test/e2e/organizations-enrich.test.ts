@@ -6,7 +6,7 @@ import { setEnrichmentProvider } from '../support/lambda.ts';
 const { client } = useGateway();
 const ORGS = '/helpdesk/api/organizations';
 
-// A stand-in company-data API: /ok answers facts, /fail 500, /slow never in time.
+// A stand-in company-data API: /ok answers facts, /fail 500, /slow never answers (only the provider's timeout ends the call).
 let server: Server;
 let base = '';
 beforeAll(async () => {
@@ -14,12 +14,13 @@ beforeAll(async () => {
     if (req.url?.startsWith('/ok'))
       return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: 'Remote Co', country: 'Norway', employeeCount: 42, logoUrl: 'https://remote.example/logo.png' }));
     if (req.url?.startsWith('/fail')) return res.writeHead(500).end();
-    setTimeout(() => res.writeHead(200).end('{}'), 2000);
+    // Anything else (/slow) gets no answer.
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 });
 afterAll(() => {
+  server.closeAllConnections();
   server.close();
 });
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StateRecord } from '#shared/sla/repository.ts';
-import { eventually } from '../fixtures/webhook-receiver.ts';
+import { eventually } from '../support/wait.ts';
 import { localLambda } from '../support/lambda.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
@@ -116,6 +116,7 @@ describe('SLA state kept by the consumer', () => {
     expect(s.metrics.resolution.dueAt).toBeNull();
     expect((await stored(t.acct.accountId, ticket.id))!.nextDueAt).toBeNull();
 
+    // The pause this test measures: at least 300 ms.
     await new Promise((r) => setTimeout(r, 300));
     await t.d.put(`${TICKETS}/${ticket.id}`, { ticket: { status: 'open' } });
     s = await settled(t, ticket.id, (x) => x.facts.status === 'open', 'running again');

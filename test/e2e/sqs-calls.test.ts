@@ -48,8 +48,8 @@ describe('in-process SQS calls', () => {
 
   it('wake a waiting long poll at once', async () => {
     const started = Date.now();
+    // In process the receive is waiting on the empty queue as soon as send has been called.
     const waiting = calls.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 20 }));
-    await new Promise((r) => setTimeout(r, 50));
     calls.wakeReceives();
     expect((await waiting).Messages).toBeUndefined();
     // A count, not a timing: the poll returned long before its 20 s wait (the test's own timeout is far below it).

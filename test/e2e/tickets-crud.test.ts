@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, insertTicketRecord, newTicket, TICKETS, type Desk } from '../support/desk.ts';
+import { clockPast } from '../support/wait.ts';
 
 const { client } = useGateway();
 
@@ -166,7 +167,7 @@ describe('GET /tickets/:id', () => {
 describe('PUT /tickets/:id', () => {
   it('changes only the given fields', async () => {
     const before = await newTicket(admin, { subject: 'Old subject', priority: 'high', type: 'problem', tags: ['a'], requesterEmail: 'r@customer.example', requesterName: 'R', assigneeId: member.id });
-    await new Promise((r) => setTimeout(r, 5));
+    await clockPast(before.updatedAt);
 
     const res = await admin.put(`${TICKETS}/${before.id}`, { ticket: { subject: 'New subject' } });
 

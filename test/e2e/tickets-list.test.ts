@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, insertTicketRecord, linkParams, PRIORITY_ORDER, STATUS_ORDER, TICKETS, walk, type Desk, type Json } from '../support/desk.ts';
+import { clockPast } from '../support/wait.ts';
 
 const { client } = useGateway();
 
@@ -21,17 +22,19 @@ beforeAll(async () => {
   // 23 tickets, created one after another so creation order is well defined;
   // two are closed (written as an automation would), several share a status/priority.
   for (let i = 0; i < 23; i++) {
+    let t: Json;
     if (i === 7 || i === 15) {
-      const t = await insertTicketRecord(acct.accountId, { subject: `closed ${i}`, priority: PRIORITIES[i % 4] });
-      byId.set(t.id, t);
+      t = await insertTicketRecord(acct.accountId, { subject: `closed ${i}`, priority: PRIORITIES[i % 4] });
     } else {
       const res = await admin.post(TICKETS, {
         ticket: { subject: `ticket ${i}`, status: STATUSES[(i * 3) % 4], priority: PRIORITIES[(i * 5 + 1) % 4], assigneeId: i % 3 === 0 ? memberId : null },
       });
       expect(res.status).toBe(201);
-      byId.set(res.body.ticket.id, res.body.ticket);
+      t = res.body.ticket;
     }
-    await new Promise((r) => setTimeout(r, 2));
+    byId.set(t.id, t);
+    // The next ticket is stamped later than this one.
+    await clockPast(t.createdAt);
   }
   // Touch a few older tickets so updated_at order differs from creation order.
   const ids = [...byId.keys()];
@@ -39,7 +42,7 @@ beforeAll(async () => {
     const res = await admin.put(`${TICKETS}/${id}`, { ticket: { tags: ['touched'] } });
     expect(res.status).toBe(200);
     byId.set(id, res.body.ticket);
-    await new Promise((r) => setTimeout(r, 2));
+    await clockPast(res.body.ticket.updatedAt);
   }
   all = [...byId.values()];
 });

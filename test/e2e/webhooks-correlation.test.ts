@@ -1,6 +1,8 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { eventually, useReceiver, type Script } from '../fixtures/webhook-receiver.ts';
+import { useReceiver, type Script } from '../fixtures/webhook-receiver.ts';
+import { eventually } from '../support/wait.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { useGateway, type TestAccount } from '../support/api.ts';
 import { localLambda } from '../support/lambda.ts';
@@ -158,7 +160,8 @@ describe('eventConsumer on the batch processor', () => {
     const consume = eventConsumer('test-consumer', async (detail) => {
       inFlight++;
       most = Math.max(most, inFlight);
-      await new Promise((r) => setTimeout(r, 50));
+      // Stay in flight for a turn of the event loop: records handled concurrently have all started by then.
+      await nextTurn();
       inFlight--;
       seen.set(detail.eventId, currentCorrelationId());
       if (detail.eventId === 'evt_boom') throw new Error('boom');

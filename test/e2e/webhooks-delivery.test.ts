@@ -5,7 +5,8 @@ import { LOCAL_TABLE } from '../../local/stack.ts';
 import { TicketEventPayloadSchemas, type TicketEventType } from '#shared/events/ticket-events.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { useGateway, type TestAccount } from '../support/api.ts';
-import { eventually, useReceiver, type Script } from '../fixtures/webhook-receiver.ts';
+import { useReceiver, type Script } from '../fixtures/webhook-receiver.ts';
+import { eventually } from '../support/wait.ts';
 
 const { client } = useGateway();
 const BASE = '/helpdesk/api/v1/webhooks';
@@ -122,7 +123,7 @@ describe('webhook delivery pipeline', () => {
     const log = await deliveries(acct, hook.id);
     expect(log).toEqual([expect.objectContaining({ attempt: 1, statusCode: 410, state: 'failed', error: expect.stringContaining('410') })]);
     await createTicket(acct, 'second');
-    await new Promise((r) => setTimeout(r, 1500));
+    await pipeline().drained();
     expect(hook.endpoint.received).toHaveLength(1);
   });
 
@@ -158,7 +159,7 @@ describe('webhook delivery pipeline', () => {
     try {
       // The ticket and its outbox item commit; nothing publishes them.
       ticket = await createTicket(acct, 'written during an outage');
-      await new Promise((r) => setTimeout(r, 500));
+      await pipeline().drained();
       expect(hook.endpoint.received).toHaveLength(0);
       const { ddb } = await import('#shared/db/client.ts');
       const { queryAll } = await import('#shared/db/query.ts');
@@ -179,7 +180,7 @@ describe('webhook delivery pipeline', () => {
       // The stream catches up on the same event: fan-out is idempotent, so no second delivery.
       await pipeline().startPublisher();
     }
-    await new Promise((r) => setTimeout(r, 1500));
+    await pipeline().drained();
     expect(hook.endpoint.received).toHaveLength(1);
   });
 
@@ -189,7 +190,7 @@ describe('webhook delivery pipeline', () => {
     await pipeline().stopPublisher();
     try {
       await createTicket(acct, 'queued in the stream');
-      await new Promise((r) => setTimeout(r, 300));
+      await pipeline().drained();
       expect(hook.endpoint.received).toHaveLength(0);
     } finally {
       await pipeline().startPublisher();
@@ -216,7 +217,8 @@ describe('webhook delivery pipeline', () => {
     const re = await client.request('POST', `${BASE}/${hook.id}/deliveries/${first.deliveryId}/redeliver`, { token: acct.ownerKey });
     expect(re.status).toBe(409);
     expect(re.body.error.code).toBe('CONFLICT');
-    await new Promise((r) => setTimeout(r, 500));
+    // The retry waits its 100 s in the queue: nothing else goes out meanwhile.
+    await pipeline().drained();
     expect(hook.endpoint.received).toHaveLength(1);
   });
 
@@ -236,7 +238,7 @@ describe('webhook delivery pipeline', () => {
 
     // Assert: the webhook is still subscribed, but its one delivery keeps its single attempt and nothing is re-sent.
     expect(subscribed).toBe(1);
-    await new Promise((r) => setTimeout(r, 1_000));
+    await pipeline().drained();
     expect(hook.endpoint.received).toHaveLength(1);
     const log = await deliveries(acct, hook.id);
     expect(log).toHaveLength(1);
