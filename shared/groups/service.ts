@@ -6,7 +6,9 @@ import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
-import { GROUP_CAPACITY_CHANGED, GROUP_DELETED, GROUP_EVENT_SOURCE } from './events.ts';
+import { backfillWrites } from './backfill.ts';
+import { distribute, distributes, isLive } from './distribution.ts';
+import { GROUP_DELETED, GROUP_EVENT_SOURCE } from './events.ts';
 import {
   MAX_MEMBERS,
   type AddMemberInput,
@@ -15,19 +17,17 @@ import {
   type Group,
   type ListGroupsQuery,
   type Member,
-  type SkipReason,
   type UpdateGroupInput,
   type UpdateMemberInput,
 } from './model.ts';
 import * as repo from './repository.ts';
-import type { GroupRecord, GroupSummary, Loads, MemberConfig } from './repository.ts';
+import type { GroupRecord, GroupSummary, MemberConfig } from './repository.ts';
 
+// The module's face for other modules and the handlers: the ticket side (assignment.ts), the background work (backfill.ts), the rules (distribution.ts).
+export { checkGroup, ticketGroupChange, type TicketGroupView } from './assignment.ts';
+export { backfillGroup, type AssignWaiting } from './backfill.ts';
+export { OPEN_STATUSES } from './distribution.ts';
 export type { GroupRecord } from './repository.ts';
-
-/** decisions §9: an agent's open tickets are those assigned to them in these statuses. */
-export const OPEN_STATUSES: readonly string[] = ['new', 'open', 'pending'];
-
-const live = (g: GroupRecord | null): g is GroupRecord => Boolean(g && !g.deletingAt);
 
 export function toGroupDto(g: GroupRecord | GroupSummary, defaultId: string | null): Group {
   return {
@@ -56,7 +56,7 @@ export const membersOf = (g: GroupRecord): Member[] =>
 
 async function requireGroup(accountId: string, groupId: string): Promise<GroupRecord> {
   const g = await repo.getGroup(accountId, groupId);
-  if (!live(g)) throw new NotFoundError('Group');
+  if (!isLive(g)) throw new NotFoundError('Group');
   return g;
 }
 
@@ -76,12 +76,6 @@ export async function listGroups(p: Principal, q: ListGroupsQuery): Promise<{ it
   const fields = q.fields?.length ? new Set<string>(['id', ...q.fields]) : null;
   return { items: fields ? page.map((g) => Object.fromEntries(Object.entries(g).filter(([k]) => fields.has(k)))) : page, total: matches.length };
 }
-
-/** The write that asks the distribution consumer to backfill groups (capacity freed, a group distributing again). */
-const backfillEvent = (accountId: string, groupIds: string[], userId?: string) =>
-  outboxWrites([newDomainEvent(accountId, GROUP_CAPACITY_CHANGED, { groupIds, ...(userId ? { userId } : {}) })], GROUP_EVENT_SOURCE);
-
-const distributes = (g: GroupRecord) => g.isActive && g.distributionMode !== 'manual' && !g.deletingAt;
 
 /** What a group's audit lists (decisions §15), besides `isDefault` and one `members.<userId>` per member added, changed or removed. */
 const AUDITED = ['name', 'description', 'isPrivate', 'distributionMode', 'leadUserId', 'maxOpenTickets', 'maxOpenTicketsGlobal', 'isActive'] as const;
@@ -133,7 +127,7 @@ async function changeGroup(p: Principal, groupId: string, change: (g: GroupRecor
     const changes = groupChanges(current, stamped);
     await transactWrite([
       repo.replaceGroupWrite(stamped, current.version),
-      ...(backfill && distributes(stamped) ? backfillEvent(p.accountId, [groupId]) : []),
+      ...(backfill && distributes(stamped) ? backfillWrites(p.accountId, [groupId]) : []),
       ...(changes.length ? [groupAudit(p, groupId, changes, { at: stamped.updatedAt })] : []),
     ]);
     return stamped;
@@ -309,208 +303,17 @@ export async function finishGroupDeletion(accountId: string, groupId: string, de
   return true;
 }
 
-// ---------------------------------------------------------------- distribution
-
-export interface TicketGroupView {
-  id: string;
-  groupId: string | null;
-  assigneeId: string | null;
-  status: string;
-  tags: string[];
-}
-
-interface Verdict {
-  userId: string;
-  reason: SkipReason | null;
-  openTickets: number;
-  openTicketsInGroup: number;
-  cap: number | null;
-  lastAssignedAt: string | null;
-  addedAt: string;
-}
-
-/**
- * The cap in this group that binds a member (decisions §9: their own and the
- * group's both apply, so the lower one; a tie names the member's).
- */
-const capOf = (g: GroupRecord, m: MemberConfig): { cap: number | null; kind: 'atMemberCap' | 'atGroupCap' } =>
-  m.maxOpenTickets !== null && (g.maxOpenTickets === null || m.maxOpenTickets <= g.maxOpenTickets) ? { cap: m.maxOpenTickets, kind: 'atMemberCap' } : { cap: g.maxOpenTickets, kind: 'atGroupCap' };
-
-/**
- * Who would get a ticket (decisions §9): members who cannot take it are
- * skipped with their reason; among the rest, roundRobin takes the one whose
- * last assignment in the group is oldest, leastBusy and skills the one with
- * fewest open tickets (oldest turn breaks ties).
- */
-function choose(g: GroupRecord, loads: Loads, tags: string[]): { chosen: Verdict | null; verdicts: Verdict[] } {
-  const skillSet = new Set(Object.values(g.members).flatMap((m) => m.skills));
-  const needed = g.distributionMode === 'skills' ? tags.filter((t) => skillSet.has(t)) : [];
-  const verdicts: Verdict[] = Object.entries(g.members).map(([userId, m]) => {
-    const user = loads.users.get(userId);
-    const { cap, kind } = capOf(g, m);
-    const inGroup = loads.inGroup.get(userId) ?? { openTickets: 0, lastAssignedAt: null };
-    const openTickets = loads.agent.get(userId) ?? 0;
-    let reason: SkipReason | null = null;
-    if (user?.status !== 'active' || !hasDeskRole(user.role, 'agent')) reason = 'inactiveUser';
-    else if (!needed.every((s) => m.skills.includes(s))) reason = 'missingSkill';
-    else if (cap !== null && inGroup.openTickets >= cap) reason = kind;
-    else if (g.maxOpenTicketsGlobal !== null && openTickets >= g.maxOpenTicketsGlobal) reason = 'atGlobalCap';
-    return { userId, reason, openTickets, openTicketsInGroup: inGroup.openTickets, cap, lastAssignedAt: inGroup.lastAssignedAt, addedAt: m.addedAt };
-  });
-  const turn = (a: Verdict, b: Verdict) => (a.lastAssignedAt ?? '').localeCompare(b.lastAssignedAt ?? '') || a.addedAt.localeCompare(b.addedAt) || a.userId.localeCompare(b.userId);
-  const order = g.distributionMode === 'roundRobin' ? turn : (a: Verdict, b: Verdict) => a.openTickets - b.openTickets || turn(a, b);
-  const eligible = verdicts.filter((v) => v.reason === null).sort(order);
-  const chosen = eligible[0] ?? null;
-  for (const v of eligible.slice(1)) v.reason = 'notNextInTurn';
-  return { chosen, verdicts };
-}
-
 /** Explain, without writing, who would get a ticket with these attributes and why every other member would not. */
 export async function testDistribution(p: Principal, groupId: string, input: DistributionTestInput) {
   const g = await requireGroup(p.accountId, groupId);
   const loads = await repo.loadsOf(p.accountId, g.id, Object.keys(g.members));
-  const { chosen, verdicts } = choose(g, loads, input.ticket.tags);
-  const groupReason = !g.isActive
-    ? 'the group is inactive'
-    : g.distributionMode === 'manual'
-      ? 'the group distributes manually'
-      : !OPEN_STATUSES.includes(input.ticket.status)
-        ? `a ${input.ticket.status} ticket is not distributed`
-        : null;
-  const assigneeId = groupReason ? null : (chosen?.userId ?? null);
+  const { assignee, reason, verdicts } = distribute(g, loads, input.ticket);
+  const assigneeId = assignee?.userId ?? null;
   return {
     groupId: g.id,
     distributionMode: g.distributionMode,
     assigneeId,
-    reason: groupReason ?? (assigneeId ? null : Object.keys(g.members).length ? 'no member can take the ticket' : 'the group has no members'),
-    members: verdicts
-      .sort((a, b) => a.addedAt.localeCompare(b.addedAt) || a.userId.localeCompare(b.userId))
-      .map(({ addedAt: _a, ...v }) => ({ ...v, selected: v.userId === assigneeId, reason: v.userId === assigneeId ? null : v.reason })),
+    reason,
+    members: verdicts.map(({ addedAt: _a, ...v }) => ({ ...v, selected: v.userId === assigneeId, reason: v.userId === assigneeId ? null : v.reason })),
   };
-}
-
-/** decisions §6/§9: a ticket's groupId must name a live group of the account. */
-export async function checkGroup(accountId: string, groupId: string | null | undefined, issues: FieldIssue[]): Promise<GroupRecord | null> {
-  if (!groupId) return null;
-  const group = await repo.getGroup(accountId, groupId);
-  if (!live(group)) issues.push({ field: 'groupId', message: 'no such group in this account' });
-  return group;
-}
-
-const isOpen = (t: TicketGroupView | null) => Boolean(t?.assigneeId && OPEN_STATUSES.includes(t.status));
-const isWaiting = (t: TicketGroupView | null) => Boolean(t?.groupId && !t.assigneeId && OPEN_STATUSES.includes(t.status));
-
-/**
- * The group side of a ticket change, for the ticket's own transaction:
- * automatic assignment when the ticket enters a group unassigned (or on
- * backfill), the open-ticket counters (per agent, per agent in the group) with
- * cap conditions for automatic assignments only, the group's ticket and
- * waiting-ticket index items, and a backfill request when capacity frees.
- * `assigneeId` is set when distribution picked an agent: the caller applies it
- * to the ticket before computing its events.
- */
-export async function ticketGroupChange(
-  accountId: string,
-  before: TicketGroupView | null,
-  after: TicketGroupView | null,
-  /** `group`: the ticket's group as the caller already read it (checkGroup), so it is not read twice. */
-  opts: { backfill?: boolean; group?: GroupRecord | null } = {},
-): Promise<{ assigneeId?: string; writes: TxWrite[] }> {
-  const writes: TxWrite[] = [];
-  const joins = Boolean(after?.groupId && after.groupId !== before?.groupId);
-  let group: GroupRecord | null = null;
-  let assigned: { userId: string; cap: number | null; at: string } | undefined;
-  if (after && isWaiting(after) && (joins || opts.backfill)) {
-    group = opts.group?.id === after.groupId ? opts.group : await repo.getGroup(accountId, after.groupId!);
-    if (!live(group)) throw new ValidationError('No such group', [{ field: 'groupId', message: 'no such group in this account' }]);
-    if (distributes(group)) {
-      const loads = await repo.loadsOf(accountId, group.id, Object.keys(group.members));
-      const { chosen } = choose(group, loads, after.tags);
-      if (chosen) {
-        assigned = { userId: chosen.userId, cap: chosen.cap, at: new Date().toISOString() };
-        after = { ...after, assigneeId: chosen.userId };
-        writes.push(repo.userEligibleCheck(accountId, chosen.userId));
-      }
-    }
-  }
-  // Joining a group proves it is live; a distribution also proves its config and members are what was read.
-  if (group && (joins || assigned)) writes.push(repo.groupLiveCheck(group, Boolean(assigned)));
-  else if (joins) writes.push(repo.groupLiveCheck({ accountId, id: after!.groupId!, version: 0 }));
-
-  const agentDelta = new Map<string, number>();
-  const groupDelta = new Map<string, { groupId: string; userId: string; d: number }>();
-  const count = (t: TicketGroupView | null, d: number) => {
-    if (!t || !isOpen(t)) return;
-    agentDelta.set(t.assigneeId!, (agentDelta.get(t.assigneeId!) ?? 0) + d);
-    if (t.groupId) {
-      const k = `${t.groupId}#${t.assigneeId}`;
-      groupDelta.set(k, { groupId: t.groupId, userId: t.assigneeId!, d: (groupDelta.get(k)?.d ?? 0) + d });
-    }
-  };
-  count(before, -1);
-  count(after, 1);
-  const byDistribution = (userId: string) => assigned?.userId === userId;
-  const freed: string[] = [];
-  for (const [userId, d] of agentDelta) {
-    if (d === 0) continue;
-    writes.push(repo.agentLoadWrite(accountId, userId, d, byDistribution(userId) ? group!.maxOpenTicketsGlobal : undefined));
-    if (d < 0) freed.push(userId);
-  }
-  for (const { groupId, userId, d } of groupDelta.values()) {
-    if (d === 0) continue;
-    const auto = byDistribution(userId) && groupId === group?.id;
-    writes.push(repo.groupLoadWrite(accountId, groupId, userId, d, auto ? { at: assigned!.at, cap: assigned!.cap } : undefined));
-  }
-
-  const ticketId = (after ?? before)!.id;
-  if (before?.groupId !== after?.groupId) {
-    if (before?.groupId) writes.push(repo.groupTicketWrite(accountId, before.groupId, ticketId, false));
-    if (after?.groupId) writes.push(repo.groupTicketWrite(accountId, after.groupId, ticketId, true));
-  }
-  const waitBefore = isWaiting(before) ? before!.groupId : null;
-  const waitAfter = isWaiting(after) ? after!.groupId : null;
-  if (waitBefore !== waitAfter) {
-    if (waitBefore) writes.push(repo.groupWaitingWrite(accountId, waitBefore, ticketId, false));
-    if (waitAfter) writes.push(repo.groupWaitingWrite(accountId, waitAfter, ticketId, true));
-  }
-
-  // Capacity freed for these agents: backfill every distributing group they belong to.
-  for (const userId of freed) {
-    const groups = await repo.distributingGroupsOf(accountId, userId);
-    if (groups.length) writes.push(...backfillEvent(accountId, groups, userId));
-  }
-  return { assigneeId: assigned?.userId, writes };
-}
-
-/** Assign one waiting ticket (the tickets service does it through its update plan); 'none' when nobody can take it. */
-export type AssignWaiting = (accountId: string, ticketId: string) => Promise<'assigned' | 'none' | 'gone'>;
-
-/** Assignments one backfill run makes before it hands the rest to a follow-up event (bounded work per message). */
-const BACKFILL_BATCH = 50;
-
-/**
- * Backfill a group: assign its oldest waiting tickets while members have
- * capacity. Every assignment is a conditional transaction, so concurrent runs
- * and redelivered requests never put an agent over a cap or assign a ticket twice.
- */
-export async function backfillGroup(accountId: string, groupId: string, assign: AssignWaiting): Promise<number> {
-  const g = await repo.getGroup(accountId, groupId);
-  if (!live(g) || !distributes(g)) return 0;
-  let assignedCount = 0;
-  let after: string | undefined;
-  for (;;) {
-    const ids = await repo.waitingTicketIds(accountId, groupId, 25, after);
-    if (!ids.length) return assignedCount;
-    for (const id of ids) {
-      const r = await assign(accountId, id);
-      if (r === 'assigned') assignedCount++;
-      // Nobody can take this ticket; in modes other than skills nobody can take any other either.
-      if (r === 'none' && g.distributionMode !== 'skills') return assignedCount;
-      if (assignedCount >= BACKFILL_BATCH) {
-        await transactWrite(backfillEvent(accountId, [groupId]));
-        return assignedCount;
-      }
-    }
-    after = ids[ids.length - 1];
-  }
 }
