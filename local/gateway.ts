@@ -111,7 +111,7 @@ interface AuthorizerResult {
 /** API Gateway's answer when the integration fails (a function error or timeout). */
 const INTEGRATION_FAILURE: APIGatewayProxyResult = { statusCode: 502, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ message: 'Internal server error' }) };
 
-/** The stack's AUTHORIZER_FAILURE gateway response (infra/stack.ts): a retryable 503 in the envelope of the path's interface. */
+/** The stack's AUTHORIZER_FAILURE gateway response (infra/api.ts): a retryable 503 in the envelope of the path's interface. */
 function authorizerFailure(path: string): APIGatewayProxyResult {
   const mapped = toHttpError(new ServiceUnavailableError('The service is temporarily overloaded; retry shortly'), interfaceOf(path));
   return { statusCode: 503, headers: { 'Content-Type': 'application/json', 'Retry-After': '1' }, body: JSON.stringify(mapped.body) };
@@ -119,7 +119,7 @@ function authorizerFailure(path: string): APIGatewayProxyResult {
 
 /**
  * API Gateway's answer, with the cache on, to a request without the identity source (the Authorization header): it
- * never reaches the authorizer. The stack's UNAUTHORIZED gateway response (infra/stack.ts): a 401 in the envelope of
+ * never reaches the authorizer. The stack's UNAUTHORIZED gateway response (infra/api.ts): a 401 in the envelope of
  * the path's interface.
  */
 function missingCredentials(path: string): APIGatewayProxyResult {

@@ -19,7 +19,7 @@ export const sessionSecretSettings = defineSettings(
 /**
  * Which API stage's authorizer cache a change of credentials flushes
  * (shared/auth/authorizer-cache.ts). The CDK app sets all three on every
- * function that bundles the module (infra/stack.ts; a test checks it); the
+ * function that bundles the module (infra/api.ts; a test checks it); the
  * admin CLI takes them from the stack's outputs or the running local stack.
  * Unset (a process with no API in front of it): nothing to flush.
  */

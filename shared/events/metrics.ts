@@ -1,6 +1,6 @@
 /**
  * Every metric name, written only through `recordMetric` (shared/observability.ts).
- * The stack alarms on some (infra/stack.ts); the rest are business counts for
+ * The stack alarms on some (infra/operations.ts); the rest are business counts for
  * dashboards. No imports, so the CDK app reads the names without the code that
  * writes them.
  */

@@ -11,7 +11,7 @@ import { matchesAll } from './words.ts';
  * them, so it reads in proportion to the matches, not to the account.
  */
 
-export type SearchKind = 'contact' | 'organization' | 'user';
+export type SearchKind = 'contact' | 'organization' | 'user' | 'ticket';
 
 /** What the index holds of a record. */
 export interface Searchable {

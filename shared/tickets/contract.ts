@@ -15,7 +15,7 @@ export const ticketRoutes = defineRoutes([
     group: 'tickets',
     summary: 'List tickets',
     description:
-      'Filters status, priority, assignee_id; sort_by created_at|updated_at|status|priority (status in workflow order new..closed, priority low..urgent); cursor pages via links.next. Bounded work: one request reads at most 1,000 tickets from the store; a filtered page that reaches that budget answers the matches found so far (possibly fewer than page_size, or none) with hasMore true and links.next continuing from where it stopped, so following links.next yields every match exactly once.',
+      'Filters status, priority, assignee_id, and search (word prefixes over the subject, the requester name and email, tags and the id, ignoring case and accents; combines with the filters and sorts; decisions §16); sort_by created_at|updated_at|status|priority (status in workflow order new..closed, priority low..urgent); cursor pages via links.next. Bounded work: one request reads at most 1,000 tickets from the store; a filtered page that reaches that budget answers the matches found so far (possibly fewer than page_size, or none) with hasMore true and links.next continuing from where it stopped, so following links.next yields every match exactly once.',
     access: 'viewer',
     query: ListTicketsQuerySchema,
     success: { status: 200, description: 'A page of tickets', schema: z.object({ tickets: z.array(TicketSchema), meta: PageMetaSchema, links: LinksSchema }).meta({ id: 'TicketList' }) },

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { plainText } from '../text.ts';
+import { searchParam } from '../search/words.ts';
 
 export const TICKET_STATUSES = ['new', 'open', 'pending', 'resolved', 'closed'] as const;
 export const TICKET_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
@@ -82,6 +83,7 @@ export const ListTicketsQuerySchema = z.object({
   status: z.enum(TICKET_STATUSES).optional(),
   priority: z.enum(TICKET_PRIORITIES).optional(),
   assignee_id: z.string().min(1).max(64).optional(),
+  search: searchParam(256).describe('Word prefixes over the subject, the requester name and email, tags and the id, ignoring case and accents (decisions §16); several terms must all match'),
   page_size: z.coerce.number().int().min(1).max(100).default(25),
   after: z.string().min(1).max(4096).optional(),
   sort_by: z.enum(['created_at', 'updated_at', 'status', 'priority']).default('created_at'),

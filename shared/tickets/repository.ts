@@ -7,6 +7,8 @@ import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
 import { ConflictError } from '../domain/errors.ts';
 import { TICKET_PRIORITIES, TICKET_STATUSES, type Ticket } from './model.ts';
 import { historyShard } from '../db/shard.ts';
+import { indexWrites, searchIndex, type Searchable } from '../search/word-index.ts';
+import { recordWords, searchFilter, searchTerms, searchText } from '../search/words.ts';
 
 /** A ticket as stored: the resource plus its tenant and version. */
 export interface TicketRecord extends Ticket {
@@ -17,12 +19,42 @@ export interface TicketRecord extends Ticket {
 const rank = (list: readonly string[], v: string) => String(list.indexOf(v));
 
 /** Sort keys: updated (gsi1), status in workflow order (gsi2), priority low..urgent (gsi3); the time-ordered id breaks ties. */
+/**
+ * Most words of a ticket the word index holds (decisions §16): its id, the
+ * requester's email and name and its subject first, then its tags. The bound
+ * keeps a change's transaction under DynamoDB's 100 items however many tags a
+ * ticket has (a change rewrites at most this many word items twice); a word
+ * past it is still matched by the filtered list walk (`searchText`).
+ */
+export const TICKET_WORD_CAP = 32;
+
+function wordsOf(t: TicketRecord): string[] {
+  const primary = recordWords({ names: [t.subject, t.requesterName], addresses: [t.requesterEmail, t.id] });
+  const all = recordWords({ names: [t.subject, t.requesterName], addresses: [t.requesterEmail, t.id, ...t.tags] });
+  if (all.length <= TICKET_WORD_CAP) return all;
+  return [...primary, ...all.filter((w) => !primary.includes(w))].slice(0, TICKET_WORD_CAP);
+}
+
+/** What the word index holds of a ticket: its words, its sort positions besides id order, and the filters a search combines with. */
+const searchable = (t: TicketRecord): Searchable => ({
+  accountId: t.accountId,
+  id: t.id,
+  words: wordsOf(t),
+  sort: { status: `${rank(TICKET_STATUSES, t.status)}#${t.id}`, priority: `${rank(TICKET_PRIORITIES, t.priority)}#${t.id}` },
+  filters: { status: t.status, priority: t.priority, assigneeId: t.assigneeId },
+});
+
 const tickets = bindEntity<TicketRecord>(ENTITIES.ticket, {
   fields: ['id', 'accountId', 'subject', 'status', 'priority', 'type', 'assigneeId', 'requesterEmail', 'requesterName', 'groupId', 'tags', 'customFields', 'createdAt', 'updatedAt', 'version'],
   renames: { type: 'ticketType' },
   keyValues: (t) => ({ statusRank: rank(TICKET_STATUSES, t.status), priorityRank: rank(TICKET_PRIORITIES, t.priority), changeShard: historyShard(t.id) }),
   normalize: (r) => ({ ...r, tags: r.tags ?? [], customFields: r.customFields ?? [] }),
+  // Every word, uncapped, for a search run as a list filter (sort_by=updated_at, or more matches than the index ranks).
+  extra: (t) => ({ searchText: searchText(recordWords({ names: [t.subject, t.requesterName], addresses: [t.requesterEmail, t.id, ...t.tags] })) }),
 });
+
+/** The word-index writes of a ticket change (create: `before` null; delete: `after` null); none when its words, sort and filters stay. */
+export const ticketWordWrites = (before: TicketRecord | null, after: TicketRecord | null): TxWrite[] => indexWrites('ticket', before && searchable(before), after && searchable(after));
 
 export async function getTicket(accountId: string, id: string): Promise<TicketRecord | null> {
   return tickets.get({ accountId, id });
@@ -30,7 +62,7 @@ export async function getTicket(accountId: string, id: string): Promise<TicketRe
 
 /** Create a ticket with the writes that belong to it (option usage, outbox events) in one transaction. */
 export async function createTicket(t: TicketRecord, related: TxWrite[]): Promise<void> {
-  await transactWrite([tickets.put(t, conditions.absent()), ...related]);
+  await transactWrite([tickets.put(t, conditions.absent()), ...ticketWordWrites(null, t), ...related]);
 }
 
 /** Thrown when the ticket changed since it was read; the service re-reads and re-applies. */
@@ -49,10 +81,11 @@ export function ticketUnchangedCheck(t: TicketRecord): TxWrite {
 }
 
 export async function deleteTicket(t: TicketRecord, related: TxWrite[]): Promise<void> {
-  await transactWrite([tickets.delete(t, unchanged(t.version)), ...related]);
+  await transactWrite([tickets.delete(t, unchanged(t.version)), ...ticketWordWrites(t, null), ...related]);
 }
 
 export interface TicketFilter {
+  search?: string;
   status?: string;
   priority?: string;
   assigneeId?: string;
@@ -94,6 +127,14 @@ const matches = (t: TicketRecord, f: TicketFilter) => (!f.status || t.status ===
  * time-ordered), gsi1..gsi3 for the other sorts, bounded per request.
  */
 export async function listTickets(accountId: string, f: TicketFilter, limit: number, startKey?: Key) {
+  const terms = f.search ? searchTerms(f.search) : [];
+  if (terms.length) {
+    if (f.sortBy !== 'updated_at' && (!startKey || 'search' in startKey)) {
+      const page = await searchPage(accountId, f, terms, limit, startKey?.search);
+      if (page) return page;
+    }
+    return filteredPage(accountId, f, limit, startKey && 'search' in startKey ? undefined : startKey, terms);
+  }
   const view = viewPartitions(accountId, f);
   if (view && (!startKey || 'view' in startKey)) {
     const page = await viewPage(accountId, f, view, limit, startKey?.view).catch((err: unknown) => {
@@ -122,8 +163,31 @@ async function viewPage(accountId: string, f: TicketFilter, view: NonNullable<Re
   return { tickets: list, nextKey: page.next === undefined ? undefined : { view: page.next } };
 }
 
-/** A list no view serves: the sorted list walked with a filter, bounded per request (READ_BUDGET). */
-async function filteredPage(accountId: string, f: TicketFilter, limit: number, startKey?: Key) {
+/**
+ * A page of a search through the word index (decisions §16): the matches of
+ * the longest term, checked against the other terms and the filters on the
+ * index items themselves, sorted by id (creation), status or priority; then
+ * the page's tickets by key. Reads the term's index items (small, at most
+ * twice SEARCH_CAP) and the page, whatever the account holds. Null when more
+ * tickets match than the index ranks: the caller walks the list instead.
+ */
+async function searchPage(accountId: string, f: TicketFilter, terms: string[], limit: number, after: string | undefined) {
+  const forward = f.order === 'asc';
+  const sortBy = f.sortBy === 'created_at' ? 'created' : f.sortBy;
+  const hits = await searchIndex(accountId, 'ticket', terms, { sortBy, forward, filters: { status: f.status, priority: f.priority, assigneeId: f.assigneeId } });
+  if (hits.truncated) return null;
+  const from = after === undefined ? 0 : hits.positions.findIndex((p) => (forward ? p > after : p < after));
+  const start = from < 0 ? hits.ids.length : from;
+  const ids = hits.ids.slice(start, start + limit);
+  const found = new Map((await tickets.getMany(ids.map((id) => ({ accountId, id })))).map((t) => [t.id, t]));
+  // The index follows its ticket in the same transaction; a ticket deleted since is simply left out.
+  const list = ids.flatMap((id) => found.get(id) ?? []);
+  const more = start + limit < hits.ids.length;
+  return { tickets: list, nextKey: more ? { search: hits.positions[start + ids.length - 1] } : undefined };
+}
+
+/** A list no view serves: the sorted list walked with a filter (and a search's terms), bounded per request (READ_BUDGET). */
+async function filteredPage(accountId: string, f: TicketFilter, limit: number, startKey?: Key, terms: string[] = []) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const filters: string[] = [];
@@ -136,6 +200,12 @@ async function filteredPage(accountId: string, f: TicketFilter, limit: number, s
   add('status', f.status);
   add('priority', f.priority);
   add('assigneeId', f.assigneeId);
+  if (terms.length) {
+    const words = searchFilter(terms);
+    filters.push(`(${words.expr})`);
+    Object.assign(names, words.names);
+    Object.assign(values, words.values);
+  }
   const filter = filters.length ? { expr: filters.join(' AND '), names, values } : undefined;
   const page = await queryPage<Record<string, unknown>>({ ...tickets.query(SORT_PATTERN[f.sortBy], { accountId }, { forward: f.order === 'asc', filter }), limit, startKey });
   return { tickets: page.items.map(tickets.fromItem), nextKey: page.nextKey };
@@ -181,7 +251,7 @@ export async function reindexTickets(accountId: string, limit: number, startKey?
   const page = await queryPage<Record<string, unknown>>({ ...tickets.query('byCreated', { accountId }), limit, startKey });
   await Promise.all(
     page.items.map(tickets.fromItem).map((t) =>
-      writeNow(tickets.update(t, t, unchanged(t.version))).catch((err) => {
+      transactWrite([tickets.update(t, t, unchanged(t.version)), ...ticketWordWrites(null, t)]).catch((err) => {
         if (!(err instanceof StaleTicketError)) throw err;
       }),
     ),

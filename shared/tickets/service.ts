@@ -225,6 +225,7 @@ export async function planTicketUpdate(p: Caller, id: string, given: TicketEdit,
     next,
     writes: [
       repo.replaceTicketWrite(next, current.version),
+      ...repo.ticketWordWrites(current, next),
       ...usage,
       ...(await requesterChangeWrites(p.accountId, current, next)),
       ...group.writes,
@@ -271,7 +272,13 @@ export function deleteTicket(p: Principal, id: string, context?: Partial<ChangeC
 /** Commit a system change of one ticket (no principal): the ticket, its group side, its events and its audit (distribution), version-checked. */
 async function applySystemChange(current: TicketRecord, next: TicketRecord, groupWrites: TxWrite[]): Promise<void> {
   const events = changeEvents(current.accountId, current, next, next.updatedAt);
-  await transactWrite([repo.replaceTicketWrite(next, current.version), ...groupWrites, ...outboxWrites(events), ticketAudit(current, next, new Map(), { via: 'distribution', actor: SYSTEM_ACTOR })]);
+  await transactWrite([
+    repo.replaceTicketWrite(next, current.version),
+    ...repo.ticketWordWrites(current, next),
+    ...groupWrites,
+    ...outboxWrites(events),
+    ticketAudit(current, next, new Map(), { via: 'distribution', actor: SYSTEM_ACTOR }),
+  ]);
 }
 
 /**
@@ -319,7 +326,7 @@ export async function listTickets(p: Principal, q: ListTicketsQuery) {
     const c = await decodeCursor<TicketFilter>(q.after, LIST, p.accountId);
     filter = c.query;
     startKey = c.key;
-  } else filter = { status: q.status, priority: q.priority, assigneeId: q.assignee_id, sortBy: q.sort_by, order: q.sort_order };
+  } else filter = { search: q.search, status: q.status, priority: q.priority, assigneeId: q.assignee_id, sortBy: q.sort_by, order: q.sort_order };
   const page = await repo.listTickets(p.accountId, filter, q.page_size, startKey);
   const next = page.nextKey ? await encodeCursor({ list: LIST, accountId: p.accountId, query: filter, key: page.nextKey }) : null;
   return { tickets: page.tickets, next };
