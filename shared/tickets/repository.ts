@@ -3,7 +3,7 @@ import { ddb, tableName } from '../db/client.ts';
 import { bindEntity, conditions } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
 import { countMatches, mergedPage, queryPage, type Key } from '../db/query.ts';
-import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
+import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { ConflictError } from '../domain/errors.ts';
 import { TICKET_PRIORITIES, TICKET_STATUSES, type Ticket } from './model.ts';
 import { historyShard } from '../db/shard.ts';
