@@ -23,7 +23,7 @@ const putAll = async (items: Record<string, unknown>[]) => (await import('#share
 export async function recordSeeder(accountId: string) {
   const { newId } = await import('#shared/ids.ts');
   const { createContactWrites } = await import('#shared/contacts/repository.ts');
-  const { replaceTicketWrite } = await import('#shared/tickets/repository.ts');
+  const { replaceTicketWrite, ticketWordWrites } = await import('#shared/tickets/repository.ts');
   const { listCounter } = await import('#shared/db/list-counter.ts');
   const { transactWrite } = await import('#shared/db/transact.ts');
   const base = Date.now() - 86_400_000;
@@ -33,28 +33,28 @@ export async function recordSeeder(accountId: string) {
     createContactWrites({ id: newId('con', t.getTime()), accountId, name, email, organizationId: null, notes: null, createdAt: t.toISOString(), updatedAt: t.toISOString(), version: 1 }, null).flatMap(
       (w) => (w.item.Put ? [w.item.Put.Item!] : []),
     );
-  const ticket = (t: Date, over: Record<string, unknown> = {}) =>
-    replaceTicketWrite(
-      {
-        id: newId('tkt', t.getTime()),
-        accountId,
-        subject: 'Growth',
-        status: 'open',
-        priority: 'normal',
-        type: 'question',
-        assigneeId: null,
-        requesterEmail: null,
-        requesterName: null,
-        groupId: null,
-        tags: [],
-        customFields: [],
-        createdAt: t.toISOString(),
-        updatedAt: t.toISOString(),
-        version: 1,
-        ...over,
-      } as never,
-      0,
-    ).item.Put!.Item!;
+  /** A ticket's item and its word items (decisions §16), as its create writes them. */
+  const ticket = (t: Date, over: Record<string, unknown> = {}) => {
+    const record = {
+      id: newId('tkt', t.getTime()),
+      accountId,
+      subject: 'Growth',
+      status: 'open',
+      priority: 'normal',
+      type: 'question',
+      assigneeId: null,
+      requesterEmail: null,
+      requesterName: null,
+      groupId: null,
+      tags: [],
+      customFields: [],
+      createdAt: t.toISOString(),
+      updatedAt: t.toISOString(),
+      version: 1,
+      ...over,
+    } as never;
+    return [replaceTicketWrite(record, 0), ...ticketWordWrites(null, record)].map((w) => w.item.Put!.Item!);
+  };
   /** Move the contacts' list counter by `n`: it moves with each create in the API's transactions; seeded items move it here. */
   const countContacts = (n: number) => transactWrite([listCounter.write(accountId, 'CONTACTS', n)]);
   return {
@@ -71,7 +71,7 @@ export async function recordSeeder(accountId: string) {
     async add(contacts: number, tickets: number) {
       const items: Record<string, unknown>[] = [];
       for (let i = 0; i < contacts; i++) items.push(...contact(at(), `Filler Person ${seq}`, `filler${seq}@bulk.example`));
-      for (let i = 0; i < tickets; i++) items.push(ticket(at()));
+      for (let i = 0; i < tickets; i++) items.push(...ticket(at()));
       await putAll(items);
       await countContacts(contacts);
     },
@@ -87,7 +87,7 @@ export async function runGrowthBench(opts: { call: Call; store: DynamoDbProxy; c
   // The oldest records: the one match of each read below.
   const agent = await call('POST', '/playbook/api/v1/users', { email: 'quentin.oldest@agents.example', name: 'Quentin Oldest', role: 'member', send_invitation: false });
   const first = at();
-  await putAll([...contact(first, 'Ulrike Oldest', 'ulrike@first.example'), ticket(first, { priority: 'urgent', status: 'pending', assigneeId: agent.id })]);
+  await putAll([...contact(first, 'Ulrike Oldest', 'ulrike@first.example'), ...ticket(first, { subject: 'Oldest printer', priority: 'urgent', status: 'pending', assigneeId: agent.id })]);
   await seed.countContacts(1);
   const grow = async (contacts: number, tickets: number, users: number) => {
     await seed.add(contacts, tickets);
@@ -104,6 +104,8 @@ export async function runGrowthBench(opts: { call: Call; store: DynamoDbProxy; c
     ['contact search for the oldest contact', () => '/helpdesk/api/contacts?search=ulrike'],
     ['last page of contacts', () => `/helpdesk/api/contacts?limit=15&page=${lastPage}`],
     ['tickets priority=urgent (the oldest)', () => '/helpdesk/api/v1/tickets?priority=urgent'],
+    ['ticket search for the oldest ticket', () => '/helpdesk/api/v1/tickets?search=printer'],
+    ['ticket search with status=pending', () => '/helpdesk/api/v1/tickets?search=printer&status=pending'],
     ['tickets status=pending&assignee_id (the oldest)', () => `/helpdesk/api/v1/tickets?status=pending&assignee_id=${agent.id}`],
     ['user search for the oldest user', () => '/playbook/api/v1/users?search=quentin'],
   ];
