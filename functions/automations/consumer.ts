@@ -2,7 +2,10 @@ import { onTicketEvent } from '#shared/automations/service.ts';
 import { eventConsumer } from '#shared/events/consumer.ts';
 import { TicketEventDetailSchema } from '#shared/events/ticket-events.ts';
 
+/** What the automations queue receives (rule ticket-events-to-automations). */
+const AutomationEventDetailSchema = TicketEventDetailSchema.extend({ event: TicketEventDetailSchema.shape.event.extract(['ticket.created', 'ticket.updated']) });
+
 /** SQS consumer of ticket.created / ticket.updated (rule ticket-events-to-automations). */
-export const handler = eventConsumer('automations', async (detail) => {
-  await onTicketEvent(TicketEventDetailSchema.parse(detail));
+export const handler = eventConsumer('automations', AutomationEventDetailSchema, async (detail) => {
+  await onTicketEvent(detail);
 });

@@ -1,14 +1,19 @@
+import * as z from 'zod';
 import { configuredEmailPort } from '#shared/email/port.ts';
 import { sendInvitationEmail, sendResponseEmail } from '#shared/email/service.ts';
 import { eventConsumer } from '#shared/events/consumer.ts';
+import { MessageCreatedDetailSchema } from '#shared/messages/event-schemas.ts';
 import { MESSAGE_CREATED } from '#shared/messages/events.ts';
-import type { Message } from '#shared/messages/model.ts';
-import { USER_INVITED } from '#shared/users/events.ts';
+import { UserInvitedDetailSchema } from '#shared/users/events.ts';
 
 const port = configuredEmailPort();
 
+/** What the email-sender queue receives (rules message-created-to-email, user-invited-to-email). */
+const EmailEventDetailSchema = z.discriminatedUnion('event', [MessageCreatedDetailSchema, UserInvitedDetailSchema]);
+
 /** SQS consumer of message.created (responses with send_email) and user.invited (invitations), through the email port. */
-export const handler = eventConsumer('email-sender', async (detail) => {
-  if (detail.event === MESSAGE_CREATED && detail.data.sendEmail) await sendResponseEmail(port, detail.accountId, detail.data.message as Message);
-  if (detail.event === USER_INVITED) await sendInvitationEmail(port, detail.accountId, detail.data.user as { id: string; email: string; name: string; role: string });
+export const handler = eventConsumer('email-sender', EmailEventDetailSchema, async (detail) => {
+  if (detail.event === MESSAGE_CREATED) {
+    if (detail.data.sendEmail) await sendResponseEmail(port, detail.accountId, detail.data.message);
+  } else await sendInvitationEmail(port, detail.accountId, detail.data.user);
 });

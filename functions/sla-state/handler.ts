@@ -1,11 +1,15 @@
+import * as z from 'zod';
 import { eventConsumer } from '#shared/events/consumer.ts';
-import { MESSAGE_CREATED } from '#shared/messages/events.ts';
+import { ticketRefDetailSchema } from '#shared/events/ticket-events.ts';
+import { MessageCreatedDetailSchema } from '#shared/messages/event-schemas.ts';
 import * as sla from '#shared/sla/service.ts';
 
+/** What the sla queue receives (rules ticket-events-to-sla, message-created-to-sla). */
+const SlaEventDetailSchema = z.discriminatedUnion('event', [ticketRefDetailSchema(['ticket.created', 'ticket.updated', 'ticket.resolved', 'ticket.deleted']), MessageCreatedDetailSchema]);
+
 /** SQS consumer of ticket events and message.created: keeps each ticket's SLA state (decisions §10). */
-export const handler = eventConsumer('sla', async (detail) => {
-  const ticketId = (detail.data.ticket as { id?: string } | undefined)?.id;
-  if (detail.event === 'ticket.deleted' && ticketId) return sla.onTicketDeleted(detail.accountId, ticketId);
-  if (detail.event.startsWith('ticket.') && ticketId) return sla.onTicketChanged(detail.accountId, ticketId);
-  if (detail.event === MESSAGE_CREATED) return sla.onMessage(detail.accountId, detail.data.message as { id: string; ticketId: string; type: string; createdAt: string });
+export const handler = eventConsumer('sla', SlaEventDetailSchema, async (detail) => {
+  if (detail.event === 'message.created') return sla.onMessage(detail.accountId, detail.data.message);
+  if (detail.event === 'ticket.deleted') return sla.onTicketDeleted(detail.accountId, detail.data.ticket.id);
+  return sla.onTicketChanged(detail.accountId, detail.data.ticket.id);
 });

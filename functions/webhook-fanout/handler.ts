@@ -6,7 +6,6 @@ import { fanoutSettings } from './settings.ts';
 const queueUrl = fanoutSettings().WEBHOOK_DELIVERY_QUEUE_URL;
 
 /** SQS consumer of ticket events (rule ticket-events-to-webhooks): one delivery per subscribed active webhook. */
-export const handler = eventConsumer('webhook-fanout', async (detail, _envelope, batch) => {
-  // A detail that does not parse can never succeed: it fails the record, which goes to the DLQ after its receives.
-  await fanOut(TicketEventDetailSchema.parse(detail), queueUrl, { batch });
+export const handler = eventConsumer('webhook-fanout', TicketEventDetailSchema, async (detail, _envelope, batch) => {
+  await fanOut(detail, queueUrl, { batch });
 });

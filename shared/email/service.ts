@@ -1,7 +1,7 @@
 import { bindEntity } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
 import { writeNow } from '../db/transact.ts';
-import type { Message } from '../messages/model.ts';
+import type { MessageInEvent } from '../messages/model.ts';
 import { findTicket } from '../tickets/service.ts';
 import type { EmailPort } from './port.ts';
 
@@ -70,7 +70,7 @@ async function sendOnce(marker: Pick<EmailMarker, 'accountId' | 'id'>, send: () 
  * or the ticket's requester, copying the ccs. A marker makes redelivered
  * events harmless; a message whose ticket has no requester sends nothing.
  */
-export function sendResponseEmail(port: EmailPort, accountId: string, message: Message): Promise<'sent' | 'skipped'> {
+export function sendResponseEmail(port: EmailPort, accountId: string, message: MessageInEvent): Promise<'sent' | 'skipped'> {
   return sendOnce({ accountId, id: message.id }, async () => {
     const ticket = await findTicket(accountId, message.ticketId);
     const to = message.recipients.length ? message.recipients : ticket?.requesterEmail ? [ticket.requesterEmail] : [];

@@ -1,10 +1,9 @@
 import * as z from 'zod';
+import { MessageCreatedDetailSchema } from '../messages/event-schemas.ts';
 import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from '../messages/events.ts';
-import { MessageInEventSchema } from '../messages/model.ts';
 import { OrganizationCreatedDetailSchema, OrganizationDeletedDetailSchema } from '../organizations/event-schemas.ts';
 import { ORGANIZATION_CREATED, ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE } from '../organizations/events.ts';
 import { SLA_BREACHED, SLA_EVENT_SOURCE, SlaBreachedDetailSchema } from '../sla/events.ts';
-import { domainEventDetail } from './detail.ts';
 import { TICKET_EVENT_SOURCE, TicketEventDetailSchemas, type TicketEventType } from './ticket-events.ts';
 
 /**
@@ -17,16 +16,6 @@ import { TICKET_EVENT_SOURCE, TicketEventDetailSchemas, type TicketEventType } f
  */
 
 type JsonSchema = Record<string, any>;
-
-/**
- * message.created's detail. Its zod schema belongs beside the message module
- * (shared/messages/events.ts) and moves there when that module is next changed;
- * `sendEmail` tells the email sender whether a response is mailed.
- */
-export const MessageCreatedDetailSchema = domainEventDetail(
-  MESSAGE_CREATED,
-  z.object({ message: MessageInEventSchema, sendEmail: z.boolean().describe('A response the email sender mails to the requester') }),
-).meta({ id: 'MessageCreatedEventDetail' });
 
 export interface PublishedEvent {
   source: string;

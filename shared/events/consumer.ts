@@ -1,6 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import * as z from 'zod';
 import { logger } from '../logger.ts';
 import { correlationIdFrom, recordMetric, withCorrelation } from '../observability.ts';
 import type { EventDetail } from './detail.ts';
@@ -8,13 +9,29 @@ import { METRICS } from './metrics.ts';
 import { consumerSettings } from './settings.ts';
 import { queueUrlFromArn, sqs } from './sqs.ts';
 
-/** The EventBridge event as an SQS target receives it (the message body). */
-export interface BusEnvelope {
+/** What every consumer reads of a detail, whatever its event: its id and account, and what caused it. A queue's schema extends it. */
+export const ConsumedDetailSchema = z.object({ eventId: z.string(), accountId: z.string(), correlationId: z.string().optional() });
+export type ConsumedDetail = z.infer<typeof ConsumedDetailSchema>;
+
+/** The EventBridge event as an SQS target receives it (the message body); EventBridge's other fields are kept as they came. */
+export interface BusEnvelope<D = EventDetail> {
   id: string;
   source: string;
   'detail-type': string;
   time: string;
-  detail: EventDetail;
+  detail: D;
+  [field: string]: unknown;
+}
+
+/** The envelope around a detail of this schema, as a consumer parses a message body. */
+const busEnvelopeSchema = <S extends z.ZodType>(detail: S) => z.looseObject({ id: z.string(), source: z.string(), 'detail-type': z.string(), time: z.string(), detail });
+
+/** A message whose envelope or detail is not what the queue's schema says: it fails like a handler that throws (retried with backoff, then dead-lettered). */
+export class MalformedMessageError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'MalformedMessageError';
+  }
 }
 
 /**
@@ -75,27 +92,40 @@ export async function processSqsBatch(event: SQSEvent, handle: (record: SQSRecor
 
 /**
  * An SQS consumer of bus events: each record's EventBridge envelope is parsed
- * and handled on its own, under the event's correlation id; failures are
- * reported per record so only those are retried, with backoff, then
- * dead-lettered (parked) by the queue's redrive policy. One message that fails
- * every time never holds up the others.
+ * with `schema`, the zod schema of the details its queue receives (the events
+ * its rules in app/topology.ts route to it), and handed typed to `handle`, on
+ * its own, under the event's correlation id. A body that is not JSON or does
+ * not parse is logged and reported like a failure of `handle`: per record, so
+ * only those are retried, with backoff, then dead-lettered (parked) by the
+ * queue's redrive policy. One message that fails every time never holds up
+ * the others.
  */
-export function eventConsumer(name: string, handle: (detail: EventDetail, envelope: BusEnvelope, batch: BatchMemo) => Promise<void>) {
+export function eventConsumer<S extends z.ZodType<ConsumedDetail>>(name: string, schema: S, handle: (detail: z.output<S>, envelope: BusEnvelope<z.output<S>>, batch: BatchMemo) => Promise<void>) {
+  const envelopeSchema = busEnvelopeSchema(schema);
   async function consumeOne(record: SQSRecord, batch: BatchMemo): Promise<void> {
-    let envelope: BusEnvelope;
+    let body: { detail?: { eventId?: unknown; correlationId?: unknown } } | null;
     try {
-      envelope = JSON.parse(record.body) as BusEnvelope;
+      body = JSON.parse(record.body);
     } catch (err) {
       // A body that is not JSON will never parse: retrying cannot help, so it goes to the DLQ via its receive count.
       logger.error(`${name}: unparseable message`, { messageId: record.messageId, err });
       throw err;
     }
-    // The event's correlation id (from the API request that caused it) follows it into this consumer's logs.
-    await withCorrelation(correlationIdFrom(envelope.detail?.correlationId), async () => {
+    const raw = typeof body?.detail === 'object' && body.detail !== null ? body.detail : {};
+    // The event's correlation id (from the API request that caused it) follows it into this consumer's logs, a malformed event's too.
+    await withCorrelation(correlationIdFrom(typeof raw.correlationId === 'string' ? raw.correlationId : undefined), async () => {
+      const parsed = envelopeSchema.safeParse(body);
+      if (!parsed.success) {
+        // Like a body that is not JSON: it goes to the DLQ via its receive count, where an operator can see what it held.
+        const err = new MalformedMessageError(`${name}: the message is not an event this queue takes: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
+        logger.error(`${name}: malformed message`, { messageId: record.messageId, eventId: raw.eventId, detailType: (body as Record<string, unknown> | null)?.['detail-type'], err });
+        throw err;
+      }
+      const envelope = parsed.data as BusEnvelope<z.output<S>>;
       try {
         await handle(envelope.detail, envelope, batch);
       } catch (err) {
-        logger.error(`${name}: handling failed`, { messageId: record.messageId, eventId: envelope.detail?.eventId, receives: record.attributes?.ApproximateReceiveCount, err });
+        logger.error(`${name}: handling failed`, { messageId: record.messageId, eventId: envelope.detail.eventId, receives: record.attributes?.ApproximateReceiveCount, err });
         throw err;
       }
     });

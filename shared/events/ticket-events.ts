@@ -58,6 +58,14 @@ export const TicketEventDetailSchema = z
 export type TicketEventDetail = z.infer<typeof TicketEventDetailSchema>;
 
 /**
+ * A ticket event of these types as a consumer that acts on the ticket by its
+ * id reads it (SLA state, attachment clean-up): every ticket event's data
+ * names the ticket, truncated or not; the rest of `data` is not read.
+ */
+export const ticketRefDetailSchema = <const T extends TicketEventType>(types: readonly [T, ...T[]]) =>
+  TicketEventDetailSchema.extend({ event: z.enum(types), data: z.object({ ticket: z.object({ id: z.string() }) }) });
+
+/**
  * decisions §7's last resort: an event that cannot fit even with every long
  * value cut to 64 characters keeps only the ticket id (with truncated: true).
  */

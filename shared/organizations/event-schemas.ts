@@ -15,3 +15,6 @@ export const OrganizationCreatedDetailSchema = domainEventDetail(ORGANIZATION_CR
 export const OrganizationDeletedDetailSchema = domainEventDetail(ORGANIZATION_DELETED, z.object({ organization: organizationRef.extend({ organizationalDomain: z.string().optional() }) })).meta({
   id: 'OrganizationDeletedEventDetail',
 });
+
+/** What the enrichment queue receives (rules organization-created-to-enrichment, organization-deleted-to-unlink). */
+export const OrganizationEventDetailSchema = z.discriminatedUnion('event', [OrganizationCreatedDetailSchema, OrganizationDeletedDetailSchema]);

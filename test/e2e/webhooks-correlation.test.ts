@@ -152,12 +152,12 @@ describe('correlation ids in the webhook path', () => {
 
 describe('eventConsumer on the batch processor', () => {
   it("handles records concurrently, each under its event's correlation id, and reports only the failed ones", async () => {
-    const { eventConsumer } = await import('#shared/events/consumer.ts');
+    const { ConsumedDetailSchema, eventConsumer } = await import('#shared/events/consumer.ts');
     const { currentCorrelationId } = await import('#shared/observability.ts');
     const seen = new Map<string, string | undefined>();
     let inFlight = 0;
     let most = 0;
-    const consume = eventConsumer('test-consumer', async (detail) => {
+    const consume = eventConsumer('test-consumer', ConsumedDetailSchema, async (detail) => {
       inFlight++;
       most = Math.max(most, inFlight);
       // Stay in flight for a turn of the event loop: records handled concurrently have all started by then.
@@ -194,8 +194,8 @@ describe('eventConsumer on the batch processor', () => {
   });
 
   it('reports a batch that fails as a whole instead of throwing', async () => {
-    const { eventConsumer } = await import('#shared/events/consumer.ts');
-    const consume = eventConsumer('test-consumer', async () => {
+    const { ConsumedDetailSchema, eventConsumer } = await import('#shared/events/consumer.ts');
+    const consume = eventConsumer('test-consumer', ConsumedDetailSchema, async () => {
       throw new Error('down');
     });
 

@@ -1,0 +1,14 @@
+import * as z from 'zod';
+import { domainEventDetail } from '../events/detail.ts';
+import { MESSAGE_CREATED } from './events.ts';
+import { MessageInEventSchema } from './model.ts';
+
+/**
+ * The EventBridge `detail` of message.created (the name stays in events.ts,
+ * which routing imports without the message model). `sendEmail` tells the
+ * email sender whether a response is mailed.
+ */
+export const MessageCreatedDetailSchema = domainEventDetail(
+  MESSAGE_CREATED,
+  z.object({ message: MessageInEventSchema, sendEmail: z.boolean().describe('A response the email sender mails to the requester') }),
+).meta({ id: 'MessageCreatedEventDetail' });
