@@ -225,6 +225,10 @@ async function readsAnswered() {
   expect(contacts.status, contacts.text).toBe(200);
   const fields = await d.get(FIELDS);
   expect(fields.status, fields.text).toBe(200);
+  const audits = await d.get('/helpdesk/api/v1/audits');
+  expect(audits.status, audits.text).toBe(200);
+  const exported = await d.get('/helpdesk/api/v1/exports/tickets?start_time=2020-01-01T00:00:00Z');
+  expect(exported.status, exported.text).toBe(200);
   const unknown = await client.request('GET', '/helpdesk/api/v1/no-such-route');
   expect(unknown.status, unknown.text).toBe(404);
 }
