@@ -1,4 +1,4 @@
-import { Duration, type Stack } from 'aws-cdk-lib';
+import { Duration, NestedStack, type Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, Dashboard, GraphWidget, MathExpression, Metric, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -24,8 +24,9 @@ interface AlarmOptions {
   /** Default: no data is not a breach. */
   treatMissingData?: TreatMissingData;
   /**
-   * Named `<stack>-<id>`, as the service-wide alarms are. The pipeline's alarms
-   * were deployed without a name; naming one now would replace it.
+   * Named `<stack>-<id>`, as the service-wide alarms are, and kept in the
+   * stack itself. The pipeline's alarms were deployed without a name (naming
+   * one now would replace it); they live in the nested stack `Alarms`.
    */
   named?: boolean;
 }
@@ -37,15 +38,26 @@ interface AlarmOptions {
  * authorizer above all), API 5XX and p99 latency, the age of the oldest
  * message of each queue (its row's limit), DynamoDB throttles. Every alarm of
  * the stack notifies the stage's topic; one dashboard shows the same signals.
- * Built in the stack's own scope, so every resource keeps its logical id.
+ * Built in the stack's own scope, so every named resource keeps its logical id.
+ *
+ * The alarms without a name (dead letters, rules, outbox, publisher, cache
+ * flush) live in a nested stack: the service's stack is close to
+ * CloudFormation's 500 resources, and this way some thirty alarms cost it one.
+ * Moving an unnamed alarm replaces it under a new generated name, which no one
+ * refers to; a named alarm would clash with itself during the move, so those
+ * stay where they are.
  */
 export class Operations {
+  /** The nested stack of the unnamed alarms. */
+  readonly alarms: NestedStack;
+
   constructor(
     private readonly scope: Stack,
     props: { config: StageConfig; table: ITable; api: RestApi; bus: IEventBus; pipeline: Pipeline; functions: readonly StackFunction[] },
   ) {
     const { config, table, api, bus, pipeline, functions } = props;
     const { queues, dlqs } = pipeline;
+    this.alarms = new NestedStack(scope, 'Alarms', { description: `Alarms of ${scope.stackName} that carry no name of their own (dead letters, rules, outbox, publisher)` });
 
     // --- The pipeline: anything in a dead-letter queue, an outbox that stops draining, a publisher falling behind.
     for (const dlq of dlqs) {
@@ -169,7 +181,7 @@ export class Operations {
 
   /** The one way an alarm of the stack is built. */
   private alarm(id: string, o: AlarmOptions): Alarm {
-    return new Alarm(this.scope, id, {
+    return new Alarm(o.named ? this.scope : this.alarms, id, {
       alarmName: o.named ? `${this.scope.stackName}-${id}` : undefined,
       alarmDescription: o.description,
       metric: o.metric,

@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type NestedStack, type StackProps } from 'aws-cdk-lib';
 import type { RestApi, UsagePlan } from 'aws-cdk-lib/aws-apigateway';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
@@ -41,6 +41,8 @@ export class SupportDeskStack extends Stack {
   readonly usagePlans: Record<string, UsagePlan>;
   /** The bucket of uploads and attachments (infra/uploads.ts). */
   readonly uploads: Uploads;
+  /** The nested stack of the alarms that carry no name (infra/operations.ts). */
+  readonly alarms: NestedStack;
 
   constructor(scope: Construct, id: string, props: SupportDeskStackProps) {
     super(scope, id, { ...props, env: { account: props.config.account, region: props.config.region, ...props.env } });
@@ -60,7 +62,7 @@ export class SupportDeskStack extends Stack {
     const api = new Api(this, { config, functions, pipeline });
     this.api = api.api;
     this.usagePlans = api.usagePlans;
-    new Operations(this, { config, table: this.table, api: this.api, bus: this.bus, pipeline, functions: functions.all });
+    this.alarms = new Operations(this, { config, table: this.table, api: this.api, bus: this.bus, pipeline, functions: functions.all }).alarms;
     functions.checkSettings();
 
     // --- What the platform team and the admin CLI need (scripts/stack-outputs.ts); queue URLs come from their rows.

@@ -10,6 +10,9 @@ import { testStage } from '../support/stage.ts';
 // Two stages in one app (bundling skipped: the real synth in CI covers it), as a platform team deploys dev and prod.
 let dev: Template;
 let prod: Template;
+/** Each stage's nested stack of the alarms without a name (infra/operations.ts). */
+let devUnnamed: Template;
+let prodUnnamed: Template;
 beforeAll(() => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const devStack = new SupportDeskStack(app, 'SupportDesk-dev', { config: testStage({ stage: 'dev' }) });
@@ -24,6 +27,8 @@ beforeAll(() => {
   });
   dev = Template.fromStack(devStack);
   prod = Template.fromStack(prodStack);
+  devUnnamed = Template.fromStack(devStack.alarms);
+  prodUnnamed = Template.fromStack(prodStack.alarms);
 }, 120_000);
 
 const functionsOf = (t: Template) => Object.entries(t.findResources('AWS::Lambda::Function')) as Array<[string, { Properties: Record<string, any> }]>;
@@ -58,9 +63,14 @@ describe('stages and operations', () => {
 
   it('sends every alarm to the stage topic, and alarms on function errors and throttles, API 5XX and latency, queue age and table throttles', () => {
     const alarms = Object.values(dev.findResources('AWS::CloudWatch::Alarm'));
-    for (const a of alarms) expect(a.Properties.AlarmActions, a.Properties.AlarmDescription).toHaveLength(1);
-    const prodAlarms = Object.values(prod.findResources('AWS::CloudWatch::Alarm'));
+    const unnamed = Object.values(devUnnamed.findResources('AWS::CloudWatch::Alarm'));
+    for (const a of [...alarms, ...unnamed]) expect(a.Properties.AlarmActions, a.Properties.AlarmDescription).toHaveLength(1);
+    const prodAlarms = [...Object.values(prod.findResources('AWS::CloudWatch::Alarm')), ...Object.values(prodUnnamed.findResources('AWS::CloudWatch::Alarm'))];
     for (const a of prodAlarms) expect(a.Properties.AlarmActions).toEqual(['arn:aws:sns:eu-west-1:123456789012:pager']);
+    // Alarms without a name live in the nested stack, named ones in the service's stack (moving a named one would clash with itself).
+    expect(unnamed.length).toBeGreaterThan(20);
+    for (const a of unnamed) expect(a.Properties.AlarmName).toBeUndefined();
+    for (const a of alarms) expect(a.Properties.AlarmName).toEqual(expect.stringContaining('SupportDesk-dev-'));
     dev.resourceCountIs('AWS::SNS::Topic', 1);
     dev.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@test.example' });
     prod.resourceCountIs('AWS::SNS::Topic', 0);
@@ -75,7 +85,7 @@ describe('stages and operations', () => {
     expect(byName('TableThrottles')).toHaveLength(1);
     dev.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     // The outbox-age alarm reads its own stack's metric.
-    dev.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    devUnnamed.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'OutboxOldestPendingAgeSeconds',
       Dimensions: Match.arrayWith([
         { Name: 'Stack', Value: 'SupportDesk-dev' },

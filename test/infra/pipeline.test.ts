@@ -8,12 +8,16 @@ import { BUS_MESSAGE_GROUP, DEFAULT_MAX_CONCURRENCY, OLDEST_MESSAGE_ALARM_SECOND
 
 // The event spine's durability settings in AWS (decisions §7): nothing dropped, nothing holding up the rest.
 let template: Template;
+/** The nested stack of the alarms without a name (the pipeline's): infra/operations.ts. */
+let unnamedAlarms: Template;
 beforeAll(() => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  template = Template.fromStack(new SupportDeskStack(app, 'Spine', { config: testStage() }));
+  const stack = new SupportDeskStack(app, 'Spine', { config: testStage() });
+  template = Template.fromStack(stack);
+  unnamedAlarms = Template.fromStack(stack.alarms);
 }, 60_000);
 
-const resources = (type: string) => Object.values(template.findResources(type)) as { Properties: Record<string, any> }[];
+const resources = (type: string, t = template) => Object.values(t.findResources(type)) as { Properties: Record<string, any> }[];
 
 describe('event pipeline in the CDK app', () => {
   it('gives every rule target a dead-letter queue and a retry policy, and alarms on FailedInvocations per rule', () => {
@@ -25,7 +29,7 @@ describe('event pipeline in the CDK app', () => {
         expect(target.RetryPolicy).toEqual({ MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 });
       }
     }
-    const failed = resources('AWS::CloudWatch::Alarm').filter((a) => a.Properties.MetricName === 'FailedInvocations');
+    const failed = resources('AWS::CloudWatch::Alarm', unnamedAlarms).filter((a) => a.Properties.MetricName === 'FailedInvocations');
     expect(failed).toHaveLength(RULES.length);
     for (const a of failed) expect(a.Properties).toMatchObject({ Namespace: 'AWS/Events', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
   });
@@ -77,8 +81,8 @@ describe('event pipeline in the CDK app', () => {
   });
 
   it('alarms on an outbox that stops draining (missing data breaches) and on parked events', () => {
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'OutboxOldestPendingAgeSeconds', TreatMissingData: 'breaching' });
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'OutboxEventsParked', Statistic: 'Sum', Threshold: 0 });
+    unnamedAlarms.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'OutboxOldestPendingAgeSeconds', TreatMissingData: 'breaching' });
+    unnamedAlarms.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'OutboxEventsParked', Statistic: 'Sum', Threshold: 0 });
   });
 
   it('indexes pending outbox items in their own keys-only index', () => {

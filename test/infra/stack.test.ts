@@ -14,11 +14,14 @@ import { testStage } from '../support/stage.ts';
 // One synth per file, without esbuild (bundling is covered by the real `cdk synth` in CI).
 let app: App;
 let template: Template;
+/** The nested stack of the alarms without a name (infra/operations.ts). */
+let unnamedAlarms: Template;
 beforeAll(() => {
   app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new SupportDeskStack(app, 'Test', { config: testStage() });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   template = Template.fromStack(stack);
+  unnamedAlarms = Template.fromStack(stack.alarms);
 }, 60_000);
 
 describe('CDK app', () => {
@@ -73,7 +76,7 @@ describe('CDK app', () => {
       expect(f.Properties.Environment.Variables).toMatchObject({ AUTHORIZER_CACHE_REST_API_ID: { Ref: apiId }, AUTHORIZER_CACHE_STAGE: 'live', AUTHORIZER_CACHE_TTL_SECONDS: '300' });
     const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
     expect(policies).toContain('/cache/authorizers');
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'AuthorizerCacheFlushFailed', Threshold: 0 });
+    unnamedAlarms.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'AuthorizerCacheFlushFailed', Threshold: 0 });
   });
 
   it('has a usage plan per tier whose throttle matches its per-minute limit, plus the anonymous plan', () => {
