@@ -6,19 +6,15 @@ import type { TicketEventDetail, TicketEventPayload } from '../events/ticket-eve
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import { currentCorrelationId, recordMetric } from '../observability.ts';
+import { judgeAttempt, parseRetryAfter, type Outcome } from './delivery-rules.ts';
 import * as repo from './repository.ts';
 import type { DeliveryRecord, WebhookRecord } from './repository.ts';
 import { signedHeaders } from './signing.ts';
 import { postToTarget, type TargetPolicy } from './target.ts';
 
-/**
- * decisions §7 (Svix's schedule): the first attempt at once, then these delays
- * after each failure; 8 attempts, about 27.6 hours in all.
- */
-export const RETRY_DELAYS_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600] as const;
-export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
-/** SQS caps a message's visibility at 12 hours after its receive; keep a margin for the time the attempt took. */
-const MAX_DELAY_SECONDS = 12 * 3600 - 60;
+export { MAX_ATTEMPTS, parseRetryAfter, retryDelaySeconds, RETRY_DELAYS_SECONDS, type Outcome } from './delivery-rules.ts';
+
+/** decisions §7: a delivery succeeds on a 2xx within 10 seconds. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
 /** What the delivery queue carries: a pointer to the delivery record (the body lives there, fixed at fan-out). */
@@ -38,25 +34,6 @@ export interface DeliveryConfig {
   /** Multiplies every delay (tests run the schedule in milliseconds). */
   retryScale: number;
   policy: TargetPolicy;
-}
-
-/**
- * Seconds to wait after failed try `tries` (1-based): the schedule's delay
- * plus up to 20% jitter, or the receiver's Retry-After when that is longer.
- */
-export function retryDelaySeconds(tries: number, retryAfterSeconds: number | null, scale: number, random = Math.random()): number {
-  const base = RETRY_DELAYS_SECONDS[Math.min(tries, RETRY_DELAYS_SECONDS.length) - 1] * (1 + 0.2 * random);
-  const delay = Math.max(base, retryAfterSeconds ?? 0) * scale;
-  return Math.min(MAX_DELAY_SECONDS, Math.round(delay));
-}
-
-/** Retry-After as seconds (delta-seconds or an HTTP date), or null. */
-export function parseRetryAfter(value: string | string[] | undefined, now: Date): number | null {
-  const v = Array.isArray(value) ? value[0] : value;
-  if (!v) return null;
-  if (/^\d+$/.test(v.trim())) return Number(v.trim());
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? null : Math.max(0, Math.round((at - now.getTime()) / 1000));
 }
 
 async function enqueue(queueUrl: string, d: DeliveryRecord, correlationId = d.correlationId): Promise<void> {
@@ -122,14 +99,12 @@ export async function fanOut(detail: TicketEventDetail, queueUrl: string, { batc
   return webhooks.length;
 }
 
-/** What the consumer does with the message after an attempt. */
-export type Outcome = { action: 'done' } | { action: 'retry'; delaySeconds: number } | { action: 'dead-letter'; reason: string };
-
 /**
  * One delivery attempt: sign and POST the stored body; log the attempt and
- * move the delivery to its outcome. A 2xx succeeds; a 410 disables the
- * webhook; anything else (status, timeout, refused target) retries on the
- * schedule until the 8th attempt, which goes to the DLQ and is marked failed.
+ * move the delivery to the outcome judgeAttempt gives (delivery-rules.ts): a
+ * 2xx succeeds; a 410 disables the webhook; anything else (status, timeout,
+ * refused target) retries on the schedule until the 8th attempt, which goes
+ * to the DLQ and is marked failed.
  */
 export async function attemptDelivery(msg: DeliveryMessage, config: Omit<DeliveryConfig, 'queueUrl'>, now = new Date(), batch?: BatchMemo): Promise<Outcome> {
   // The deliveries of one batch to one webhook share its read (a burst brings many at once).
@@ -155,36 +130,20 @@ export async function attemptDelivery(msg: DeliveryMessage, config: Omit<Deliver
     error = (err as Error).message || (err as Error).name;
   }
   const durationMs = Math.round(performance.now() - started);
-  const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
-  const gone = statusCode === 410;
-  const last = d.tries >= MAX_ATTEMPTS;
-
-  let outcome: Outcome;
-  let nextAttemptAt: string | null = null;
-  if (ok) {
-    outcome = { action: 'done' };
-    recordMetric(METRICS.webhookSucceeded, 1);
-  } else if (gone) outcome = { action: 'done' };
-  else if (last) outcome = { action: 'dead-letter', reason: `gave up after ${d.tries} attempts (last: ${statusCode ?? error})` };
-  else {
-    const delaySeconds = retryDelaySeconds(d.tries, retryAfter, config.retryScale);
-    nextAttemptAt = new Date(now.getTime() + delaySeconds * 1000).toISOString();
-    outcome = { action: 'retry', delaySeconds };
-    recordMetric(METRICS.webhookRetried, 1);
-  }
-  if (gone) {
-    error = 'target answered 410 Gone: webhook disabled';
+  const { outcome, state, error: logged, nextAttemptAt, disable } = judgeAttempt({ statusCode, error, retryAfterSeconds: retryAfter, tries: d.tries }, { scale: config.retryScale, now });
+  if (state === 'succeeded') recordMetric(METRICS.webhookSucceeded, 1);
+  if (outcome.action === 'retry') recordMetric(METRICS.webhookRetried, 1);
+  if (disable) {
     await repo.deactivateWebhook(msg.accountId, msg.webhookId, now);
     logger.warn('webhook disabled by 410', { accountId: msg.accountId, webhookId: msg.webhookId });
   }
-  const state = ok ? 'succeeded' : outcome.action === 'retry' ? 'retrying' : 'failed';
   const attempt = {
     deliveryId: d.deliveryId,
     eventId: d.eventId,
     eventType: d.eventType,
     attempt: d.attempts,
     statusCode,
-    error,
+    error: logged,
     durationMs,
     at: now.toISOString(),
     state,
