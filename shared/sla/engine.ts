@@ -242,6 +242,41 @@ export function nextDue(metrics: Metrics, breaches: Breaches): string | null {
   return dues.length ? dues.sort()[0] : null;
 }
 
+/** What a ticket's SLA state keeps between events (the stored state without its keys, version and stamp). */
+export interface KeptState {
+  facts: SlaFacts;
+  policy: AppliedPolicy | null;
+  breaches: Breaches;
+  nextDueAt: string | null;
+}
+
+/** JSON with object keys sorted: DynamoDB does not keep a map's key order. */
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x));
+
+/**
+ * What a ticket's SLA state becomes at `now` with these facts and policy: the
+ * metrics late and not yet reported are marked (each episode once) and
+ * returned to be announced (sla.breached), and the next deadline to watch is
+ * set. `write` is false when nothing changed that a reader or the breach check
+ * sees (a redelivered event, a check that found nothing new).
+ */
+export function settle(
+  current: KeptState | null,
+  facts: SlaFacts,
+  policy: AppliedPolicy | null,
+  clock: Clock,
+  now: number,
+): { next: KeptState; breached: { metric: SlaMetric; state: SlaMetricState }[]; write: boolean } {
+  const breaches = { ...(current?.breaches ?? {}) };
+  const metrics = computeMetrics(facts, policy, clock, breaches, now);
+  const breached = newBreaches(metrics, breaches).map((metric) => ({ metric, state: metrics[metric]! }));
+  for (const b of breached) breaches[b.metric] = b.state.startedAt;
+  const next: KeptState = { facts, policy, breaches, nextDueAt: nextDue(metrics, breaches) };
+  const write = !current || breached.length > 0 || canonical([current.facts, current.policy, current.nextDueAt]) !== canonical([next.facts, next.policy, next.nextDueAt]);
+  return { next, breached, write };
+}
+
 const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v);
 const same = (a: unknown, b: unknown) => lower(a) === lower(b);
 const isSet = (v: unknown) => v !== null && v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0);

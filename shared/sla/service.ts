@@ -12,7 +12,7 @@ import { newId } from '../ids.ts';
 import { listAllFields } from '../ticket-fields/api.ts';
 import { countOpenTickets, findTicket, listOpenTickets, type TicketRecord } from '../tickets/service.ts';
 import { DEFAULT_SCHEDULE, type BusinessSchedule, type Clock } from './clock.ts';
-import { applyMessage, applyPolicy, applyTicket, computeMetrics, newBreaches, nextDue, pickPolicy, type AppliedPolicy, type Metrics, type SlaFacts } from './engine.ts';
+import { applyMessage, applyPolicy, applyTicket, computeMetrics, pickPolicy, settle, type AppliedPolicy, type Metrics, type SlaFacts } from './engine.ts';
 import { SLA_BREACHED, SLA_EVENT_SOURCE, type SlaBreachedData } from './events.ts';
 import { CUSTOM_FIELD_PREFIX, MAX_POLICIES, SLA_METRICS, type SlaPolicy, type SlaPolicyInput, type SlaSampleTicket, type SlaState } from './model.ts';
 import * as repo from './repository.ts';
@@ -185,26 +185,19 @@ export async function getTicketState(p: Principal, ticketId: string): Promise<Sl
   return toStateDto(ticketId, facts, policy, computeMetrics(facts, policy, await clockFor(p.accountId, policy), {}, now), ticket.updatedAt);
 }
 
-/** JSON with object keys sorted: DynamoDB does not keep a map's key order. */
-const canonical = (v: unknown): string =>
-  JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x));
-
 /**
- * Write a ticket's state: metrics worked out at `now`; metrics late and not
- * yet reported are marked and their sla.breached events recorded in the same
- * transaction (exactly once per episode: the state's version guards it).
+ * Write a ticket's state as settle() works it out at `now`: metrics late and
+ * not yet reported are marked and their sla.breached events recorded in the
+ * same transaction (exactly once per episode: the state's version guards it).
  */
 async function save(accountId: string, ticketId: string, current: StateRecord | null, facts: SlaFacts, policy: AppliedPolicy | null, clock: Clock, now: number): Promise<void> {
-  const breaches = { ...(current?.breaches ?? {}) };
-  const metrics = computeMetrics(facts, policy, clock, breaches, now);
-  const fresh = newBreaches(metrics, breaches);
+  const { next, breached, write } = settle(current, facts, policy, clock, now);
+  if (!write) return;
   const at = new Date(now).toISOString();
-  const events = fresh.map((m) => {
-    const s = metrics[m]!;
-    breaches[m] = s.startedAt;
+  const events = breached.map(({ metric, state: s }) => {
     const data: SlaBreachedData = {
       ticket: { id: ticketId },
-      metric: m,
+      metric,
       policy: { id: policy!.id, name: policy!.name },
       timeMode: policy!.timeMode,
       targetMinutes: s.targetMinutes,
@@ -214,9 +207,7 @@ async function save(accountId: string, ticketId: string, current: StateRecord | 
     };
     return newDomainEvent(accountId, SLA_BREACHED, data, at);
   });
-  const next: StateRecord = { accountId, ticketId, facts, policy, breaches, nextDueAt: nextDue(metrics, breaches), version: (current?.version ?? 0) + 1, updatedAt: at };
-  if (current && !events.length && canonical([current.facts, current.policy, current.nextDueAt]) === canonical([next.facts, next.policy, next.nextDueAt])) return;
-  await repo.putState(next, current?.version ?? null, outboxWrites(events, SLA_EVENT_SOURCE));
+  await repo.putState({ accountId, ticketId, ...next, version: (current?.version ?? 0) + 1, updatedAt: at }, current?.version ?? null, outboxWrites(events, SLA_EVENT_SOURCE));
 }
 
 /** Re-pick the policy for a ticket as it is now. */
