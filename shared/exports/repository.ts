@@ -2,7 +2,7 @@ import { bindEntity } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
 import { shardedPage } from '../db/query.ts';
 import { HISTORY_SHARDS, historyShard } from '../db/shard.ts';
-import { TTL_ATTRIBUTE } from '../db/table-definition.ts';
+import { indexKeys, TTL_ATTRIBUTE } from '../db/table-definition.ts';
 import type { TxWrite } from '../db/transact.ts';
 
 /** The exported kinds as their change index names them. */
@@ -41,8 +41,12 @@ export const isTombstone = (item: Record<string, unknown>) => item.type === 'tom
  * `updatedAt#id` order within [lo, hi]: the 8 write shards merged, each read
  * for about twice its share of the page.
  */
-export async function changePage(accountId: string, kind: ExportKind, lo: string, hi: string, limit: number) {
+export async function changePage(accountId: string, kind: ExportKind, lo: string, hi: string, limit: number): Promise<{ items: Record<string, unknown>[]; resumeAfter?: string; more: boolean }> {
   const perShard = Math.min(limit + 1, Math.ceil((2 * limit) / HISTORY_SHARDS) + 1);
   const queries = Array.from({ length: HISTORY_SHARDS }, (_, shard) => tombstones.query('changes', { accountId, kind: KIND_KEYS[kind], changeShard: String(shard) }, { skBetween: [lo, hi] }));
-  return shardedPage<Record<string, unknown>>(queries, 'gsi4sk', limit, perShard);
+  const sortKey = indexKeys('gsi4').sortKey;
+  const page = await shardedPage<Record<string, unknown>>(queries, sortKey, limit, perShard);
+  // Where the next page starts: after the shards' stop, or after the last entry answered.
+  const resumeAfter = page.next ?? (page.items.length ? String(page.items[page.items.length - 1][sortKey]) : undefined);
+  return { items: page.items, resumeAfter, more: page.next !== undefined };
 }

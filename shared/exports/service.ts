@@ -43,7 +43,7 @@ export async function exportPage(p: Principal, kind: ExportKind, q: ExportQuery,
 
   // Entries sort as `updatedAt#id`: the settle line alone as the upper bound keeps every change stamped before it.
   const hi = new Date(now - SETTLE_MS).toISOString();
-  const page = lo > hi ? { items: [] as Record<string, unknown>[], next: undefined } : await changePage(p.accountId, kind, lo, hi, q.page_size);
+  const page = lo > hi ? { items: [] as Record<string, unknown>[], resumeAfter: undefined, more: false } : await changePage(p.accountId, kind, lo, hi, q.page_size);
   const records = page.items.filter((i) => !isTombstone(i));
   const objects = new Map((await OBJECTS[kind](p.accountId, records)).map((o) => [o.id, o]));
   const items = page.items.map((i) => {
@@ -51,8 +51,6 @@ export async function exportPage(p: Principal, kind: ExportKind, q: ExportQuery,
     const o = objects.get(String(i.id))!;
     return { id: o.id, updatedAt: o.updatedAt, deleted: false as const, object: o.object };
   });
-  const last = page.items.length ? String(page.items[page.items.length - 1].gsi4sk) : undefined;
-  const resume = page.next ?? last;
-  const cursor = await encodeCursor({ list, accountId: p.accountId, query: {}, key: { lo: resume === undefined ? lo : justAfter(resume) } }, now);
-  return { items, cursor, endOfStream: page.next === undefined };
+  const cursor = await encodeCursor({ list, accountId: p.accountId, query: {}, key: { lo: page.resumeAfter === undefined ? lo : justAfter(page.resumeAfter) } }, now);
+  return { items, cursor, endOfStream: !page.more };
 }
