@@ -1,0 +1,163 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+/** The code that ships or runs the stack; tests and benches may import anything. */
+const SOURCE_DIRS = ['app', 'shared', 'functions', 'local', 'infra', 'scripts'];
+const SKIPPED = new Set(['node_modules', 'bench/data-layer-libraries']);
+
+/**
+ * Module specifiers of a file's static imports and re-exports, `import type` included (a type-only
+ * cycle still ties two modules together). Top-level statements start a line (Prettier); a
+ * dynamic import() is left out: it loads when called, after both modules have been evaluated.
+ */
+function staticImports(source: string): string[] {
+  return [...source.matchAll(/^(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+}
+
+/** Every .ts file under the source directories, relative to the root, `/`-separated. */
+function sourceFiles(): string[] {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (SKIPPED.has(entry.name) || SKIPPED.has(path)) continue;
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts')) files.push(path);
+    }
+  };
+  SOURCE_DIRS.forEach(walk);
+  return files;
+}
+
+/** package.json "imports" (`#shared/*` -> `./shared/*`) as prefix pairs: `#shared/`, `shared/`. */
+function aliases(): [string, string][] {
+  const imports: Record<string, string> = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).imports;
+  return Object.entries(imports).map(([from, to]) => [from.replace(/\*$/, ''), to.replace(/^\.\//, '').replace(/\*$/, '')]);
+}
+
+/** Each source file and the source files it imports (packages and files elsewhere left out). */
+function importGraph(): Map<string, string[]> {
+  const files = sourceFiles();
+  const known = new Set(files);
+  const alias = aliases();
+  const resolveSpecifier = (from: string, spec: string): string | null => {
+    if (spec.startsWith('.')) return relative(ROOT, resolve(ROOT, dirname(from), spec)).replaceAll('\\', '/');
+    const hit = alias.find(([prefix]) => spec.startsWith(prefix));
+    return hit ? hit[1] + spec.slice(hit[0].length) : null;
+  };
+  return new Map(
+    files.map((file) => [
+      file,
+      staticImports(readFileSync(join(ROOT, file), 'utf8'))
+        .map((spec) => resolveSpecifier(file, spec))
+        .filter((to): to is string => to !== null && known.has(to)),
+    ]),
+  );
+}
+
+/**
+ * One cycle per strongly connected component that has one (Tarjan), each the shortest way from
+ * the component's first file (by name) back to itself, written `a -> b -> a`.
+ */
+function findCycles(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || graph.get(v)?.includes(v)) components.push(component);
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+
+  return components.map((component) => {
+    const members = new Set(component);
+    const start = [...component].sort()[0];
+    // Breadth first inside the component: the first path that comes back to start is a shortest cycle.
+    const cameFrom = new Map<string, string>();
+    const queue = [start];
+    for (let i = 0; i < queue.length; i++) {
+      for (const next of graph.get(queue[i]) ?? []) {
+        if (next === start) {
+          const path = [start];
+          for (let at = queue[i]; at !== start; at = cameFrom.get(at)!) path.splice(1, 0, at);
+          return [...path, start].join(' -> ');
+        }
+        if (members.has(next) && !cameFrom.has(next)) {
+          cameFrom.set(next, queue[i]);
+          queue.push(next);
+        }
+      }
+    }
+    throw new Error(`no way back to ${start} inside its component`);
+  });
+}
+
+describe('finding import cycles', () => {
+  it.each([
+    ['no cycle in a chain', { a: ['b'], b: ['c'], c: [] }, []],
+    ['a pair', { a: ['b'], b: ['a'] }, ['a -> b -> a']],
+    ['a file that imports itself', { a: ['a'] }, ['a -> a']],
+    ['a longer ring, reported from its first file', { d: ['b'], b: ['c'], c: ['d'], e: ['d'] }, ['b -> c -> d -> b']],
+    ['the shortest way back when a component has several', { a: ['b', 'c'], b: ['c'], c: ['a'] }, ['a -> c -> a']],
+    ['two separate cycles', { a: ['b'], b: ['a'], x: ['y'], y: ['z'], z: ['x'] }, ['a -> b -> a', 'x -> y -> z -> x']],
+  ])('%s', (_name, edges, expected) => {
+    expect(findCycles(new Map(Object.entries(edges))).sort()).toEqual(expected);
+  });
+
+  it('reads static imports and re-exports, type-only and multi-line ones too, but not import() or comments', () => {
+    const source = [
+      "import { a } from './a.ts';",
+      "import type { B } from '#shared/b.ts';",
+      'import {',
+      '  c,',
+      '  type C,',
+      "} from '../c.ts';",
+      "import * as d from './d.ts';",
+      "import './e.ts';",
+      "export { f } from './f.ts';",
+      "export * from './g.ts';",
+      "export type { H } from './h.ts';",
+      "export const late = () => import('./later.ts');",
+      " * import { x } from './in-a-comment.ts';",
+      "// import { y } from './commented-out.ts';",
+      'const s = \'import z from "./in-a-string.ts"\';',
+    ].join('\n');
+    expect(staticImports(source)).toEqual(['./a.ts', '#shared/b.ts', '../c.ts', './d.ts', './e.ts', './f.ts', './g.ts', './h.ts']);
+  });
+});
+
+describe('the import graph of app/, shared/, functions/, local/, infra/ and scripts/', () => {
+  const graph = importGraph();
+
+  it('resolves relative and package.json "imports" paths to the files they name', () => {
+    // A known edge of each kind, so a reader that finds nothing cannot pass the cycle check below.
+    expect(graph.get('functions/tickets/handler.ts')).toContain('shared/http/middleware.ts');
+    expect(graph.get('shared/tickets/service.ts')).toContain('shared/tickets/repository.ts');
+    expect(graph.size).toBeGreaterThan(200);
+  });
+
+  it('has no cycle: no file reaches itself through its imports', () => {
+    expect(findCycles(graph)).toEqual([]);
+  });
+});
