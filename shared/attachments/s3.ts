@@ -1,4 +1,5 @@
 import { DeleteObjectsCommand, S3Client } from '@aws-sdk/client-s3';
+import { injectFaults } from '../faults/inject.ts';
 import { objectStoreSettings } from './settings.ts';
 
 const { AWS_REGION, UPLOADS_BUCKET, AWS_ENDPOINT_URL_S3, UPLOADS_MALWARE_SCAN } = objectStoreSettings();
@@ -8,6 +9,13 @@ export const bucket = UPLOADS_BUCKET;
 
 /** Whether GuardDuty Malware Protection tags uploads, so that only clean ones may be attached. */
 export const malwareScan = UPLOADS_MALWARE_SCAN;
+
+/**
+ * Per-attempt limits. A copy of a 25 MiB object is server-side and answers
+ * within seconds; an attempt that takes longer fails (throwOnRequestTimeout:
+ * without it the SDK only logs a warning and goes on waiting) and is retried.
+ */
+export const S3_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: 15_000, throwOnRequestTimeout: true } as const;
 
 /**
  * The one S3 client of a process, created at module load. Against an
@@ -23,9 +31,9 @@ export const s3 = new S3Client({
   requestChecksumCalculation: 'WHEN_REQUIRED',
   responseChecksumValidation: 'WHEN_REQUIRED',
   maxAttempts: 3,
-  // A copy of a 25 MiB object is server-side and answers within seconds; a socket idle longer than this is retried.
-  requestHandler: { connectionTimeout: 3_000, requestTimeout: 15_000 },
+  requestHandler: { ...S3_TIMEOUTS },
 });
+injectFaults(s3, 's3', { requestTimeoutMs: S3_TIMEOUTS.requestTimeout });
 
 /**
  * The longest an API request waits for one S3 call, retries included: a

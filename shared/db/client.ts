@@ -3,6 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FinalizeRequestMiddleware } from '@smithy/types';
 import { ConflictError, ServiceUnavailableError } from '../domain/errors.ts';
+import { injectFaults } from '../faults/inject.ts';
 import { dbSettings } from './settings.ts';
 
 const { AWS_REGION, DYNAMODB_ENDPOINT } = dbSettings();
@@ -25,6 +26,7 @@ export const ddb = DynamoDBDocumentClient.from(
   }),
   { marshallOptions: { removeUndefinedValues: true } },
 );
+injectFaults(ddb, 'dynamodb', { requestTimeoutMs: DDB_TIMEOUTS.requestTimeout });
 
 export const tableName = (): string => dbSettings().TABLE_NAME;
 

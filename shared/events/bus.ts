@@ -1,4 +1,5 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { injectFaults } from '../faults/inject.ts';
 import { busSettings } from './settings.ts';
 
 /** One PutEvents entry. */
@@ -26,7 +27,22 @@ export interface EventBusPort {
   putEvents(entries: BusEntry[]): Promise<PutEventsResult>;
 }
 
-export function eventBridgeBus(busName: string, client = new EventBridgeClient({ region: busSettings().AWS_REGION })): EventBusPort {
+/**
+ * Per-attempt limits: PutEvents answers in milliseconds, so an attempt that
+ * hangs is cut and retried by the SDK, and what the retries do not absorb
+ * stays in the outbox for the sweeper, rather than holding the publisher
+ * (and the stream shard behind it) until the function times out.
+ */
+export const EVENTS_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: 5_000, throwOnRequestTimeout: true } as const;
+
+/** An EventBridge client with the limits above (and, locally, the injected faults of decisions §19). */
+export function eventBridgeClient(): EventBridgeClient {
+  const client = new EventBridgeClient({ region: busSettings().AWS_REGION, requestHandler: { ...EVENTS_TIMEOUTS } });
+  injectFaults(client, 'events', { requestTimeoutMs: EVENTS_TIMEOUTS.requestTimeout });
+  return client;
+}
+
+export function eventBridgeBus(busName: string, client = eventBridgeClient()): EventBusPort {
   return {
     async putEvents(entries) {
       const out = await client.send(new PutEventsCommand({ Entries: entries.map((e) => ({ EventBusName: busName, Source: e.source, DetailType: e.detailType, Detail: e.detail, Time: e.time })) }));

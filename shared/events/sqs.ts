@@ -1,14 +1,24 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { injectFaults } from '../faults/inject.ts';
 import { sqsSettings } from './settings.ts';
 import { escapeForTransport, sqsBodyProblem } from './transport.ts';
 
 const { AWS_REGION, SQS_ENDPOINT, AWS_ENDPOINT_URL_SQS } = sqsSettings();
 
+/**
+ * Per-attempt limits: a send or delete answers in milliseconds (no call of the
+ * functions long-polls), so an attempt that hangs is cut and retried by the
+ * SDK instead of holding the function until it times out.
+ */
+export const SQS_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: 5_000, throwOnRequestTimeout: true } as const;
+
 /** The one SQS client of a process (fauxqs locally), created at module load. */
 export const sqs = new SQSClient({
   region: AWS_REGION,
+  requestHandler: { ...SQS_TIMEOUTS },
   ...(SQS_ENDPOINT ? { endpoint: SQS_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
 });
+injectFaults(sqs, 'sqs', { requestTimeoutMs: SQS_TIMEOUTS.requestTimeout });
 
 /** A refusal SQS would answer (locally raised before the emulator sees the message, so local is as strict as AWS). */
 export class SqsMessageRefusedError extends Error {

@@ -48,11 +48,22 @@ const TABLE: Array<[abstract new (...a: never[]) => Error, number, string, strin
   [PayloadTooLargeError, 413, 'payload_too_large', 'PAYLOAD_TOO_LARGE'],
 ];
 
-/** Store errors that mean "busy or unreachable, retry": never the caller's fault, never a 500. */
+/**
+ * AWS errors (DynamoDB, S3, SQS, EventBridge) that mean "busy or unreachable,
+ * retry": never the caller's fault, never a 500. The throttling names are
+ * those the SDK's retry strategy treats as throttling, for each service's
+ * spelling (SQS's RequestThrottled, S3's SlowDown), so a call the SDK gave up
+ * retrying is a 503 whichever service refused it.
+ */
 const UNAVAILABLE_NAMES = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
   'RequestLimitExceeded',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'ThrottledException',
+  'TooManyRequestsException',
+  'SlowDown',
   'InternalServerError',
   'ServiceUnavailable',
   'ServiceUnavailableException',
@@ -70,11 +81,11 @@ const UNAVAILABLE_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputEx
 export function isStoreUnavailable(err: unknown): boolean {
   if (err instanceof ServiceUnavailableError) return true;
   if (!(err instanceof Error)) return false;
-  const e = err as Error & { code?: string; $metadata?: { httpStatusCode?: number }; CancellationReasons?: Array<{ Code?: string }> };
-  if (UNAVAILABLE_NAMES.has(e.name) || (e.code && UNAVAILABLE_CODES.has(e.code))) return true;
+  const e = err as Error & { code?: string; $metadata?: { httpStatusCode?: number }; $retryable?: { throttling?: boolean }; CancellationReasons?: Array<{ Code?: string }> };
+  if (UNAVAILABLE_NAMES.has(e.name) || (e.code && UNAVAILABLE_CODES.has(e.code)) || e.$retryable?.throttling) return true;
   if (e.name === 'TransactionCanceledException') return (e.CancellationReasons ?? []).some((r) => UNAVAILABLE_REASONS.has(r.Code ?? ''));
   const status = e.$metadata?.httpStatusCode;
-  return status !== undefined && status >= 500;
+  return status !== undefined && (status >= 500 || status === 429);
 }
 
 /**

@@ -53,6 +53,10 @@ describe('settings of the deployed functions', () => {
     expect(problems).toEqual([]);
   });
 
+  it.each(STAGES.map(([stage]) => stage))("no function of %s carries FAULTS: injected faults are the local stack's alone (decisions §19)", (stage) => {
+    expect(synthesized[stage].functions.filter((f) => 'FAULTS' in f.variables).map((f) => f.id)).toEqual([]);
+  });
+
   it('asks each function for the settings of the modules it bundles, not one schema for all', () => {
     const modules = (idPrefix: string) => settingsOf(fnOf('prod', idPrefix).entry).map((s) => s.module);
 
