@@ -97,7 +97,18 @@ export interface ScheduleDef {
 }
 
 export type QueueName =
-  'webhook-fanout' | 'webhook-delivery' | 'email-sender' | 'enrichment' | 'automations' | 'automation-time-rules' | 'sla' | 'sla-recompute' | 'group-distribution' | 'attachment-cleanup' | 'reindex';
+  | 'webhook-fanout'
+  | 'webhook-delivery'
+  | 'email-sender'
+  | 'enrichment'
+  | 'automations'
+  | 'automation-time-rules'
+  | 'sla'
+  | 'sla-recompute'
+  | 'group-distribution'
+  | 'attachment-cleanup'
+  | 'reindex'
+  | 'bulk-jobs';
 
 /** 14 days: the SQS maximum, so a delivery retried over ~28 hours (decisions §7) and its DLQ copy outlive any outage. */
 export const MESSAGE_RETENTION_SECONDS = 14 * 24 * 60 * 60;
@@ -229,6 +240,18 @@ export const QUEUES: readonly QueueDef[] = [
     // `admin reindex --background` queues an account's first step here.
     urlOutput: 'ReindexQueueUrl',
     description: 'admin reindex -> the search words and ticket views of records written before them, one page per message (idempotent, resumable)',
+  },
+  {
+    name: 'bulk-jobs',
+    consumer: 'functions/bulk-jobs/handler.ts',
+    // One message is one step of a job (a chunk of 25 tickets); the consumer queues the next step itself.
+    batchSize: 1,
+    functionTimeoutSeconds: 60,
+    visibilityTimeoutSeconds: 360,
+    maxReceiveCount: 5,
+    urlEnv: 'BULK_JOBS_QUEUE_URL',
+    sendsTo: ['bulk-jobs'],
+    description: 'POST /v1/tickets/bulk_update|bulk_delete -> each ticket changed as its own PUT or DELETE, a chunk per message, results recorded in the job (resumable, no ticket twice)',
   },
 ];
 

@@ -76,6 +76,9 @@ export function diffFields<R extends object>(before: R | null, after: R, fields:
   return out;
 }
 
+/** A resource's order key of its audits: a ticket's version, zero-padded so strings sort as numbers. */
+const seqOf = (version: number) => String(version).padStart(10, '0');
+
 /** The audit record of a change, ready to write. */
 export function newAudit(a: AuditInput): AuditRecord {
   const at = a.at ?? new Date().toISOString();
@@ -91,7 +94,7 @@ export function newAudit(a: AuditInput): AuditRecord {
     changes: safeChanges(a.changes),
     messageId: a.messageId ?? null,
     deleted: a.deleted ?? false,
-    seq: String(a.version ?? 0).padStart(10, '0'),
+    seq: seqOf(a.version ?? 0),
     expiresAt: repo.auditExpiry(at),
   };
 }
@@ -136,6 +139,16 @@ export async function listTicketAudits(p: Principal, ticketId: string, q: Ticket
   if (!exists && (!hasDeskRole(p.role, 'admin') || (!page.items.length && !after))) throw new NotFoundError('Ticket');
   const next = page.next ? await encodeCursor({ list: TICKET_LIST, accountId: p.accountId, query: { ticketId, order }, key: { sk: page.next } }) : null;
   return { audits: page.items.map(toAuditDto), next };
+}
+
+/**
+ * A ticket's audits committed after it was at `version`, oldest first (at
+ * most `limit`): the changes made since a reader saw that version (a bulk job
+ * resuming a chunk asks whether its own change went in).
+ */
+export async function ticketAuditsAfter(accountId: string, ticketId: string, version: number, limit = 25): Promise<Audit[]> {
+  const page = await repo.resourcePage(accountId, 'ticket', ticketId, true, limit, `${seqOf(version)}#\uffff`);
+  return page.items.map(toAuditDto);
 }
 
 /** The smallest string above `s`: an exclusive lower bound for BETWEEN. */

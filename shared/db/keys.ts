@@ -16,6 +16,7 @@ import { userEntities } from './entities/users.ts';
 import { accountEntities } from './entities/accounts.ts';
 import { idempotencyEntities } from './entities/idempotency.ts';
 import { historyEntities } from './entities/history.ts';
+import { jobEntities } from './entities/jobs.ts';
 
 /**
  * The index of the table's entities: every entity's key templates and the
@@ -42,6 +43,7 @@ export const ENTITIES = {
   ...accountEntities,
   ...idempotencyEntities,
   ...historyEntities,
+  ...jobEntities,
 };
 
 /**

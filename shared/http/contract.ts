@@ -4,7 +4,7 @@ import type { DeskRole } from '../auth/principal.ts';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The endpoint groups; each is one Lambda function (architecture guide). */
-export type GroupName = 'users' | 'tickets' | 'ticketFields' | 'webhooks' | 'contacts' | 'organizations' | 'messages' | 'groups' | 'automations' | 'slaPolicies' | 'history';
+export type GroupName = 'users' | 'tickets' | 'ticketFields' | 'webhooks' | 'contacts' | 'organizations' | 'messages' | 'groups' | 'automations' | 'slaPolicies' | 'history' | 'jobs';
 
 /**
  * One endpoint's contract: the single source for routing (local gateway and
@@ -28,6 +28,8 @@ export interface RouteContract {
   body?: z.ZodType;
   wrapper?: string;
   success: { status: 200 | 201 | 202 | 204; description: string; schema?: z.ZodType };
+  /** A POST answering 202 that creates something to poll (a bulk job): it takes an Idempotency-Key like a 201 create. */
+  creates?: boolean;
   /** Error statuses the endpoint can answer besides 401/429/413/500, for the OpenAPI document. */
   errors?: readonly number[];
 }
@@ -46,5 +48,5 @@ export const interfaceOf = (path: string): Interface => (path.startsWith('/playb
 /** What API Gateway's own 401 says when a request has no Authorization header (the authorizer cache's identity source). */
 export const MISSING_CREDENTIALS_MESSAGE = 'Missing credentials: send Authorization: Bearer <API key or session token>';
 
-/** Creates (POST answering 201) take an optional Idempotency-Key (decisions §3). */
-export const takesIdempotencyKey = (route: RouteContract) => route.method === 'POST' && route.success.status === 201;
+/** Creates (POST answering 201, or 202 with a job to poll) take an optional Idempotency-Key (decisions §3). */
+export const takesIdempotencyKey = (route: RouteContract) => route.method === 'POST' && (route.success.status === 201 || (route.success.status === 202 && route.creates === true));

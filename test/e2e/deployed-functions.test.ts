@@ -37,6 +37,7 @@ const EVERY_QUEUE: readonly QueueName[] = [
   'group-distribution',
   'attachment-cleanup',
   'reindex',
+  'bulk-jobs',
 ];
 
 const { client } = useGateway();
@@ -219,6 +220,24 @@ async function reindexed() {
   await eventually(() => consumer.invocations >= 4, WAIT_MS, 'the reindex steps of the account');
 }
 
+/** jobs API (bulk update) -> bulk-jobs consumer, which changes the tickets and completes the job the API answers. */
+async function bulkJobCompleted() {
+  const { d } = await tenant();
+  const [a, b] = [await newTicket(d, { subject: 'Bulk one' }), await newTicket(d, { subject: 'Bulk two' })];
+  const res = await d.post(`${TICKETS}/bulk_update`, { ids: [a.id, b.id], ticket: { priority: 'urgent' } });
+  expect(res.status, res.text).toBe(202);
+  const job = await eventually(
+    async () => {
+      const got = await d.get(`/helpdesk/api/v1/jobs/${res.body.job.id}`);
+      return got.body.job?.status === 'completed' ? got.body.job : null;
+    },
+    WAIT_MS,
+    'the bulk job',
+  );
+  expect(job).toMatchObject({ total: 2, succeeded: 2, failed: 0 });
+  expect((await ticketOf(d, a.id)).priority).toBe('urgent');
+}
+
 async function readsAnswered() {
   const { d } = await tenant();
   const contacts = await d.get('/helpdesk/api/contacts');
@@ -236,7 +255,18 @@ async function readsAnswered() {
 describe('the deployed functions', () => {
   it('every function of the template runs from its bundle with a real event, and none fails', async () => {
     // Act: each path on its own account, side by side.
-    await Promise.all([webhookDelivered(), emailsSent(), organizationEnriched(), automationsApplied(), groupBackfilled(), slaKept(), ticketCleanedUp(), reindexed(), readsAnswered()]);
+    await Promise.all([
+      webhookDelivered(),
+      emailsSent(),
+      organizationEnriched(),
+      automationsApplied(),
+      groupBackfilled(),
+      slaKept(),
+      ticketCleanedUp(),
+      reindexed(),
+      bulkJobCompleted(),
+      readsAnswered(),
+    ]);
     const swept = await pipeline().sweep(0);
     expect(swept).toMatchObject({ published: expect.any(Number), unpublished: expect.any(Number) });
 
