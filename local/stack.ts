@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { localCounterTableName } from '#shared/db/table-definition.ts';
+import { parseFaults } from '#shared/faults/settings.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
 import { slowFauxqsPollTimers } from './fauxqs-timers.ts';
 import type { GatewayExtras } from './gateway.ts';
@@ -32,7 +33,14 @@ export function localSettings(envVars: NodeJS.ProcessEnv = process.env) {
   // SQS (fauxqs) defaults to a free port: nothing outside the stack needs to find it, and it is printed at start.
   // DATA_DIR is made absolute here: DynamoDB Local runs with its own folder as working directory, so a relative
   // path (the default `.data`) would be looked for inside node_modules.
-  return { port: int(envVars.PORT, 3000), dynamodbPort: int(envVars.DYNAMODB_PORT, 8000), sqsPort: int(envVars.SQS_PORT, 0), dataDir: resolve(envVars.DATA_DIR || '.data') };
+  return {
+    port: int(envVars.PORT, 3000),
+    dynamodbPort: int(envVars.DYNAMODB_PORT, 8000),
+    sqsPort: int(envVars.SQS_PORT, 0),
+    dataDir: resolve(envVars.DATA_DIR || '.data'),
+    // Checked here so that a typo stops `npm start` with the entry named (InvalidFaultsError), before anything starts.
+    faults: parseFaults(envVars.FAULTS),
+  };
 }
 
 /** The local HS256 secret, created once per data directory so tokens survive restarts. */
@@ -63,8 +71,12 @@ export function configureLocalEnv(opts: { dynamodbEndpoint: string; sessionSecre
   if (opts.sqsEndpoint) Object.assign(process.env, pipelineEnvVars(opts.sqsEndpoint));
 }
 
-/** Settings of this process that the local stack hands to every function on top of its template's (test knobs). */
-const FORWARDED = ['LOG_LEVEL', 'WEBHOOK_RETRY_SCALE', 'CONSUMER_RETRY_BASE_SECONDS', 'WEBHOOK_ALLOW_PRIVATE_TARGETS', 'WEBHOOK_ALLOW_INSECURE_TLS'] as const;
+/**
+ * Settings of this process that the local stack hands to every function on
+ * top of its template's: test knobs, and FAULTS (decisions §19), which only
+ * the functions act on (shared/faults/inject.ts) and no deployed template carries.
+ */
+const FORWARDED = ['LOG_LEVEL', 'WEBHOOK_RETRY_SCALE', 'CONSUMER_RETRY_BASE_SECONDS', 'WEBHOOK_ALLOW_PRIVATE_TARGETS', 'WEBHOOK_ALLOW_INSECURE_TLS', 'FAULTS'] as const;
 
 /**
  * What the local stack changes in a function's environment, and nothing
@@ -73,8 +85,9 @@ const FORWARDED = ['LOG_LEVEL', 'WEBHOOK_RETRY_SCALE', 'CONSUMER_RETRY_BASE_SECO
  * - email goes to JSON files under DATA_DIR/emails instead of SES, and
  *   enrichment reads data/companies.json instead of a provider's API;
  * - no CloudWatch: EMF metrics are off;
- * - the knobs in FORWARDED, when this process sets them (tests speed up retries),
- *   and EMAIL_OUTBOX_DIR (a test's own outbox folder).
+ * - the knobs in FORWARDED, when this process sets them (tests speed up retries;
+ *   FAULTS injects AWS faults into the functions' SDK calls), and
+ *   EMAIL_OUTBOX_DIR (a test's own outbox folder).
  */
 export function localOverlay(dataDir: string | undefined) {
   const knobs = Object.fromEntries(FORWARDED.flatMap((k) => (process.env[k] !== undefined ? [[k, process.env[k]!]] : [])));
@@ -143,6 +156,8 @@ export interface LocalStack {
   baseUrl: string;
   dynamodbEndpoint: string;
   sqsEndpoint: string;
+  /** Faults the functions injected so far (FAULTS), by `service:kind`. */
+  injectedFaults(): Record<string, number>;
   stop(): Promise<void>;
 }
 
@@ -224,7 +239,7 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
     // The production shape: the template's authorizer cache (LOCAL_STAGE: 300 s), flushed by credential changes.
     const gateway = await startGateway(opts.port, lambda, { pages: await localPages(), authorizerCacheTtlSeconds: deployment.api.authorizerCacheTtlSeconds });
     stops.push(() => drainGateway(gateway));
-    return { baseUrl: gateway.url, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, stop: stopAll };
+    return { baseUrl: gateway.url, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, injectedFaults: () => lambda.injectedFaults(), stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

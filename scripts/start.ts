@@ -5,9 +5,16 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JavaMissingError } from '../local/dynamodb-local.ts';
+import { describeFaults, InvalidFaultsError } from '#shared/faults/settings.ts';
 import { localSessionSecret, localSettings, startLocalStack } from '../local/stack.ts';
 
-const settings = localSettings();
+let settings: ReturnType<typeof localSettings>;
+try {
+  settings = localSettings();
+} catch (err) {
+  console.error(err instanceof InvalidFaultsError ? err.message : `Invalid settings: ${(err as Error).message}`);
+  process.exit(1);
+}
 const sessionSecret = localSessionSecret(settings.dataDir);
 
 let stack;
@@ -50,6 +57,7 @@ Support Desk is running (local stack).
   Health:          ${base}/health
   DynamoDB Local:  ${stack.dynamodbEndpoint}   data in ${settings.dataDir}
   SQS (fauxqs):    ${stack.sqsEndpoint}   event pipeline running (webhooks, email, enrichment; see docs/events.md)
+Faults: ${describeFaults(settings.faults)}${settings.faults.length ? '   (injected into the functions\' AWS SDK calls; README "Faults")' : ''}
 
   Demo account:    ${demo.accountId} (plan paid)
   Owner user:      ${demo.userId}
@@ -70,6 +78,11 @@ const stop = async (signal: NodeJS.Signals) => {
   stopping = true;
   console.log(`${signal}: stopping. Requests in flight are answered; events still queued are kept in ${settings.dataDir} and go out at the next start.`);
   await stack.stop();
+  if (settings.faults.length) {
+    const counts = stack.injectedFaults();
+    const kinds = settings.faults.map((f) => `${f.service}:${f.kind} ${counts[`${f.service}:${f.kind}`] ?? 0}`);
+    console.log(`Faults injected: ${kinds.join(', ')}`);
+  }
   process.exit(0);
 };
 process.on('SIGINT', stop);

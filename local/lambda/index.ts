@@ -117,6 +117,8 @@ export interface LocalLambda {
   archiveArn?: string;
   /** The local API Gateway control plane (AWS_ENDPOINT_URL_API_GATEWAY of every function): authorizer-cache flushes. */
   apiGateway: LocalApiGatewayControl;
+  /** Faults injected so far by every function's SDK clients (FAULTS, decisions §19), by `service:kind`. */
+  injectedFaults(): Record<string, number>;
   stop(): Promise<void>;
 }
 
@@ -217,6 +219,11 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
     busArn: eventBridge.busArn,
     archiveArn: eventBridge.archiveArn,
     apiGateway,
+    injectedFaults() {
+      const total: Record<string, number> = {};
+      for (const f of functions.values()) for (const [key, n] of f.faults) total[key] = (total[key] ?? 0) + n;
+      return total;
+    },
     async stop() {
       await Promise.all([...functions.values()].map((f) => f.stop()));
       await Promise.all([eventBridge.stop(), extension.stop(), s3.stop(), apiGateway.stop()]);

@@ -45,6 +45,9 @@ export class LocalFunction {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly logListeners = new Set<(line: string) => void>();
+  /** Faults the function's SDK clients injected (FAULTS, decisions §19), by `service:kind`, across its sandboxes. */
+  readonly faults = new Map<string, number>();
+  private readonly heapAsks = new Map<number, (bytes: number | undefined) => void>();
   /** Cold starts, invocations and failed invocations so far, and the last init time (ms): the bench and tests read them. */
   coldStarts = 0;
   invocations = 0;
@@ -106,7 +109,26 @@ export class LocalFunction {
     }
     this.coldStarts += 1;
     this.ready = new Promise<Worker>((resolve, reject) => {
-      const onMessage = (m: { type?: string; id?: number; result?: unknown; error?: { errorType: string; errorMessage: string }; initMs?: number }) => {
+      const onMessage = (m: {
+        type?: string;
+        id?: number;
+        result?: unknown;
+        error?: { errorType: string; errorMessage: string };
+        initMs?: number;
+        service?: string;
+        kind?: string;
+        heapUsed?: number;
+      }) => {
+        if (m.type === 'fault') {
+          const key = `${m.service}:${m.kind}`;
+          this.faults.set(key, (this.faults.get(key) ?? 0) + 1);
+          return;
+        }
+        if (m.type === 'heap') {
+          this.heapAsks.get(m.id!)?.(m.heapUsed);
+          this.heapAsks.delete(m.id!);
+          return;
+        }
         if (m.type === 'ready') {
           this.lastInitMs = m.initMs;
           return resolve(worker);
@@ -181,6 +203,25 @@ export class LocalFunction {
     } finally {
       this.release();
     }
+  }
+
+  /** The running sandbox's used heap in bytes (undefined when none runs): the bench's soak compares it at start and end. */
+  async heapUsed(): Promise<number | undefined> {
+    const worker = this.worker;
+    if (!worker || !this.ready) return undefined;
+    await this.ready.catch(() => undefined);
+    const id = ++this.seq;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.heapAsks.delete(id);
+        resolve(undefined);
+      }, 5_000);
+      this.heapAsks.set(id, (bytes) => {
+        clearTimeout(timer);
+        resolve(bytes);
+      });
+      worker.postMessage({ type: 'heap', id });
+    });
   }
 
   async stop(): Promise<void> {

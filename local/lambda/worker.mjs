@@ -3,6 +3,7 @@
 // invocations as Lambda's runtime interface would. Plain JavaScript, so the worker loads no TypeScript tooling.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -11,6 +12,9 @@ const { file, functionName, memoryMb } = workerData;
 
 const serializeError = (err) =>
   err instanceof Error ? { errorType: err.name, errorMessage: err.message, stackTrace: String(err.stack ?? '').split('\n') } : { errorType: 'Error', errorMessage: String(err) };
+
+// Faults the function's SDK clients inject (shared/faults/inject.ts, FAULTS) are counted in the main thread.
+globalThis[Symbol.for('support-desk.fault-sink')] = (service, kind) => parentPort.postMessage({ type: 'fault', service, kind });
 
 let handler;
 const started = performance.now();
@@ -23,7 +27,9 @@ try {
   parentPort.postMessage({ type: 'init-error', error: serializeError(err) });
 }
 
-parentPort.on('message', async ({ id, event, deadline }) => {
+parentPort.on('message', async ({ type, id, event, deadline }) => {
+  // The sandbox's heap (the bench's soak reads it); never an invocation.
+  if (type === 'heap') return parentPort.postMessage({ type: 'heap', id, heapUsed: getHeapStatistics().used_heap_size });
   const awsRequestId = randomUUID();
   const context = {
     awsRequestId,

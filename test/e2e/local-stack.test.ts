@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -62,6 +62,8 @@ describe('npm start and the admin CLI', () => {
     let accountLine: string;
     try {
       expect((await fetch(`http://localhost:${env.PORT}/health`)).status).toBe(200);
+      // No fault is injected unless asked for (decisions §19), and the start lines say so.
+      expect(first.output()).toMatch(/^Faults: none$/m);
       const res = await runPrintedCurl(first.output());
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ role: 'owner', email: 'owner@demo.example' });
@@ -118,4 +120,20 @@ describe('npm start and the admin CLI', () => {
       await second.stop();
     }
   }, 120_000);
+
+  it('`npm start` refuses an unknown FAULTS entry before starting anything, naming the entry', async () => {
+    const env = { ...(await settings()), FAULTS: 'dynamodb:throttle:0.05,kinesis:error:0.1' };
+
+    const run = await new Promise<{ code: number | null; output: string }>((done) => {
+      const child = spawn('npm', ['start'], { env, cwd: clone, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (d) => (output += d));
+      child.stderr.on('data', (d) => (output += d));
+      child.on('close', (code) => done({ code, output }));
+    });
+
+    expect(run.code).not.toBe(0);
+    expect(run.output).toContain('Invalid FAULTS entry "kinesis:error:0.1": unknown service "kinesis" (one of dynamodb, events, sqs, s3)');
+    expect(run.output).not.toContain('Press Ctrl-C');
+  }, 60_000);
 });

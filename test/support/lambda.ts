@@ -5,6 +5,7 @@ import { bundlesAt } from '../../local/lambda/build.ts';
 import { readDeployment } from '../../local/lambda/deployment.ts';
 import { startLocalLambda, type LocalLambda } from '../../local/lambda/index.ts';
 import { LOCAL_REGION, LOCAL_TABLE, localOverlay } from '../../local/stack.ts';
+import { parseFaults } from '#shared/faults/settings.ts';
 
 let running: Promise<LocalLambda> | undefined;
 let storeEndpoint: Promise<string> | undefined;
@@ -27,6 +28,18 @@ export function routeStoreThrough(endpoint: Promise<string>): void {
 export function archiveBusTo(dir: string): void {
   if (running) throw new Error('archiveBusTo must come before the functions start (before useGateway / usePipeline)');
   archiveDir = dir;
+}
+
+/**
+ * Make this file's functions inject `spec` (FAULTS, decisions §19) into their
+ * AWS SDK calls, as `FAULTS=... npm start` does; the file's own fixtures stay
+ * honest. Call it before anything starts them (useGateway, usePipeline).
+ */
+export function withFaults(spec: string): void {
+  if (running) throw new Error('withFaults must come before the functions start (before useGateway / usePipeline)');
+  parseFaults(spec);
+  // Handed to the functions by the local overlay (local/stack.ts FORWARDED); this file's worker is its own process.
+  process.env.FAULTS = spec;
 }
 
 /**
