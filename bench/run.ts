@@ -15,6 +15,7 @@
  *     cold import time;
  *   - history (bench/history.ts): the write units and requests a ticket change's audit adds, and the incremental export's
  *     items per second and work per page at 200 and at 6,000 records;
+ *   - bulk (bench/bulk.ts): the wall time of a 100-ticket bulk update, from the POST to the job completed;
  *
  * and last, one table of the issue's goals beside this run's figures.
  *
@@ -32,7 +33,7 @@ import { startBenchStack } from './stack.ts';
 import { LOCAL_TABLE } from '../local/stack.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
-/** BENCH_ONLY=requests|endpoints|automations|groups|pipeline|growth|history|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
+/** BENCH_ONLY=requests|endpoints|automations|groups|pipeline|growth|history|bulk|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
 const ONLY = process.env.BENCH_ONLY;
 const WARMUP = 20;
 
@@ -293,6 +294,23 @@ if (!ONLY || ONLY === 'history') {
     tickets,
     createAccount: async () => {
       const a = await accounts.createAccount({ name: 'History', plan: 'enterprise', ownerEmail: 'owner@history.example' });
+      return { accountId: a.accountId, apiKey: a.apiKey };
+    },
+  });
+}
+
+if (!ONLY || ONLY === 'bulk') {
+  // Issue 28: a bulk update of 100 tickets, from the POST to the job completed, through the bulk-jobs queue.
+  const { runBulkBench } = await import('./bulk.ts');
+  await runBulkBench({
+    call,
+    store,
+    lambda,
+    dynamodbEndpoint: dynamo.endpoint,
+    sqsEndpoint: stack.sqs.endpoint,
+    tableName: LOCAL_TABLE,
+    createAccount: async () => {
+      const a = await accounts.createAccount({ name: 'Bulk', plan: 'enterprise', ownerEmail: 'owner@bulk.example' });
       return { accountId: a.accountId, apiKey: a.apiKey };
     },
   });
