@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import * as accountsRepo from '#shared/accounts/repository.ts';
 import * as accounts from '#shared/accounts/service.ts';
-import { hashApiKey } from '#shared/auth/api-keys.ts';
 import type { Plan } from '#shared/auth/principal.ts';
 import { newId } from '#shared/ids.ts';
 import { changePlan, provisionAccount, type AccountsPort, type GatewayPort } from '../../scripts/usage-plans.ts';
+import { storedKeyLookup } from '../support/store.ts';
 
 type Step = 'planId' | 'createKey' | 'deleteKey' | 'addKeyToPlan' | 'keyInPlan' | 'keysNamed';
 
@@ -63,7 +62,7 @@ class FakeGateway implements GatewayPort {
 
 /** The tenant works: its stored key exists, carries the stored value, and sits in exactly the stored plan's usage plan. */
 async function expectUsable(gw: FakeGateway, accountId: string, plan: Plan) {
-  const a = await accountsRepo.getAccount(accountId);
+  const a = await accounts.getAccount(accountId);
   expect(a?.plan).toBe(plan);
   expect(gw.keys.get(a!.usageKeyId!)?.value).toBe(a!.usageKeyValue);
   expect(gw.planOf(a!.usageKeyId!)).toEqual([`plan-${plan}`]);
@@ -78,8 +77,8 @@ describe('create-account on a deployed stack: key in its plan before the account
   it("the owner's first API key is throttled by the account's usage key from its first request", async () => {
     const gw = new FakeGateway();
     const created = await provisionAccount(gw, accounts.createAccount, input('paid'));
-    const lookup = await accountsRepo.getApiKeyByHash(hashApiKey(created.apiKey));
-    expect(lookup?.usageKeyValue).toBe((await accountsRepo.getAccount(created.accountId))!.usageKeyValue);
+    const lookup = await storedKeyLookup(created.apiKey);
+    expect(lookup?.usageKeyValue).toBe((await accounts.getAccount(created.accountId))!.usageKeyValue);
     expect(lookup?.usageKeyValue).toEqual(expect.any(String));
   });
 
@@ -88,7 +87,7 @@ describe('create-account on a deployed stack: key in its plan before the account
     const inp = input('paid');
     gw.failOnce(step);
     await expect(provisionAccount(gw, accounts.createAccount, inp)).rejects.toThrow(/injected/);
-    expect(await accountsRepo.getAccount(inp.accountId)).toBeNull();
+    expect(await accounts.getAccount(inp.accountId)).toBeNull();
     expect(gw.keys.size).toBe(0);
 
     await provisionAccount(gw, accounts.createAccount, inp);
@@ -102,7 +101,7 @@ describe('create-account on a deployed stack: key in its plan before the account
     expect(gw.keys.size).toBe(0);
     gw.failOnce('deleteKey');
     await expect(provisionAccount(gw, failingCreate, inp)).rejects.toThrow(/left over, unused/);
-    expect(await accountsRepo.getAccount(inp.accountId)).toBeNull();
+    expect(await accounts.getAccount(inp.accountId)).toBeNull();
 
     const created = await provisionAccount(gw, accounts.createAccount, inp);
     expect(created).toMatchObject({ accountId: inp.accountId, plan: 'free', apiKey: expect.any(String) });
@@ -116,17 +115,17 @@ describe('set-plan on a deployed stack: make before break', () => {
     await provisionAccount(gw, accounts.createAccount, inp);
     return inp.accountId;
   }
-  const failingUpdate: AccountsPort = { ...accountsRepo, updateAccount: async () => Promise.reject(new Error('update failed (injected)')) };
+  const failingUpdate: AccountsPort = { getAccount: accounts.getAccount, updateAccount: async () => Promise.reject(new Error('update failed (injected)')) };
 
   it.each(['planId', 'createKey', 'addKeyToPlan', 'keyInPlan'] as Step[])('a failure at %s keeps the old plan working; running again moves it', async (step) => {
     const gw = new FakeGateway();
     const id = await tenant(gw);
     gw.failOnce(step);
-    await expect(changePlan(gw, accountsRepo, id, 'enterprise')).rejects.toThrow(/injected/);
+    await expect(changePlan(gw, accounts, id, 'enterprise')).rejects.toThrow(/injected/);
     await expectUsable(gw, id, 'free');
     expect(gw.keys.size).toBe(1);
 
-    await changePlan(gw, accountsRepo, id, 'enterprise');
+    await changePlan(gw, accounts, id, 'enterprise');
     await expectUsable(gw, id, 'enterprise');
     expect(gw.keys.size).toBe(1);
   });
@@ -143,11 +142,11 @@ describe('set-plan on a deployed stack: make before break', () => {
     const gw = new FakeGateway();
     const id = await tenant(gw);
     gw.failOnce('deleteKey');
-    await expect(changePlan(gw, accountsRepo, id, 'paid')).rejects.toThrow(/injected/);
+    await expect(changePlan(gw, accounts, id, 'paid')).rejects.toThrow(/injected/);
     await expectUsable(gw, id, 'paid');
     expect(gw.keys.size).toBe(2);
 
-    await changePlan(gw, accountsRepo, id, 'paid');
+    await changePlan(gw, accounts, id, 'paid');
     await expectUsable(gw, id, 'paid');
     expect(gw.keys.size).toBe(1);
   });
@@ -155,9 +154,9 @@ describe('set-plan on a deployed stack: make before break', () => {
   it('moving to the plan it already has changes nothing', async () => {
     const gw = new FakeGateway();
     const id = await tenant(gw, 'enterprise');
-    const before = await accountsRepo.getAccount(id);
-    await changePlan(gw, accountsRepo, id, 'enterprise');
-    expect((await accountsRepo.getAccount(id))?.usageKeyId).toBe(before?.usageKeyId);
+    const before = await accounts.getAccount(id);
+    await changePlan(gw, accounts, id, 'enterprise');
+    expect((await accounts.getAccount(id))?.usageKeyId).toBe(before?.usageKeyId);
     await expectUsable(gw, id, 'enterprise');
   });
 });

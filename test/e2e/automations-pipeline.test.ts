@@ -4,6 +4,7 @@ import { localLambda } from '../support/lambda.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, newField, newTicket, outboxItems, TICKETS, type Desk } from '../support/desk.ts';
+import { changeTicketInStore, storedOptions, storedTicket, timeRuleAccounts } from '../support/store.ts';
 
 const { client } = useGateway();
 const BASE = '/helpdesk/api/automations';
@@ -36,8 +37,7 @@ const settle = () => pipeline().drained();
 
 /** The ticket's stored version: every write bumps it by one, so it counts the writes a ticket got. */
 async function versionOf(accountId: string, ticketId: string): Promise<number> {
-  const repo = await import('#shared/tickets/repository.ts');
-  return (await repo.getTicket(accountId, ticketId))!.version;
+  return (await storedTicket(accountId, ticketId)).version;
 }
 
 /**
@@ -136,10 +136,7 @@ describe('automations through the local pipeline', () => {
     expect(await onTicketEvent(events[1].detail)).toBe('skipped');
 
     // Take the tag away without an event, so a second application would show; then SQS hands over the same event again.
-    const repo = await import('#shared/tickets/repository.ts');
-    const { transactWrite } = await import('#shared/db/transact.ts');
-    const current = (await repo.getTicket(acct.accountId, ticket.id))!;
-    await transactWrite([repo.replaceTicketWrite({ ...current, tags: ['once'], version: current.version + 1 }, current.version)]);
+    await changeTicketInStore(acct.accountId, ticket.id, { tags: ['once'] });
     expect(await onTicketEvent(created.detail)).toBe('duplicate');
     expect((await getTicket(admin, ticket.id)).tags).toEqual(['once']);
     expect(await eventsOf(acct.accountId, ticket.id)).toHaveLength(2);
@@ -180,8 +177,7 @@ describe('automations through the local pipeline', () => {
 
     // Once the account has no active time rule it leaves the job's list.
     expect((await admin.put(`${BASE}/${stale.id}`, { isActive: false })).status).toBe(200);
-    const { accountsWithTimeRules } = await import('#shared/automations/repository.ts');
-    expect(await accountsWithTimeRules()).not.toContain(acct.accountId);
+    expect(await timeRuleAccounts()).not.toContain(acct.accountId);
   });
 
   it('a time-rule message that fails is reported on its own; the rest of its batch is evaluated', async () => {
@@ -231,8 +227,7 @@ describe('automations through the local pipeline', () => {
     await eventually(async () => (await Promise.all(ids.map((id) => getTicket(admin, id)))).every((t) => t.priority === 'urgent'), 40_000, 'all 50 applications');
     await settle();
     expect(await Promise.all(ids.map((id) => versionOf(acct.accountId, id)))).toEqual(Array(50).fill(2));
-    const fieldsRepo = await import('#shared/ticket-fields/repository.ts');
-    const [gold] = await fieldsRepo.listOptions(acct.accountId, tier.id);
+    const [gold] = await storedOptions(acct.accountId, tier.id);
     expect(gold.usageCount).toBe(50);
     const contact = await admin.get('/helpdesk/api/contacts/by-email/bulk@customer.example');
     if (contact.body.data) expect(contact.body.data.ticketCount).toBe(50);

@@ -30,6 +30,7 @@ import { as, newTicket, TICKETS } from '../support/desk.ts';
 import { archiveBusTo, localLambda } from '../support/lambda.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { runScript } from '../support/processes.ts';
+import { storedSlaState } from '../support/store.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'bus-subscribers-'));
 archiveBusTo(join(scratch, 'archive'));
@@ -136,8 +137,7 @@ beforeAll(async () => {
 
   // A ticket left alone past its 1-minute first reply: the breach check a minute on reports it.
   const late = await newTicket(d, { subject: 'Nobody answers', tags: ['vip'] });
-  const { getState } = await import('#shared/sla/repository.ts');
-  await eventually(async () => (await getState(a.accountId, late.id))?.nextDueAt, 15_000, 'the SLA state of the late ticket');
+  await eventually(async () => (await storedSlaState(a.accountId, late.id))?.nextDueAt, 15_000, 'the SLA state of the late ticket');
   await pipeline().runSchedule('sla-breach-check', { time: new Date(Date.parse(late.createdAt) + 90_000).toISOString() });
   expect((await d.del(`${TICKETS}/${late.id}`)).status).toBe(204);
 

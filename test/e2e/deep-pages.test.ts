@@ -3,6 +3,7 @@ import { PAGE_QUERY_LIMIT } from '#shared/db/query.ts';
 import { MAX_PAGE } from '#shared/pagination/numbered.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, CONTACTS, expectBadQuery, must, newContact, newOrg, ORGS, type Api, type Json } from '../support/helpdesk.ts';
+import { contactRecord, storeContacts } from '../support/store.ts';
 import { useStoreProxy } from '../support/store-proxy.ts';
 
 /**
@@ -94,30 +95,9 @@ describe('a page past the last one (any page up to 2^53)', () => {
   });
 });
 
-/** Store `n` contacts straight into the table as their repository writes them, and move the account's contact counter by `n`. */
+/** Store `n` contacts straight into the table, 10 ms apart from a day ago, and count them in the account's list. */
 async function seedContacts(acct: TestAccount, n: number): Promise<void> {
-  const { batchPut } = await import('#shared/db/query.ts');
-  const { transactWrite } = await import('#shared/db/transact.ts');
-  const { listCounter } = await import('#shared/db/list-counter.ts');
-  const { createContactWrites } = await import('#shared/contacts/repository.ts');
-  const { newId } = await import('#shared/ids.ts');
-  const items = Array.from({ length: n }, (_, i) => {
-    const at = new Date(Date.now() - 86_400_000 + i * 10);
-    const c = {
-      id: newId('con', at.getTime()),
-      accountId: acct.accountId,
-      name: `Deep Filler ${i}`,
-      email: `filler${i}@deep.example`,
-      organizationId: null,
-      notes: null,
-      createdAt: at.toISOString(),
-      updatedAt: at.toISOString(),
-      version: 1,
-    };
-    return createContactWrites(c, null).flatMap((w) => (w.item.Put ? [w.item.Put.Item!] : []));
-  }).flat();
-  await batchPut(items, { concurrency: 8 });
-  await transactWrite([listCounter.write(acct.accountId, 'CONTACTS', n)]);
+  await storeContacts(Array.from({ length: n }, (_, i) => contactRecord(acct.accountId, new Date(Date.now() - 86_400_000 + i * 10), { name: `Deep Filler ${i}`, email: `filler${i}@deep.example` })));
 }
 
 describe('a deep page inside the list', () => {

@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { QueueName } from '#app/topology.ts';
-import type { StateRecord } from '#shared/sla/repository.ts';
 import { useReceiver } from '../fixtures/webhook-receiver.ts';
 import { eventually } from '../support/wait.ts';
 import { useGateway, type TestAccount } from '../support/api.ts';
@@ -20,6 +19,7 @@ import { as, FIELDS, newTicket, TICKETS, type Desk } from '../support/desk.ts';
 import { addMembers, newGroup } from '../support/groups.ts';
 import { localLambda } from '../support/lambda.ts';
 import { usePipeline } from '../support/pipeline.ts';
+import { storedSlaState, type StoredSlaState } from '../support/store.ts';
 
 // The email sender writes its messages here (localOverlay); set before the functions start.
 const emailDir = mkdtempSync(join(tmpdir(), 'sd-deployed-emails-'));
@@ -160,11 +160,10 @@ async function groupBackfilled() {
   await ticketWhere(d, waiting.id, (t) => t.assigneeId === agent.id, 'the backfill');
 }
 
-const slaState = async (accountId: string, ticketId: string): Promise<StateRecord | null> => (await import('#shared/sla/repository.ts')).getState(accountId, ticketId);
-const slaStateWhere = (accountId: string, ticketId: string, ok: (s: StateRecord) => boolean, what: string) =>
+const slaStateWhere = (accountId: string, ticketId: string, ok: (s: StoredSlaState) => boolean, what: string) =>
   eventually(
     async () => {
-      const s = await slaState(accountId, ticketId);
+      const s = await storedSlaState(accountId, ticketId);
       return s && ok(s) ? s : null;
     },
     WAIT_MS,

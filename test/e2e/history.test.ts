@@ -3,6 +3,7 @@ import { eventually } from '../support/wait.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, newField, newTicket, storeTickets, ticketRecord, TICKETS, type Desk, type Json } from '../support/desk.ts';
+import { createTicketInStore } from '../support/store.ts';
 
 /**
  * Ticket history, the account's audit log and the incremental export
@@ -18,14 +19,12 @@ const MESSAGES = '/helpdesk/api/messages';
 let acct: TestAccount;
 let admin: Desk;
 let agent: Desk;
-let agentId: string;
 let session: string;
 
 beforeAll(async () => {
   acct = await createTestAccount();
   admin = as(client, acct.ownerKey);
   const member = await acct.addUser('member');
-  agentId = member.id;
   agent = as(client, member.key);
   session = await acct.session(acct.ownerId);
 });
@@ -344,7 +343,6 @@ describe('incremental export', () => {
   it('a change sent later than the stamp bound lands at the time it was sent, where a reader past its updatedAt still finds it', async () => {
     const own = await createTestAccount();
     const owner = as(client, own.ownerKey);
-    const { createTicket } = await import('#shared/tickets/repository.ts');
     const { STAMP_MAX_AGE_MS } = await import('#shared/db/client.ts');
     // A reader that has already passed the moment the late change is stamped with.
     const stampedAt = new Date(Date.now() - STAMP_MAX_AGE_MS - 6_000);
@@ -352,7 +350,7 @@ describe('incremental export', () => {
     const late = await ticketRecord(own.accountId, stampedAt);
     const sentAt = Date.now();
 
-    await createTicket(late, []);
+    await createTicketInStore(late);
 
     const seen = await eventuallyFound(
       async () => {

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb, tableName } from '#shared/db/client.ts';
 import { toHttpError } from '#shared/http/error-map.ts';
 import { checkValue } from '#shared/ticket-fields/values.ts';
-import type { FieldRecord } from '#shared/ticket-fields/repository.ts';
+import type { FieldRecord } from '#shared/ticket-fields/api.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
 import { as, FIELDS, newField, newTicket, TICKETS, type Desk } from '../support/desk.ts';
 

@@ -2,6 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ddb, tableName } from '#shared/db/client.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
+import { closeTicketDirectly } from '../support/helpdesk.ts';
 
 const { client } = useGateway();
 
@@ -35,11 +36,8 @@ describe('messages and their ticket_update are one transaction', () => {
     const acct = await createTestAccount();
     const session = await acct.session(acct.ownerId);
     const t = await client.request('POST', '/helpdesk/api/v1/tickets', { token: acct.ownerKey, body: { ticket: { subject: 'Closing' } } });
-    const repo = await import('#shared/tickets/repository.ts');
-    const { transactWrite } = await import('#shared/db/transact.ts');
     // Only automations close tickets; write the closed state the way they would.
-    const current = (await repo.getTicket(acct.accountId, t.body.ticket.id))!;
-    await transactWrite([repo.replaceTicketWrite({ ...current, status: 'closed', updatedAt: new Date().toISOString(), version: current.version + 1 }, current.version)]);
+    await closeTicketDirectly(acct.accountId, t.body.ticket.id);
     const res = await client.request('POST', '/helpdesk/api/messages', { token: session, body: { ticket_id: t.body.ticket.id, type: 'note', content: 'late' } });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ success: false, error: { code: 'TICKET_CLOSED', message: expect.any(String) } });

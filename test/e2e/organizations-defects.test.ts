@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { handler as organizationConsumer } from '#functions/enrichment/handler.ts';
 import { newDomainEvent } from '#shared/events/outbox.ts';
 import { ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE } from '#shared/organizations/events.ts';
-import * as orgRepo from '#shared/organizations/repository.ts';
 import { unlinkOrganizationContacts } from '#shared/organizations/service.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
 import { as, CONTACTS, counts, expectDeskError, getContact, inBatches, must, newContact, newOrg, newTicket, ORGS, storedContact, TICKETS } from '../support/helpdesk.ts';
+import { deleteOrganizationInStore } from '../support/store.ts';
 
 const { client } = useGateway();
 
@@ -28,7 +28,7 @@ describe('organization delete leaves nothing that breaks later writes', () => {
     const people = await inBatches(4, 4, (i) => newContact(d, { name: `G${i}`, email: `g${i}@gone.example` }));
     const t = await newTicket(d, { requesterEmail: 'g0@gone.example' });
     // The state a crash right after the delete transaction leaves: organization gone, contacts still linked.
-    await orgRepo.deleteOrganization((await orgRepo.getOrganization(acct.accountId, o.id)) as orgRepo.OrganizationRecord);
+    await deleteOrganizationInStore(acct.accountId, o.id);
     expect((await storedContact(acct.accountId, people[0].id)).organizationId).toBe(o.id);
 
     must(await d.post(TICKETS, { ticket: { subject: 'after', requesterEmail: 'g1@gone.example' } }), 201, 'ticket for a stale-linked requester');
@@ -52,7 +52,7 @@ describe('organization delete leaves nothing that breaks later writes', () => {
     const { d, acct } = await setup();
     const o = await newOrg(d, { name: 'Many', organizationalDomain: 'many.example' });
     const people = await inBatches(25, 10, (i) => newContact(d, { name: `M${i}`, email: `m${i}@many.example` }));
-    await orgRepo.deleteOrganization((await orgRepo.getOrganization(acct.accountId, o.id)) as orgRepo.OrganizationRecord);
+    await deleteOrganizationInStore(acct.accountId, o.id);
 
     expect(await unlinkOrganizationContacts(acct.accountId, o.id, 10)).toBe(false);
     const linked = async () => (await Promise.all(people.map((p) => storedContact(acct.accountId, p.id)))).filter((c) => c.organizationId).length;

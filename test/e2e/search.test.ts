@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, CONTACTS, expectBadQuery, must, newContact, newOrg, ORGS, type Api, type Json } from '../support/helpdesk.ts';
+import { contactRecord, storeContacts } from '../support/store.ts';
 import { useStoreProxy } from '../support/store-proxy.ts';
 import { USERS, walkUsers } from '../support/users.ts';
 
@@ -88,28 +89,10 @@ describe('search matches word prefixes (decisions §13)', () => {
   });
 });
 
-/** Store `n` contacts straight into the table, as their repository writes them (thousands of API calls would dominate the run). */
+/** Store contacts `from` to `from + n - 1` straight into the table, 10 ms apart from a day ago (thousands of API calls would dominate the run). */
 async function seedContacts(acct: TestAccount, n: number, from: number) {
-  const { batchPut } = await import('#shared/db/query.ts');
-  const { createContactWrites } = await import('#shared/contacts/repository.ts');
-  const { newId } = await import('#shared/ids.ts');
-  const items = Array.from({ length: n }, (_, k) => {
-    const i = from + k;
-    const at = new Date(Date.now() - 86_400_000 + i * 10);
-    const c = {
-      id: newId('con', at.getTime()),
-      accountId: acct.accountId,
-      name: `Filler Person ${i}`,
-      email: `filler${i}@bulk.example`,
-      organizationId: null,
-      notes: null,
-      createdAt: at.toISOString(),
-      updatedAt: at.toISOString(),
-      version: 1,
-    };
-    return createContactWrites(c, null).flatMap((w) => (w.item.Put ? [w.item.Put.Item!] : []));
-  }).flat();
-  await batchPut(items, { concurrency: 8 });
+  const at = (i: number) => new Date(Date.now() - 86_400_000 + i * 10);
+  await storeContacts(Array.from({ length: n }, (_, k) => from + k).map((i) => contactRecord(acct.accountId, at(i), { name: `Filler Person ${i}`, email: `filler${i}@bulk.example` })));
 }
 
 describe('search work does not grow with the account', () => {
@@ -166,14 +149,9 @@ describe('admin reindex', () => {
   it('indexes records written before the word index, idempotently', async () => {
     const acct = await createTestAccount();
     const d = as(client, acct.ownerKey);
-    const { batchPut } = await import('#shared/db/query.ts');
-    const { createContactWrites } = await import('#shared/contacts/repository.ts');
-    const { newId } = await import('#shared/ids.ts');
-    const now = new Date().toISOString();
-    const legacy = { id: newId('con'), accountId: acct.accountId, name: 'Legacy Lenora', email: 'lenora@old.example', organizationId: null, notes: null, createdAt: now, updatedAt: now, version: 1 };
+    const legacy = contactRecord(acct.accountId, new Date(), { name: 'Legacy Lenora', email: 'lenora@old.example' });
     // As an older version stored it: the contact and its guard, no words.
-    const items = createContactWrites(legacy, null).flatMap((w) => (w.item.Put && w.item.Put.Item!.type !== 'searchWord' ? [w.item.Put.Item!] : []));
-    await batchPut(items);
+    await storeContacts([legacy], { words: false });
     expect((await list(d, `${CONTACTS}?search=lenora`)).data).toEqual([]);
     const { reindexAccount } = await import('#shared/reindex/service.ts');
     expect((await reindexAccount(acct.accountId)).contacts).toBe(1);

@@ -4,12 +4,12 @@
  * demand; recompute through its queue.
  */
 import { describe, expect, it } from 'vitest';
-import type { StateRecord } from '#shared/sla/repository.ts';
 import { eventually } from '../support/wait.ts';
 import { localLambda } from '../support/lambda.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, newTicket, outboxItems, TICKETS, type Desk } from '../support/desk.ts';
+import { storedSlaState, type StoredSlaState } from '../support/store.ts';
 
 const { client } = useGateway();
 const BASE = '/helpdesk/api/sla-policies';
@@ -48,14 +48,13 @@ async function policy(d: Desk, over: Record<string, unknown> = {}) {
   return res.body.data;
 }
 
-const stored = async (accountId: string, ticketId: string): Promise<StateRecord | null> => (await import('#shared/sla/repository.ts')).getState(accountId, ticketId);
 const state = async (d: Desk, ticketId: string) => (await d.get(`${BASE}/ticket/${ticketId}`)).body.data;
 
 /** Wait until the consumer's stored state satisfies `ok`, then answer the API's view. */
-async function settled(t: Desktop, ticketId: string, ok: (s: StateRecord) => boolean, what: string) {
+async function settled(t: Desktop, ticketId: string, ok: (s: StoredSlaState) => boolean, what: string) {
   await eventually(
     async () => {
-      const s = await stored(t.acct.accountId, ticketId);
+      const s = await storedSlaState(t.acct.accountId, ticketId);
       return s && ok(s);
     },
     15_000,
@@ -114,7 +113,7 @@ describe('SLA state kept by the consumer', () => {
     expect(s.paused).toBe(true);
     expect(s.metrics.firstReply.dueAt).toBeNull();
     expect(s.metrics.resolution.dueAt).toBeNull();
-    expect((await stored(t.acct.accountId, ticket.id))!.nextDueAt).toBeNull();
+    expect((await storedSlaState(t.acct.accountId, ticket.id))!.nextDueAt).toBeNull();
 
     // The pause this test measures: at least 300 ms.
     await new Promise((r) => setTimeout(r, 300));
@@ -123,7 +122,7 @@ describe('SLA state kept by the consumer', () => {
     const p = s.metrics.firstReply;
     expect(s.paused).toBe(false);
     const shift = Date.parse(p.dueAt) - Date.parse(before.metrics.firstReply.dueAt);
-    const pause = (await stored(t.acct.accountId, ticket.id))!.facts.pauses[0];
+    const pause = (await storedSlaState(t.acct.accountId, ticket.id))!.facts.pauses[0];
     expect(shift).toBe(Date.parse(pause.to!) - Date.parse(pause.from));
     expect(shift).toBeGreaterThanOrEqual(300);
   });
@@ -144,7 +143,7 @@ describe('SLA state kept by the consumer', () => {
     const ticket = await newTicket(t.d);
     await settled(t, ticket.id, () => true, 'the state');
     expect((await t.d.del(`${TICKETS}/${ticket.id}`)).status).toBe(204);
-    await eventually(async () => (await stored(t.acct.accountId, ticket.id)) === null, 15_000, 'the state removed');
+    await eventually(async () => (await storedSlaState(t.acct.accountId, ticket.id)) === null, 15_000, 'the state removed');
   });
 });
 
@@ -223,7 +222,7 @@ describe('breaches', () => {
     const s = await state(t.d, ticket.id);
     expect(s.breached).toBe(true);
     expect(s.metrics.firstReply).toMatchObject({ breached: true, achievedAt: null });
-    const rec = await stored(t.acct.accountId, ticket.id);
+    const rec = await storedSlaState(t.acct.accountId, ticket.id);
     expect(rec!.breaches).toEqual({ firstReply: ticket.createdAt });
     // The index now watches the next deadline (resolution), not the reported one.
     expect(rec!.nextDueAt).toBe(s.metrics.resolution.dueAt);
@@ -238,13 +237,13 @@ describe('recompute', () => {
     for (const tk of [...open, resolved]) await settled(t, tk.id, () => true, 'the state');
     const p = await policy(t.d);
     // A policy change does not touch existing tickets by itself.
-    expect((await stored(t.acct.accountId, open[0].id))!.policy).toBeNull();
+    expect((await storedSlaState(t.acct.accountId, open[0].id))!.policy).toBeNull();
 
     const res = await t.d.post(`${BASE}/recompute`, {});
     expect(res.status).toBe(202);
     expect(res.body.data).toEqual({ accepted: true, ticketCount: 2 });
     for (const tk of open) await settled(t, tk.id, (x) => x.policy?.id === p.id, 'recomputed');
-    expect((await stored(t.acct.accountId, resolved.id))!.policy).toBeNull();
+    expect((await storedSlaState(t.acct.accountId, resolved.id))!.policy).toBeNull();
   });
 
   it('a recompute message that fails is reported on its own; the rest of its batch is recomputed', async () => {
@@ -264,6 +263,6 @@ describe('recompute', () => {
 
     // Assert
     expect(res.batchItemFailures).toEqual([{ itemIdentifier: 'bad' }]);
-    expect((await stored(t.acct.accountId, ticket.id))!.policy?.id).toBe(p.id);
+    expect((await storedSlaState(t.acct.accountId, ticket.id))!.policy?.id).toBe(p.id);
   });
 });

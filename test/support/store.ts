@@ -1,0 +1,101 @@
+/**
+ * Arrange and inspect steps that go to the table, for what the API cannot do:
+ * put the store in a state no request produces (back-dated records, a large
+ * account seeded fast, a crash halfway through), or read what the store holds
+ * to prove a write was whole. Each helper says why the API will not do. The
+ * e2e tests reach repositories only through here (ESLint: eslint.config.js);
+ * older helpers of the kind are in desk.ts (tickets, outbox) and helpdesk.ts
+ * (closing a ticket, a ticket's version, a stored contact).
+ */
+import { newId } from '#shared/ids.ts';
+import type { StateRecord } from '#shared/sla/repository.ts';
+import type { TicketRecord } from '#shared/tickets/repository.ts';
+
+export type StoredSlaState = StateRecord;
+
+/** A ticket as stored, version included: the API shows no version, and a version counts the writes a ticket got. */
+export async function storedTicket(accountId: string, ticketId: string): Promise<TicketRecord> {
+  const { getTicket } = await import('#shared/tickets/repository.ts');
+  const ticket = await getTicket(accountId, ticketId);
+  if (!ticket) throw new Error(`no ticket ${ticketId} stored`);
+  return ticket;
+}
+
+/** Replace a stored ticket with `changes` (version bumped) and nothing else: every API write also records an event and an audit. */
+export async function changeTicketInStore(accountId: string, ticketId: string, changes: Partial<TicketRecord>): Promise<void> {
+  const { replaceTicketWrite } = await import('#shared/tickets/repository.ts');
+  const { transactWrite } = await import('#shared/db/transact.ts');
+  const current = await storedTicket(accountId, ticketId);
+  await transactWrite([replaceTicketWrite({ ...current, ...changes, version: current.version + 1 }, current.version)]);
+}
+
+/** Write a ticket record (see desk.ts ticketRecord) as the repository creates one: back-dated, which the API never is (it stamps each write with its own time). */
+export async function createTicketInStore(record: TicketRecord): Promise<void> {
+  const { createTicket } = await import('#shared/tickets/repository.ts');
+  await createTicket(record, []);
+}
+
+/** A ticket's SLA state as the consumer stored it, or null: the API works one out from the ticket when none is stored, so it cannot tell whether the consumer has run. */
+export async function storedSlaState(accountId: string, ticketId: string): Promise<StoredSlaState | null> {
+  const { getState } = await import('#shared/sla/repository.ts');
+  return getState(accountId, ticketId);
+}
+
+/** The options of a field as stored, with their usage counts: the API shows no count (it only refuses to delete an option in use). */
+export async function storedOptions(accountId: string, fieldId: string) {
+  const { listOptions } = await import('#shared/ticket-fields/repository.ts');
+  return listOptions(accountId, fieldId);
+}
+
+/** The accounts the hourly time-rule job visits: no route lists them. */
+export async function timeRuleAccounts(): Promise<string[]> {
+  const { accountsWithTimeRules } = await import('#shared/automations/repository.ts');
+  return accountsWithTimeRules();
+}
+
+/** The lookup item the authorizer reads for an API key (its principal and usage key): no route shows it. */
+export async function storedKeyLookup(apiKey: string) {
+  const { getApiKeyByHash } = await import('#shared/accounts/repository.ts');
+  const { hashApiKey } = await import('#shared/auth/api-keys.ts');
+  return getApiKeyByHash(hashApiKey(apiKey));
+}
+
+/** An API key's record as stored, revocation time included (to prove the time an audit reports is the one written). */
+export async function storedApiKey(accountId: string, keyId: string) {
+  const { getApiKey } = await import('#shared/accounts/repository.ts');
+  return getApiKey(accountId, keyId);
+}
+
+/**
+ * Delete an organization as its delete transaction does, without the unlinking of its contacts
+ * that the API's delete always goes on to (the consumer of organization.deleted): the state a
+ * crash between the two leaves.
+ */
+export async function deleteOrganizationInStore(accountId: string, organizationId: string): Promise<void> {
+  const { deleteOrganization, getOrganization } = await import('#shared/organizations/repository.ts');
+  const organization = await getOrganization(accountId, organizationId);
+  if (!organization) throw new Error(`no organization ${organizationId} stored`);
+  await deleteOrganization(organization);
+}
+
+/** A contact as its repository stores it, created at `at` (ids are time-ordered); `overrides` set any field. */
+export function contactRecord(accountId: string, at: Date, overrides: { name: string; email: string } & Record<string, unknown>) {
+  return { id: newId('con', at.getTime()), accountId, organizationId: null, notes: null, createdAt: at.toISOString(), updatedAt: at.toISOString(), version: 1, ...overrides };
+}
+
+/**
+ * Store one account's contacts as their repository writes them (the contact, its email guard,
+ * its search words) and move the account's contact counter by as many: a large account without
+ * thousands of API calls. `words: false` leaves the search words out, as versions before the word index
+ * stored contacts.
+ */
+export async function storeContacts(records: ReturnType<typeof contactRecord>[], { words = true } = {}): Promise<void> {
+  const { createContactWrites } = await import('#shared/contacts/repository.ts');
+  const { batchPut } = await import('#shared/db/query.ts');
+  const { transactWrite } = await import('#shared/db/transact.ts');
+  const { listCounter } = await import('#shared/db/list-counter.ts');
+  if (!records.length) return;
+  const items = records.flatMap((c) => createContactWrites(c, null).flatMap((w) => (w.item.Put && (words || w.item.Put.Item!.type !== 'searchWord') ? [w.item.Put.Item!] : [])));
+  await batchPut(items, { concurrency: 8 });
+  await transactWrite([listCounter.write(records[0].accountId, 'CONTACTS', records.length)]);
+}
