@@ -80,7 +80,8 @@ export class Api {
       id: 'AuthorizerFunction',
       entry: AUTHORIZER.entry,
       description: 'REQUEST authorizer: API key or session token -> principal',
-      tableAccess: 'read',
+      // UpdateItem for an API key's last_used_at: one conditional write per key per hour (decisions §18).
+      tableAccess: 'readUpdate',
       environment: { ANONYMOUS_USAGE_KEY: anonymousKeyValue(scope.stackName), AUTHORIZER_CACHE_TTL_SECONDS: String(config.authorizerCacheTtlSeconds) },
       reservedConcurrency: config.reservedConcurrency?.authorizer,
     });

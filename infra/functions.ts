@@ -25,8 +25,8 @@ export interface FunctionOptions {
   /** Entry file, relative to the project root. */
   entry: string;
   description: string;
-  /** What the code may do with the table, when its bundle touches it at all. */
-  tableAccess: 'read' | 'readWrite';
+  /** What the code may do with the table, when its bundle touches it at all; `readUpdate`: read, and UpdateItem (it can neither create, replace nor delete an item). */
+  tableAccess: 'read' | 'readUpdate' | 'readWrite';
   /** Variables of its own, besides those that follow from its bundle. */
   environment?: Record<string, string>;
   /** Default: ServiceFunction's, below API Gateway's integration timeout. */
@@ -70,11 +70,12 @@ export class Functions {
     const { id, entry, description, tableAccess, environment = {}, timeoutSeconds, reservedConcurrency } = options;
     const { config, data, bus, uploads } = this.props;
     const enriches = bundles(entry, ENRICHMENT_MODULE);
+    const table = bundles(entry, 'shared/db/client.ts') ? tableAccess : 'none';
     const fn = new ServiceFunction(this.scope, id, {
       entry,
       description,
       table: data.table,
-      tableAccess: bundles(entry, 'shared/db/client.ts') ? tableAccess : 'none',
+      tableAccess: table === 'readUpdate' ? 'read' : table,
       sessionSecret: bundles(entry, 'shared/auth/secret.ts') ? data.sessionSecret : undefined,
       secrets: enriches && this.enrichmentSecret ? [this.enrichmentSecret] : [],
       environment: {
@@ -89,6 +90,7 @@ export class Functions {
       logRetention: config.logRetentionDays as RetentionDays,
       reservedConcurrency,
     }).fn;
+    if (table === 'readUpdate') data.table.grant(fn, 'dynamodb:UpdateItem');
     uploads.grantTo(fn, entry);
     // decisions §15: audits expire after the stage's retention, however they are written.
     if (bundles(entry, AUDIT_MODULE)) fn.addEnvironment('AUDIT_RETENTION_DAYS', String(config.auditRetentionDays));

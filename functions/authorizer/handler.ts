@@ -1,5 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { authenticate } from '#shared/auth/authenticate.ts';
+import { principalContext } from '#shared/auth/principal.ts';
 import { UnauthorizedError } from '#shared/domain/errors.ts';
 import { isStoreUnavailable } from '#shared/http/error-map.ts';
 import { logger } from '#shared/logger.ts';
@@ -24,7 +25,8 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
     return {
       principalId: principal.userId,
       policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resource }] },
-      context: { ...principal },
+      // The key's scopes and expiry ride along, so the group functions check them even on a cached answer.
+      context: principalContext(principal),
       usageIdentifierKey: usageKeyValue ?? ANONYMOUS_USAGE_KEY,
     };
   } catch (err) {

@@ -1,7 +1,8 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Plan } from '../auth/principal.ts';
+import { SCOPES, type Scope } from '../auth/scopes.ts';
 import { ddb, tableName } from '../db/client.ts';
-import { bindEntity, conditions, type Condition } from '../db/entity.ts';
+import { bindEntity, conditions, type Condition, type QueryOptions } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
 import { batchGet, queryAll } from '../db/query.ts';
 import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
@@ -25,6 +26,12 @@ export interface ApiKeyRecord {
   name: string;
   hash: string;
   createdAt: string;
+  /** What the key may do on top of its user's role (decisions §18); keys stored before scopes read back with all four. */
+  scopes: Scope[];
+  /** When the key stops working (ISO 8601), or null: never. */
+  expiresAt: string | null;
+  /** When the key was first used in the latest hour it was used (recordApiKeyUse), or null. */
+  lastUsedAt: string | null;
 }
 
 /** Most active API keys one user may hold: every role/status change rewrites each key's lookup in one transaction. */
@@ -48,12 +55,20 @@ export type ApiKeyLookup = ApiKeyRecord & Partial<KeyPrincipal>;
 /** Attributes an item may lack are undefined on the record, as they were before it was read. */
 const withoutNulls = <R extends object>(r: R): R => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== null)) as R;
 
-const API_KEY_FIELDS = ['keyId', 'accountId', 'userId', 'name', 'hash', 'createdAt'] as const;
+const API_KEY_FIELDS = ['keyId', 'accountId', 'userId', 'name', 'hash', 'createdAt', 'scopes', 'expiresAt', 'lastUsedAt'] as const;
+/** `expiresAt` is the table's TTL attribute (epoch seconds): a key's expiry is stored under its own name, and the item is kept. */
+const API_KEY_RENAMES = { expiresAt: 'keyExpiresAt' } as const;
+/** Keys stored before scopes and expiry read back with every scope and no expiry (and no use recorded). */
+const keyDefaults = <R extends Partial<ApiKeyRecord>>(r: R): R => ({ ...r, scopes: r.scopes ?? [...SCOPES], expiresAt: r.expiresAt ?? null, lastUsedAt: r.lastUsedAt ?? null });
 
 const accounts = bindEntity<AccountRecord>(ENTITIES.account, { fields: ['accountId', 'name', 'plan', 'createdAt', 'usageKeyValue', 'usageKeyId'], normalize: withoutNulls });
 // Lookups written before they carried the principal lack it: the authorizer then reads user and account.
-const keyLookups = bindEntity<ApiKeyLookup>(ENTITIES.apiKeyHash, { fields: [...API_KEY_FIELDS, 'role', 'status', 'plan', 'usageKeyValue'], normalize: withoutNulls });
-const apiKeys = bindEntity<ApiKeyRecord & { revokedAt: string | null }>(ENTITIES.apiKey, { fields: [...API_KEY_FIELDS, 'revokedAt'] });
+const keyLookups = bindEntity<ApiKeyLookup>(ENTITIES.apiKeyHash, {
+  fields: [...API_KEY_FIELDS, 'role', 'status', 'plan', 'usageKeyValue'],
+  renames: API_KEY_RENAMES,
+  normalize: (r) => keyDefaults(withoutNulls(r)),
+});
+const apiKeys = bindEntity<ApiKeyRecord & { revokedAt: string | null }>(ENTITIES.apiKey, { fields: [...API_KEY_FIELDS, 'revokedAt'], renames: API_KEY_RENAMES, normalize: keyDefaults });
 const demoMarkers = bindEntity<{ accountId: string; userId: string }>(ENTITIES.demoMarker, { fields: ['accountId', 'userId'] });
 
 /** The writes that store an API key: its global hash lookup (carrying the principal) and its record under the account. */
@@ -169,7 +184,7 @@ export async function putApiKey(k: ApiKeyRecord, user: UserRecord, account: Acco
     ...putApiKeyWrites(k, { role: user.role, status: user.status, plan: account.plan, ...(account.usageKeyValue ? { usageKeyValue: account.usageKeyValue } : {}) }),
     addApiKeyHashWrite(user, k.hash, MAX_KEYS_PER_USER, () =>
       (user.apiKeyHashes?.size ?? 0) >= MAX_KEYS_PER_USER
-        ? new ValidationError(`A user can hold at most ${MAX_KEYS_PER_USER} API keys; revoke one first`, [{ field: 'user', message: 'too many API keys' }])
+        ? new ValidationError(`A user can hold at most ${MAX_KEYS_PER_USER} API keys; revoke one first`, [{ field: 'user_id', message: 'too many API keys' }])
         : new ConflictError('The user changed concurrently; retry'),
     ),
     accounts.check({ accountId: account.accountId }, accountUnchanged),
@@ -184,6 +199,46 @@ export async function getApiKeyByHash(hash: string): Promise<ApiKeyLookup | null
 
 export async function getApiKey(accountId: string, keyId: string): Promise<(ApiKeyRecord & { revokedAt: string | null }) | null> {
   return apiKeys.get({ accountId, keyId }, { consistent: true });
+}
+
+/**
+ * The account's live (not revoked) API keys, newest first (ids are time-ordered),
+ * or only those of `userId`. Reads the account's key records, revoked ones
+ * included (filtered out by the store): an account holds at most 20 live keys
+ * per user, and a key management list, not a request path of integrations.
+ */
+export async function listLiveApiKeys(accountId: string, userId?: string): Promise<ApiKeyRecord[]> {
+  const filter: QueryOptions['filter'] = {
+    expr: `(attribute_not_exists(#revoked) OR attribute_type(#revoked, :null))${userId ? ' AND #user = :user' : ''}`,
+    names: { '#revoked': 'revokedAt', ...(userId ? { '#user': 'userId' } : {}) },
+    values: { ':null': 'NULL', ...(userId ? { ':user': userId } : {}) },
+  };
+  const items = await queryAll<Record<string, unknown>>({ ...apiKeys.query('byAccount', { accountId }, { forward: false, filter }), consistent: true });
+  return items.map((i) => apiKeys.fromItem(i));
+}
+
+/**
+ * Record that a key was used at `at`, at most once per key per hour: one
+ * transaction sets `lastUsedAt` on the key's lookup, only while the lookup's
+ * own is older than `hourStart` (so of concurrent authorizers one writes), and
+ * on its record. A revoked key (its lookup gone) writes nothing. A failed
+ * condition is a ConflictError: someone recorded this hour already.
+ */
+export async function recordApiKeyUse(k: Pick<ApiKeyRecord, 'hash' | 'accountId' | 'keyId'>, at: string, hourStart: string): Promise<void> {
+  const olderThanHour: Condition = {
+    expr: 'attribute_exists(pk) AND (attribute_not_exists(#used) OR attribute_type(#used, :null) OR #used < :hour)',
+    names: { '#used': 'lastUsedAt' },
+    values: { ':null': 'NULL', ':hour': hourStart },
+    error: () => new ConflictError('The key use of this hour is recorded already'),
+  };
+  await transactWrite([
+    keyLookups.updateAttributes({ hash: k.hash }, { set: { lastUsedAt: at } }, olderThanHour),
+    apiKeys.updateAttributes(
+      { accountId: k.accountId, keyId: k.keyId },
+      { set: { lastUsedAt: at } },
+      conditions.present(() => new NotFoundError('API key')),
+    ),
+  ]);
 }
 
 /**

@@ -1,9 +1,10 @@
-import type { AuditChange } from '../audits/model.ts';
+import type { AuditActor, AuditChange } from '../audits/model.ts';
 import { auditWrite, diffFields, SYSTEM_ACTOR } from '../audits/service.ts';
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
 import { flushAuthorizerCache } from '../auth/authorizer-cache.ts';
 import { signSessionToken } from '../auth/jwt.ts';
 import type { Plan } from '../auth/principal.ts';
+import { normalizeScopes, SCOPES, type Scope } from '../auth/scopes.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { NotFoundError, UnauthorizedError } from '../domain/errors.ts';
@@ -17,28 +18,46 @@ import type { AccountRecord, ApiKeyRecord } from './repository.ts';
 export const DEFAULT_SESSION_TTL_SECONDS = 12 * 60 * 60;
 
 /*
- * Audits (decisions §15). These operations are the admin CLI's (and `npm
- * start`'s): the actor is the system, and the via is `api` (an operator's
- * command has no via of its own). An account's audit lists its name, its plan
- * and the id of its API Gateway usage key, never the key's value; an API
- * key's lists its user and name (never the key or its hash) and, on
- * revocation, `revokedAt`.
+ * Audits (decisions §15). The admin CLI's operations (and `npm start`'s) are
+ * the system's, an API call's are the calling user's (userActor); the via is
+ * `api` (an operator's command has no via of its own). An account's audit
+ * lists its name, its plan and the id of its API Gateway usage key, never the
+ * key's value; an API key's lists its user, name, scopes and expiry (never the
+ * key or its hash) and, on revocation, `revokedAt`. Its hourly last use is no
+ * change of a setting and is not audited.
  */
 const ACCOUNT_AUDITED = ['name', 'plan', 'usageKeyId'] as const;
-const API_KEY_AUDITED = ['userId', 'name', 'revokedAt'] as const;
+const API_KEY_AUDITED = ['userId', 'name', 'scopes', 'expiresAt', 'revokedAt'] as const;
 
 const accountAudit = (accountId: string, changes: AuditChange[], at: string): TxWrite =>
   auditWrite({ accountId, resource: { type: 'account', id: accountId }, actor: SYSTEM_ACTOR, via: 'api', changes, at });
 
-const apiKeyAudit = (k: ApiKeyRecord, changes: AuditChange[], at: string): TxWrite =>
-  auditWrite({ accountId: k.accountId, resource: { type: 'api_key', id: k.keyId }, actor: SYSTEM_ACTOR, via: 'api', changes, at });
+const apiKeyAudit = (k: ApiKeyRecord, changes: AuditChange[], at: string, actor: AuditActor): TxWrite =>
+  auditWrite({ accountId: k.accountId, resource: { type: 'api_key', id: k.keyId }, actor, via: 'api', changes, at });
 
 /** An API key as its audit sees it: no key material. */
-const auditedKey = (k: ApiKeyRecord, revokedAt: string | null = null) => ({ userId: k.userId, name: k.name, revokedAt });
+const auditedKey = (k: ApiKeyRecord, revokedAt: string | null = null) => ({ userId: k.userId, name: k.name, scopes: k.scopes, expiresAt: k.expiresAt, revokedAt });
 
-function newApiKey(accountId: string, userId: string, name: string) {
+/** What a new key may do and for how long: every scope and no expiry unless narrowed (decisions §18). */
+export interface KeyLimits {
+  scopes?: readonly Scope[];
+  /** ISO 8601, validated by the caller (ExpiresAtSchema); null or absent: never. */
+  expiresAt?: string | null;
+}
+
+function newApiKey(accountId: string, userId: string, name: string, limits: KeyLimits = {}) {
   const apiKey = generateApiKey();
-  const record: repo.ApiKeyRecord = { keyId: newId('key'), accountId, userId, name, hash: hashApiKey(apiKey), createdAt: new Date().toISOString() };
+  const record: repo.ApiKeyRecord = {
+    keyId: newId('key'),
+    accountId,
+    userId,
+    name,
+    hash: hashApiKey(apiKey),
+    createdAt: new Date().toISOString(),
+    scopes: normalizeScopes(limits.scopes ?? SCOPES),
+    expiresAt: limits.expiresAt ?? null,
+    lastUsedAt: null,
+  };
   return { apiKey, record };
 }
 
@@ -63,30 +82,43 @@ export async function createAccount(input: { name: string; plan: Plan; ownerEmai
   await repo.createAccount(account, owner, record, [
     accountAudit(accountId, diffFields(null, account, ACCOUNT_AUDITED), account.createdAt),
     ...userAuditWrites(null, owner, SYSTEM_ACTOR),
-    apiKeyAudit(record, diffFields(null, auditedKey(record), API_KEY_AUDITED), record.createdAt),
+    apiKeyAudit(record, diffFields(null, auditedKey(record), API_KEY_AUDITED), record.createdAt, SYSTEM_ACTOR),
   ]);
   const dto = toUserDto(owner);
   return { accountId, plan: input.plan, owner: { id: dto.id, email: dto.email, name: dto.name, role: dto.role, status: dto.status }, apiKey };
 }
 
-export async function createApiKey(accountId: string, userId: string, name = 'API key') {
-  const { apiKey, record } = newApiKey(accountId, userId, name);
+/** Store a new key of `userId` (its user must exist: else `missingUser`), audited as `actor`'s. */
+async function storeApiKey(accountId: string, userId: string, name: string, limits: KeyLimits, actor: AuditActor, missingUser: () => Error = () => new NotFoundError('User')) {
+  const { apiKey, record } = newApiKey(accountId, userId, name, limits);
   // The key's lookup copies the user's role/status and the account's plan; a concurrent change of either is a conflict: re-read.
   await retryOnConflict(async () => {
     const [user, account] = await Promise.all([findUser(accountId, userId, true), repo.getAccount(accountId)]);
-    if (!user || !account) throw new NotFoundError('User');
-    await repo.putApiKey(record, user, account, [apiKeyAudit(record, diffFields(null, auditedKey(record), API_KEY_AUDITED), record.createdAt)]);
+    if (!user || !account) throw missingUser();
+    await repo.putApiKey(record, user, account, [apiKeyAudit(record, diffFields(null, auditedKey(record), API_KEY_AUDITED), record.createdAt, actor)]);
   });
-  return { id: record.keyId, name, apiKey };
+  return { apiKey, record };
 }
 
-export async function revokeApiKey(accountId: string, keyId: string) {
+/** The admin CLI's create-api-key (decisions §2, §18): every scope and no expiry unless narrowed. */
+export async function createApiKey(accountId: string, userId: string, name = 'API key', limits: KeyLimits = {}) {
+  const { apiKey, record } = await storeApiKey(accountId, userId, name, limits, SYSTEM_ACTOR);
+  return { id: record.keyId, name, apiKey, scopes: record.scopes, expiresAt: record.expiresAt };
+}
+
+/**
+ * Revoke a key: its lookup is deleted (refused from the next request on) and
+ * the stage's authorizer cache flushed, so no cached answer outlives it. A key
+ * `visible` says no to (by default none) is not found. `actor`: the system
+ * for the admin CLI, the calling user for the API.
+ */
+export async function revokeApiKey(accountId: string, keyId: string, actor: AuditActor = SYSTEM_ACTOR, visible: (key: ApiKeyRecord & { revokedAt: string | null }) => boolean = () => true) {
   await retryOnConflict(async () => {
     const key = await repo.getApiKey(accountId, keyId);
-    if (!key) throw new NotFoundError('API key');
+    if (!key || !visible(key)) throw new NotFoundError('API key');
     const at = new Date().toISOString();
     // Revoking a revoked key again repeats the writes (harmless) but records nothing: nothing changed.
-    const audit = key.revokedAt ? [] : [apiKeyAudit(key, diffFields(auditedKey(key), auditedKey(key, at), API_KEY_AUDITED), at)];
+    const audit = key.revokedAt ? [] : [apiKeyAudit(key, diffFields(auditedKey(key), auditedKey(key, at), API_KEY_AUDITED), at, actor)];
     await repo.revokeApiKey(key, await findUser(accountId, key.userId, true), at, audit);
   });
   await flushAuthorizerCache();

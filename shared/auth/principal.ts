@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { encodeScopes, SCOPES } from './scopes.ts';
 
 export const USER_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
@@ -9,15 +10,41 @@ export type DeskRole = 'viewer' | 'agent' | 'admin';
 /** Requests per calendar minute per account (api-spec Limits; decisions §4). */
 export const PLAN_LIMITS: Record<Plan, number> = { free: 100, paid: 1000, enterprise: 10000 };
 
-/** Who is calling: resolved by the authorizer, carried to the group functions in the request context. */
+/**
+ * Who is calling: resolved by the authorizer, carried to the group functions
+ * in the request context (parsed from it by this schema). An API key's
+ * principal also carries the key's scopes (absent: every scope, as a session
+ * token has) and its expiry, so that an answer the authorizer cache keeps is
+ * still checked against both on every request (shared/http/middleware.ts).
+ */
 export const PrincipalSchema = z.object({
   accountId: z.string(),
   userId: z.string(),
   role: z.enum(USER_ROLES),
   plan: z.enum(PLANS),
   credential: z.enum(['api_key', 'session']),
+  /** Context values are strings: the scopes space-separated (principalContext). */
+  scopes: z
+    .string()
+    .transform((s) => s.split(' '))
+    .pipe(z.array(z.enum(SCOPES)).min(1))
+    .optional(),
+  /** When the API key stops working (ISO 8601); absent: never. */
+  keyExpiresAt: z.iso.datetime().optional(),
 });
 export type Principal = z.infer<typeof PrincipalSchema>;
+
+/** The principal as the authorizer's answer carries it: context values must be strings, numbers or booleans. */
+export function principalContext(p: Principal): Record<string, string> {
+  const { scopes, keyExpiresAt, ...rest } = p;
+  return { ...rest, ...(scopes ? { scopes: encodeScopes(scopes) } : {}), ...(keyExpiresAt ? { keyExpiresAt } : {}) };
+}
+
+/** Whether the calling API key has expired by `now` (a session token's expiry is checked when it is verified). */
+export const keyExpired = (p: Pick<Principal, 'keyExpiresAt'>, now = Date.now()) => p.keyExpiresAt !== undefined && Date.parse(p.keyExpiresAt) <= now;
+
+/** What a request with an expired key is told (the authorizer and the middleware say the same). */
+export const keyExpiredMessage = (expiresAt: string) => `The API key expired at ${expiresAt}; create a new key`;
 
 /** decisions §1: owner and admin -> admin, member -> agent, viewer -> viewer. */
 export function deskRole(role: UserRole): DeskRole {

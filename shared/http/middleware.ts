@@ -1,7 +1,8 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod';
-import { hasDeskRole, PrincipalSchema, type DeskRole, type Principal } from '../auth/principal.ts';
+import { hasDeskRole, keyExpired, keyExpiredMessage, PrincipalSchema, type DeskRole, type Principal } from '../auth/principal.ts';
+import { missingScopes, scopeNeeded } from '../auth/scopes.ts';
 import { withRequestScope } from '../db/client.ts';
 import { BadRequestError, DomainError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError, UnauthorizedError, ForbiddenError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { consume, RateLimitExceededError, type RateLimitState } from '../ratelimit/limiter.ts';
@@ -94,13 +95,19 @@ const routeResolver = (table: Map<string, RouteContract>): Middleware => ({
   },
 });
 
-/** The authorizer put either a principal or the reason it refused into the request context. */
+/**
+ * The authorizer put either a principal or the reason it refused into the
+ * request context. An API key's expiry is checked here on every request: the
+ * authorizer refuses an expired key, but its answer may be a cached one given
+ * before the key expired.
+ */
 const principalFromAuthorizer = (): Middleware => ({
   before: function principalFromAuthorizerBefore(request: Req) {
     const ctx = request.event.requestContext?.authorizer ?? {};
     if (ctx.authUnavailable) throw new ServiceUnavailableError();
     const parsed = PrincipalSchema.safeParse(ctx);
     if (!parsed.success) throw new UnauthorizedError(typeof ctx.authError === 'string' ? ctx.authError : 'Authentication required');
+    if (keyExpired(parsed.data)) throw new UnauthorizedError(keyExpiredMessage(parsed.data.keyExpiresAt!));
     stateOf(request.event).principal = parsed.data;
   },
 });
@@ -156,13 +163,19 @@ const ROLE_WORDS: Record<Interface, Record<DeskRole, string>> = {
   helpdesk: { viewer: 'viewer', agent: 'agent', admin: 'admin' },
 };
 
-/** Credential kind and role the route asks for (decisions §1). */
+/**
+ * Credential kind, API key scope and role the route asks for (decisions §1,
+ * §18). The scope is checked here on every request, from the scopes the
+ * authorizer's (possibly cached) answer carries.
+ */
 const accessGuard = (): Middleware => ({
   before: function accessGuardBefore(request: Req) {
     const { route, principal: p, iface } = stateOf(request.event);
     if (route!.auth === 'session' && p!.credential !== 'session') {
       throw new UnauthorizedError('This endpoint needs a session token (Authorization: Bearer <session token>); API keys are not accepted here');
     }
+    const [missing] = missingScopes(p!.scopes, [scopeNeeded(route!.method, iface)]);
+    if (missing) throw new ForbiddenError(`This API key lacks the ${missing} scope this request needs`);
     if (route!.access && !hasDeskRole(p!.role, route!.access)) throw new ForbiddenError(`This action needs the ${ROLE_WORDS[iface][route!.access]} role or above`);
   },
 });

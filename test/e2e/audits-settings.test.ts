@@ -70,6 +70,8 @@ const bySystem = (type: string, id: string, changes: Json[]) => ({
 
 const created = (values: Record<string, unknown>) => Object.entries(values).map(([field, to]) => ({ field, from: null, to }));
 
+const ALL_SCOPES = ['users:read', 'users:write', 'desk:read', 'desk:write'];
+
 describe('users', () => {
   it("records a user's invitation and the owner's role change with before and after, actor the owner, via api", async () => {
     // Arrange
@@ -157,8 +159,10 @@ describe('API keys and the plan (admin CLI)', () => {
     const accounts = await import('#shared/accounts/service.ts');
     const { hashApiKey } = await import('#shared/auth/api-keys.ts');
 
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+
     // Act
-    const key = await accounts.createApiKey(own.accountId, own.ownerId, 'ci');
+    const key = await accounts.createApiKey(own.accountId, own.ownerId, 'ci', { scopes: ['desk:read'], expiresAt });
     await accounts.revokeApiKey(own.accountId, key.id);
     await accounts.revokeApiKey(own.accountId, key.id);
     await accounts.setPlan(own.accountId, 'paid');
@@ -167,7 +171,7 @@ describe('API keys and the plan (admin CLI)', () => {
     // Assert: one audit per change, none for the repeats
     const keyAudits = await auditsOf(d, 'api_key', key.id);
     expect(keyAudits).toEqual([
-      bySystem('api_key', key.id, created({ userId: own.ownerId, name: 'ci' })),
+      bySystem('api_key', key.id, created({ userId: own.ownerId, name: 'ci', scopes: ['desk:read'], expiresAt })),
       bySystem('api_key', key.id, [{ field: 'revokedAt', from: null, to: expect.stringMatching(ISO) }]),
     ]);
     const { getApiKey } = await import('#shared/accounts/repository.ts');
@@ -178,7 +182,7 @@ describe('API keys and the plan (admin CLI)', () => {
     ]);
     const log = await wholeLog(d);
     const ownerKeyAudit = log.filter((a) => a.resource.type === 'api_key' && a.resource.id !== key.id);
-    expect(ownerKeyAudit).toEqual([bySystem('api_key', expect.stringMatching(/^key_/), created({ userId: own.ownerId, name: 'Owner key' }))]);
+    expect(ownerKeyAudit).toEqual([bySystem('api_key', expect.stringMatching(/^key_/), created({ userId: own.ownerId, name: 'Owner key', scopes: ALL_SCOPES }))]);
     const text = JSON.stringify(log);
     expect(text).not.toContain('sk_');
     for (const secret of [key.apiKey, own.ownerKey]) expect(text).not.toContain(hashApiKey(secret));

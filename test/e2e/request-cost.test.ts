@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import * as accounts from '#shared/accounts/service.ts';
+import { hourStart } from '#shared/auth/api-keys.ts';
 import { localCounterTableName } from '#shared/db/table-definition.ts';
 import { LOCAL_TABLE } from '../../local/stack.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
@@ -12,10 +14,16 @@ const uncached = useGateway();
 const cached = useGateway({ authorizerCacheTtlSeconds: 300 });
 const COUNTERS = localCounterTableName(LOCAL_TABLE);
 
+const WRITES = /^(UpdateItem|PutItem|DeleteItem|TransactWriteItems|BatchWriteItem)/;
+
 async function callsPerRequest(run: () => Promise<unknown>, n: number) {
   const calls: string[] = [];
   store.inject((operation, request) => {
-    calls.push(`${operation} ${request.TableName ?? Object.keys(request.RequestItems ?? request.TransactItems ?? {}).join(',')}`);
+    // A transaction is named by the tables of its items.
+    const tables = request.TransactItems
+      ? [...new Set(request.TransactItems.map((i: Record<string, { TableName: string }>) => Object.values(i)[0].TableName))]
+      : Object.keys(request.RequestItems ?? {});
+    calls.push(`${operation} ${request.TableName ?? tables.join(',')}`);
     return undefined;
   });
   for (let i = 0; i < n; i++) await run();
@@ -41,6 +49,33 @@ describe('store calls per request', () => {
     expect(on.total).toBe(2);
     expect(on.tally[`UpdateItem ${COUNTERS}`]).toBe(1);
     expect(off.total).toBeGreaterThan(on.total);
-    for (const m of [on, off]) for (const call of Object.keys(m.tally)) if (/^(UpdateItem|PutItem|DeleteItem|TransactWriteItems)/.test(call)) expect(call).toContain(COUNTERS);
+    for (const m of [on, off]) for (const call of Object.keys(m.tally)) if (WRITES.test(call)) expect(call).toContain(COUNTERS);
+  });
+
+  it("a GET with an API key records the key's use once an hour (one transaction), and within the hour costs what it did before (3 calls uncached, 2 cached)", async () => {
+    // Arrange: a key never used, and a ticket to read
+    const acct = await createTestAccount();
+    const key = (await accounts.createApiKey(acct.accountId, acct.ownerId, 'cost', { scopes: ['desk:read'] })).apiKey;
+    const created = must(await uncached.client.request('POST', TICKETS, { token: acct.ownerKey, body: { ticket: { subject: 'Cost' } } }), 201, 'create');
+    const path = `${TICKETS}/${created.ticket.id}`;
+    const get = (gw: typeof cached) => () => gw.client.request('GET', path, { token: key });
+    // Act, in one UTC hour (measured again if the hour turns meanwhile)
+    for (let attempt = 1; ; attempt++) {
+      const hour = hourStart(Date.now());
+      const first = await callsPerRequest(get(uncached), 1);
+      const off = await callsPerRequest(get(uncached), 10);
+      must(await cached.client.request('GET', path, { token: key }), 200, 'warm the cache');
+      const on = await callsPerRequest(get(cached), 10);
+      if (hourStart(Date.now()) !== hour && attempt < 2) continue;
+      console.log('GET ticket with an API key, store calls per request', JSON.stringify({ firstInTheHour: first, cacheOff: off, cacheOn: on }));
+      // Assert: the first use of the hour adds one write, a transaction of the key's lookup and record
+      expect(first.total).toBe(4);
+      expect(Object.keys(first.tally).filter((c) => WRITES.test(c) && !c.includes(COUNTERS))).toEqual([`TransactWriteItems ${LOCAL_TABLE}`]);
+      // ... and every later request of the hour costs what a GET did before scopes: 3 calls uncached, 2 cached, no write but the count
+      expect(off.total).toBe(3);
+      expect(on.total).toBe(2);
+      for (const m of [on, off]) for (const call of Object.keys(m.tally)) if (WRITES.test(call)) expect(call).toContain(COUNTERS);
+      return;
+    }
   });
 });

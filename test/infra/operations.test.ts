@@ -106,10 +106,11 @@ describe('stages and operations', () => {
     // The 404 function touches neither the table nor the session secret.
     expect(fnNamed(dev, 'NotFound')[0].Environment.Variables.TABLE_NAME).toBeUndefined();
     expect(policyText(dev, 'NotFound')).not.toMatch(/dynamodb|secretsmanager/);
-    // Consumers read no session secret; the authorizer does, read-only on the table.
+    // Consumers read no session secret; the authorizer does, and reads the table with UpdateItem only (an API key's hourly last use).
     expect(policyText(dev, 'Consumerwebhookdelivery')).not.toMatch(/secretsmanager/);
     expect(policyText(dev, 'AuthorizerFunction')).toMatch(/secretsmanager:GetSecretValue/);
-    expect(policyText(dev, 'AuthorizerFunction')).not.toMatch(/dynamodb:PutItem/);
+    expect(policyText(dev, 'AuthorizerFunction')).toMatch(/dynamodb:UpdateItem/);
+    expect(policyText(dev, 'AuthorizerFunction')).not.toMatch(/dynamodb:(PutItem|DeleteItem|BatchWriteItem)/);
     // Logs only to the function's own log group: no AWSLambdaBasicExecutionRole anywhere.
     for (const role of Object.values(dev.findResources('AWS::IAM::Role'))) expect(JSON.stringify(role.Properties.ManagedPolicyArns ?? [])).not.toMatch(/AWSLambdaBasicExecutionRole/);
     // The enrichment key is read from Secrets Manager, by the functions that enrich, and never put in the template.
