@@ -1,6 +1,7 @@
 import type { QueueName } from './topology.ts';
 import type { GroupName, RouteContract } from '#shared/http/contract.ts';
 import { userRoutes } from '#shared/users/contract.ts';
+import { apiKeyRoutes } from '#shared/accounts/contract.ts';
 import { ticketRoutes } from '#shared/tickets/contract.ts';
 import { ticketFieldRoutes } from '#shared/ticket-fields/contract.ts';
 import { contactRoutes } from '#shared/contacts/contract.ts';
@@ -30,7 +31,8 @@ export interface ApiGroup {
  * is generated from it.
  */
 export const API_GROUPS: readonly ApiGroup[] = [
-  { name: 'users', entry: 'functions/users/handler.ts', routes: userRoutes },
+  // API keys are user-management resources (decisions §18): the users function serves them.
+  { name: 'users', entry: 'functions/users/handler.ts', routes: [...userRoutes, ...apiKeyRoutes] },
   { name: 'tickets', entry: 'functions/tickets/handler.ts', routes: ticketRoutes },
   { name: 'contacts', entry: 'functions/contacts/handler.ts', routes: contactRoutes },
   { name: 'organizations', entry: 'functions/organizations/handler.ts', routes: organizationRoutes },

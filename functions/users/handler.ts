@@ -1,10 +1,12 @@
+import * as accounts from '#shared/accounts/service.ts';
+import { apiKeyRoutes } from '#shared/accounts/contract.ts';
 import { httpGroup } from '#shared/http/middleware.ts';
 import { userRoutes } from '#shared/users/contract.ts';
 import * as users from '#shared/users/service.ts';
 
 const { toUserDto } = users;
 
-export const handler = httpGroup(userRoutes, {
+export const handler = httpGroup([...userRoutes, ...apiKeyRoutes], {
   listUsers: async ({ principal, query }) => {
     const page = await users.listUsers(principal, query);
     return {
@@ -23,4 +25,7 @@ export const handler = httpGroup(userRoutes, {
   createUser: async ({ principal, body }) => toUserDto(await users.createUser(principal, body)),
   updateUser: async ({ principal, params, body }) => toUserDto(await users.updateUser(principal, params.user_id, body)),
   deleteUser: async ({ principal, params }) => users.deleteUser(principal, params.user_id),
+  createApiKey: async ({ principal, body }) => accounts.createApiKeyFor(principal, body),
+  listApiKeys: async ({ principal }) => ({ data: await accounts.listApiKeysFor(principal) }),
+  revokeApiKey: async ({ principal, params }) => accounts.revokeApiKeyFor(principal, params.key_id),
 });

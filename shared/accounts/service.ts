@@ -1,16 +1,17 @@
 import type { AuditActor, AuditChange } from '../audits/model.ts';
-import { auditWrite, diffFields, SYSTEM_ACTOR } from '../audits/service.ts';
+import { auditWrite, diffFields, SYSTEM_ACTOR, userActor } from '../audits/service.ts';
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
 import { flushAuthorizerCache } from '../auth/authorizer-cache.ts';
 import { signSessionToken } from '../auth/jwt.ts';
-import type { Plan } from '../auth/principal.ts';
-import { normalizeScopes, SCOPES, type Scope } from '../auth/scopes.ts';
+import type { Plan, Principal } from '../auth/principal.ts';
+import { missingScopes, normalizeScopes, SCOPES, type Scope } from '../auth/scopes.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import type { TxWrite } from '../db/transact.ts';
-import { NotFoundError, UnauthorizedError } from '../domain/errors.ts';
+import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../domain/errors.ts';
 import { newId } from '../ids.ts';
 import { findUser } from '../users/api.ts';
 import { newUserRecord, recordLogin, toUserDto, userAuditWrites } from '../users/service.ts';
+import type { ApiKeyDto, CreateApiKeyBody } from './model.ts';
 import * as repo from './repository.ts';
 import type { AccountRecord, ApiKeyRecord } from './repository.ts';
 
@@ -123,6 +124,59 @@ export async function revokeApiKey(accountId: string, keyId: string, actor: Audi
   });
   await flushAuthorizerCache();
   return { id: keyId, revoked: true as const };
+}
+
+/*
+ * The API keys of the user-management interface (decisions §18). Key
+ * management needs the users:write scope; owners and admins manage every key
+ * of the account, others their own.
+ */
+
+const isManager = (p: Principal) => p.role === 'owner' || p.role === 'admin';
+
+function requireKeyManagement(p: Principal): void {
+  const [missing] = missingScopes(p.scopes, ['users:write']);
+  if (missing) throw new ForbiddenError(`This API key lacks the ${missing} scope; key management needs it`);
+}
+
+export function toApiKeyDto(k: ApiKeyRecord): ApiKeyDto {
+  return { id: k.keyId, name: k.name, scopes: k.scopes, expires_at: k.expiresAt, created_at: k.createdAt, last_used_at: k.lastUsedAt, user_id: k.userId };
+}
+
+/**
+ * POST /api-keys: a key for the caller, or (owners and admins) for another
+ * user of the account. A call made with a key creates keys only within that
+ * key's scopes. An admin cannot make a key that acts as the owner: it would
+ * act with more than the admin's own role.
+ */
+export async function createApiKeyFor(p: Principal, body: CreateApiKeyBody): Promise<ApiKeyDto & { key: string }> {
+  requireKeyManagement(p);
+  const userId = body.user_id ?? p.userId;
+  if (userId !== p.userId && !isManager(p)) {
+    throw new ValidationError('Only owners and admins may create a key for another user', [{ field: 'user_id', message: 'owners and admins only; leave it out for a key of your own' }]);
+  }
+  const scopes = normalizeScopes(body.scopes ?? SCOPES);
+  const beyond = missingScopes(p.scopes, scopes);
+  if (beyond.length) throw new ForbiddenError(`An API key can create keys only within its own scopes; this key lacks ${beyond.join(', ')}`);
+  if (userId !== p.userId) {
+    const target = await findUser(p.accountId, userId);
+    if (target?.role === 'owner' && p.role !== 'owner') throw new ForbiddenError('Only the owner may create keys that act as the owner');
+  }
+  const noSuchUser = () => new ValidationError('No such user in the account', [{ field: 'user_id', message: 'no such user' }]);
+  const { apiKey, record } = await storeApiKey(p.accountId, userId, body.name, { scopes, expiresAt: body.expires_at ?? null }, userActor(p), noSuchUser);
+  return { ...toApiKeyDto(record), key: apiKey };
+}
+
+/** GET /api-keys: the live keys the caller may manage, newest first. */
+export async function listApiKeysFor(p: Principal): Promise<ApiKeyDto[]> {
+  requireKeyManagement(p);
+  return (await repo.listLiveApiKeys(p.accountId, isManager(p) ? undefined : p.userId)).map(toApiKeyDto);
+}
+
+/** DELETE /api-keys/{id}: another user's key is not found unless the caller is an owner or admin; a revoked key is not found. */
+export async function revokeApiKeyFor(p: Principal, keyId: string): Promise<void> {
+  requireKeyManagement(p);
+  await revokeApiKey(p.accountId, keyId, userActor(p), (key) => !key.revokedAt && (isManager(p) || key.userId === p.userId));
 }
 
 /**

@@ -32,6 +32,8 @@ export interface RouteContract {
   creates?: boolean;
   /** Error statuses the endpoint can answer besides 401/429/413/500, for the OpenAPI document. */
   errors?: readonly number[];
+  /** Answer fields shown only once (a new credential's secret): an Idempotency-Key repeat answers the first answer without them, and they are never stored. */
+  shownOnce?: readonly string[];
 }
 
 /** Keep literal operation ids so handler maps are checked against the contract. */

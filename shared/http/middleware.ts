@@ -225,14 +225,22 @@ const idempotency = (): Middleware => ({
     };
   },
   after: async function idempotencyAfter(request: Req) {
-    const claim = stateOf(request.event).idempotency;
-    if (claim && request.response) await completeIdempotent(claim, request.response.statusCode, request.response.body);
+    const { idempotency: claim, route } = stateOf(request.event);
+    if (claim && request.response) await completeIdempotent(claim, request.response.statusCode, withoutShownOnce(request.response.body, route!.shownOnce));
   },
   onError: async function idempotencyOnError(request: Req) {
     const claim = requests.get(request.event)?.idempotency;
     if (claim) await releaseIdempotent(claim);
   },
 });
+
+/** An answer as its Idempotency-Key keeps it: without the fields shown only once (a new key's secret is never stored). */
+function withoutShownOnce(body: string, fields: readonly string[] | undefined): string {
+  if (!fields?.length) return body;
+  const parsed = JSON.parse(body) as Record<string, unknown>;
+  for (const f of fields) delete parsed[f];
+  return JSON.stringify(parsed);
+}
 
 /**
  * The route's path parameters, query and body against its zod contract (after

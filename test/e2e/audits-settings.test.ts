@@ -187,6 +187,30 @@ describe('API keys and the plan (admin CLI)', () => {
     expect(text).not.toContain('sk_');
     for (const secret of [key.apiKey, own.ownerKey]) expect(text).not.toContain(hashApiKey(secret));
   });
+
+  it("records a key created and revoked through the API as the calling user's, with its scopes and expiry and no key material", async () => {
+    // Arrange
+    const own = await createTestAccount();
+    const d = as(client, own.ownerKey);
+    const member = await own.addUser('member');
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+
+    // Act
+    const made = await client.request('POST', '/playbook/api/v1/api-keys', { token: own.ownerKey, body: { name: 'sync', scopes: ['desk:read'], expires_at: expiresAt, user_id: member.id } });
+    expect(made.status, made.text).toBe(201);
+    const revoked = await client.request('DELETE', `/playbook/api/v1/api-keys/${made.body.id}`, { token: member.key });
+    expect(revoked.status, revoked.text).toBe(204);
+
+    // Assert
+    const actor = (id: string) => ({ type: 'user', id });
+    expect(await auditsOf(d, 'api_key', made.body.id)).toEqual([
+      { ...bySystem('api_key', made.body.id, created({ userId: member.id, name: 'sync', scopes: ['desk:read'], expiresAt })), actor: actor(own.ownerId) },
+      { ...bySystem('api_key', made.body.id, [{ field: 'revokedAt', from: null, to: expect.stringMatching(ISO) }]), actor: actor(member.id) },
+    ]);
+    const text = JSON.stringify(await wholeLog(d));
+    expect(text).not.toContain(made.body.key);
+    expect(text).not.toContain(made.body.key.slice(3));
+  });
 });
 
 describe('automations, SLA policies, groups and ticket fields', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CreateApiKeyBodySchema, oneYearAhead } from '#shared/accounts/model.ts';
 import { hourStart, useDue } from '#shared/auth/api-keys.ts';
 import { keyExpired, principalContext, PrincipalSchema, type Principal } from '#shared/auth/principal.ts';
 import { missingScopes, scopeNeeded, type Scope } from '#shared/auth/scopes.ts';
@@ -73,5 +74,35 @@ describe('last_used_at is written once an hour', () => {
 
   it('counts hours in UTC', () => {
     expect(hourStart(now)).toBe('2030-05-06T10:00:00.000Z');
+  });
+});
+
+describe('the create body', () => {
+  const inOneDay = () => new Date(Date.now() + 86_400_000).toISOString();
+  const fieldOf = (body: unknown) => {
+    const r = CreateApiKeyBodySchema.safeParse(body);
+    return r.success ? null : r.error.issues[0].path.join('.');
+  };
+
+  it('takes a name alone (every scope, no expiry, the caller)', () => {
+    expect(CreateApiKeyBodySchema.parse({ name: 'sync' })).toEqual({ name: 'sync' });
+  });
+
+  it('normalizes an expiry with an offset to UTC', () => {
+    const at = new Date(Date.now() + 86_400_000);
+    at.setUTCMilliseconds(0);
+    const withOffset = `${at.toISOString().slice(0, 19)}+00:00`;
+    expect(CreateApiKeyBodySchema.parse({ name: 'sync', expires_at: withOffset }).expires_at).toBe(at.toISOString());
+  });
+
+  it.each([
+    ['no scope', { scopes: [] }, 'scopes'],
+    ['an unknown scope', { scopes: ['desk:read', 'admin'] }, 'scopes'],
+    ['an expiry in the past', { expires_at: '2001-01-01T00:00:00Z' }, 'expires_at'],
+    ['an expiry over a year ahead', { expires_at: new Date(oneYearAhead() + 60_000).toISOString() }, 'expires_at'],
+    ['an expiry without a time zone', { expires_at: inOneDay().slice(0, 19) }, 'expires_at'],
+    ['an empty name', { name: ' ' }, 'name'],
+  ])('refuses %s, naming the field', (_name, change, field) => {
+    expect(fieldOf({ name: 'sync', ...change })).toBe(field);
   });
 });

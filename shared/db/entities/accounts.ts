@@ -25,7 +25,7 @@ export const accountEntities = {
         slot: 'table',
         pk: 'A#{accountId}',
         sk: 'APIKEYID#{keyId}',
-        pattern: "admin set-plan: copying the account's plan and usage key onto every key lookup",
+        pattern: "GET /playbook/api/v1/api-keys (newest first, revoked ones filtered out); admin set-plan: copying the account's plan and usage key onto every key lookup",
       },
     },
   }),
