@@ -18,7 +18,8 @@ import { configureLocalEnv, localEndpoints, localSessionSecret, localSettings } 
 const USAGE = `usage: npm run --silent admin -- <command> [options]
   help           (or --help, -h) this text on stdout
   create-account --name NAME --plan free|paid|enterprise --owner-email EMAIL [--owner-name NAME]
-  create-api-key --account ACCOUNT_ID --user USER_ID [--name NAME]
+  create-api-key --account ACCOUNT_ID --user USER_ID [--name NAME] [--scopes SCOPE,...] [--expires-at ISO]
+                 scopes: users:read, users:write, desk:read, desk:write (default all four); expiry at most 1 year ahead (default none)
   revoke-api-key --account ACCOUNT_ID --key KEY_ID
   session-token  --account ACCOUNT_ID --user USER_ID [--ttl SECONDS]
   set-plan       --account ACCOUNT_ID --plan PLAN
@@ -46,6 +47,8 @@ const { positionals, values } = (() => {
         account: { type: 'string' },
         user: { type: 'string' },
         key: { type: 'string' },
+        scopes: { type: 'string' },
+        'expires-at': { type: 'string' },
         ttl: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         limit: { type: 'string' },
@@ -82,6 +85,18 @@ const plan = () => {
   if (!(PLANS as readonly string[]).includes(p)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
   return p as (typeof PLANS)[number];
 };
+
+/** --scopes and --expires-at of create-api-key, checked as the API checks them (decisions §18). */
+async function keyLimits() {
+  const { ExpiresAtSchema, ScopesSchema } = await import('#shared/accounts/model.ts');
+  const { SCOPES } = await import('#shared/auth/scopes.ts');
+  const scopes = values.scopes === undefined ? undefined : ScopesSchema.safeParse(values.scopes.split(',').map((s) => s.trim()));
+  if (scopes && !scopes.success) throw new UsageError(`--scopes must be a comma-separated list of ${SCOPES.join(', ')}`);
+  const given = values['expires-at'];
+  const expiresAt = given === undefined ? undefined : ExpiresAtSchema.safeParse(given.trim());
+  if (expiresAt && !expiresAt.success) throw new UsageError(`--expires-at ${expiresAt.error.issues[0].message}`);
+  return { scopes: scopes?.data, expiresAt: expiresAt?.data };
+}
 
 async function main(): Promise<unknown> {
   const command = positionals[0];
@@ -130,7 +145,7 @@ async function main(): Promise<unknown> {
       return plans.provisionAccount(gateway, accounts.createAccount, { ...input, accountId: newId('acct') });
     }
     case 'create-api-key':
-      return accounts.createApiKey(required('account'), required('user'), values.name);
+      return accounts.createApiKey(required('account'), required('user'), values.name, await keyLimits());
     case 'revoke-api-key':
       return accounts.revokeApiKey(required('account'), required('key'));
     case 'session-token': {

@@ -1,10 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { hourStart } from '#shared/auth/api-keys.ts';
 import { authorizerCacheEnv, type LocalLambda } from '../../local/lambda/index.ts';
 import { createTestAccount, useGateway, type Client, type TestAccount } from '../support/api.ts';
 import { expectDeskError, must, TICKETS } from '../support/helpdesk.ts';
 import { localLambda } from '../support/lambda.ts';
+import { runScript } from '../support/processes.ts';
 import { expectUserError, USERS } from '../support/users.ts';
 import { clockPast } from '../support/wait.ts';
 
@@ -13,7 +17,7 @@ import { clockPast } from '../support/wait.ts';
  * authorizer cache on (the stage default, 300 s) and off: scopes and expiry
  * are checked on every request, so a cached authorizer answer cannot outlive
  * a key's expiry nor widen its scopes; revocation applies on the next request;
- * last_used_at is recorded.
+ * last_used_at is recorded; the admin CLI takes --scopes and --expires-at.
  */
 const TTL = 300;
 const cached = useGateway({ authorizerCacheTtlSeconds: TTL });
@@ -146,5 +150,36 @@ describe('last_used_at', () => {
     expect(first >= before && first <= after, `${first} within [${before}, ${after}]`).toBe(true);
     // Unless the hour turned between the two uses.
     if (hourStart(Date.parse(after)) === hourStart(Date.now())) expect(second).toBe(first);
+  });
+});
+
+describe('admin CLI create-api-key', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'admin-cli-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  const admin = (...args: string[]) => runScript('scripts/admin.ts', args, { DYNAMODB_PORT: new URL(inject('dynamodbEndpoint')).port, DATA_DIR: dataDir });
+
+  it('takes --scopes and --expires-at and prints id, name and apiKey with the scopes and the expiry', async () => {
+    // Arrange
+    const expiresAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
+    // Act
+    const out = await admin('create-api-key', '--account', acct.accountId, '--user', acct.ownerId, '--name', 'warehouse', '--scopes', 'desk:read, users:read', '--expires-at', expiresAt);
+    // Assert
+    expect(out.code, out.stderr).toBe(0);
+    const printed = JSON.parse(out.stdout);
+    expect(printed).toEqual({ id: expect.stringMatching(/^key_/), name: 'warehouse', apiKey: expect.stringMatching(/^sk_/), scopes: ['users:read', 'desk:read'], expiresAt });
+    expect((await uncached.client.request('GET', ticketPath, { token: printed.apiKey })).status).toBe(200);
+    expectDeskError(await uncached.client.request('PUT', ticketPath, { token: printed.apiKey, body: { ticket: { priority: 'low' } } }), 403, 'FORBIDDEN');
+    expect(await listed(uncached.client, printed.id)).toMatchObject({ scopes: ['users:read', 'desk:read'], expires_at: expiresAt });
+  });
+
+  it.each([
+    ['an unknown scope', ['--scopes', 'desk:read,desk:delete'], /--scopes/],
+    ['an expiry in the past', ['--expires-at', '2001-01-01T00:00:00Z'], /--expires-at must be in the future/],
+    ['an expiry over a year ahead', ['--expires-at', new Date(Date.now() + 400 * 86_400_000).toISOString()], /--expires-at must be at most 1 year ahead/],
+  ])('refuses %s on stderr, printing nothing', async (_case, args, message) => {
+    const out = await admin('create-api-key', '--account', acct.accountId, '--user', acct.ownerId, ...args);
+    expect(out.code).not.toBe(0);
+    expect(out.stdout).toBe('');
+    expect(out.stderr).toMatch(message);
   });
 });
