@@ -2,8 +2,10 @@
  * What a delivery attempt's answer means (decisions §7), as pure functions: a
  * 2xx succeeds; a 410 disables the webhook; anything else (another status, a
  * timeout, a refused target) retries on the schedule until the 8th attempt,
- * which is parked in the DLQ and marked failed. delivery.ts makes the
- * attempt and carries the verdict out.
+ * which is parked in the DLQ and marked failed. And what an event's end
+ * means for its webhook (decisions §18): 10 events in a row that exhausted
+ * their retries switch it off. delivery.ts makes the attempt and carries the
+ * verdicts out.
  */
 
 /**
@@ -57,10 +59,12 @@ export interface AttemptVerdict {
   disable: boolean;
 }
 
+/** decisions §7: any 2xx is a success. */
+export const isSuccess = (statusCode: number | null): boolean => statusCode !== null && statusCode >= 200 && statusCode < 300;
+
 /** Judge one attempt (decisions §7). `scale` multiplies the delays (tests run the schedule in milliseconds); `random` is the jitter's draw. */
 export function judgeAttempt(a: AttemptResult, { scale, now, random }: { scale: number; now: Date; random?: number }): AttemptVerdict {
-  const ok = a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300;
-  if (ok) return { outcome: { action: 'done' }, state: 'succeeded', error: a.error, nextAttemptAt: null, disable: false };
+  if (isSuccess(a.statusCode)) return { outcome: { action: 'done' }, state: 'succeeded', error: a.error, nextAttemptAt: null, disable: false };
   if (a.statusCode === 410) return { outcome: { action: 'done' }, state: 'failed', error: 'target answered 410 Gone: webhook disabled', nextAttemptAt: null, disable: true };
   if (a.tries >= MAX_ATTEMPTS) {
     const reason = `gave up after ${a.tries} attempts (last: ${a.statusCode ?? a.error})`;
@@ -69,3 +73,39 @@ export function judgeAttempt(a: AttemptResult, { scale, now, random }: { scale: 
   const delaySeconds = retryDelaySeconds(a.tries, a.retryAfterSeconds, scale, random);
   return { outcome: { action: 'retry', delaySeconds }, state: 'retrying', error: a.error, nextAttemptAt: new Date(now.getTime() + delaySeconds * 1000).toISOString(), disable: false };
 }
+
+/** decisions §18: this many events in a row that exhausted their retries, with no success in between, switch a webhook off. */
+export const FAILING_THRESHOLD = 10;
+
+/** How one event's delivery ended, as the failing rule counts it: delivered, every retry exhausted, or a 410. */
+export type EventEnd = 'succeeded' | 'exhausted' | 'gone';
+
+/** What the failing rule keeps on a webhook: whether it is on, and how many events in a row exhausted their retries. */
+export interface WebhookHealth {
+  active: boolean;
+  consecutiveFailures: number;
+}
+
+/** The rule's verdict: the new count, and the reason to switch the webhook off, if any. */
+export interface HealthVerdict {
+  consecutiveFailures: number;
+  disable: 'failing' | 'gone' | null;
+}
+
+/**
+ * The failing rule (decisions §18), for one event's end: an exhausted event
+ * counts one more, and the 10th in a row switches the webhook off ("failing");
+ * a success resets the count; a 410 switches it off at once ("gone"). A
+ * webhook already off counts nothing more (an admin's reactivation starts
+ * from zero). delivery.ts writes the verdict, conditioned on what it read.
+ */
+export function judgeEventEnd(health: WebhookHealth, end: EventEnd): HealthVerdict {
+  if (end === 'succeeded') return { consecutiveFailures: 0, disable: null };
+  if (!health.active) return { consecutiveFailures: health.consecutiveFailures, disable: null };
+  if (end === 'gone') return { consecutiveFailures: health.consecutiveFailures, disable: 'gone' };
+  const consecutiveFailures = health.consecutiveFailures + 1;
+  return { consecutiveFailures, disable: consecutiveFailures >= FAILING_THRESHOLD ? 'failing' : null };
+}
+
+/** Does the verdict change what is stored? (A success on a webhook with no failures writes nothing.) */
+export const healthChanged = (health: WebhookHealth, v: HealthVerdict): boolean => v.disable !== null || v.consecutiveFailures !== health.consecutiveFailures;

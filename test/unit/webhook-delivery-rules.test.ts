@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { judgeAttempt, MAX_ATTEMPTS, type AttemptResult, type AttemptVerdict } from '#shared/webhooks/delivery-rules.ts';
+import {
+  FAILING_THRESHOLD,
+  healthChanged,
+  judgeAttempt,
+  judgeEventEnd,
+  MAX_ATTEMPTS,
+  type AttemptResult,
+  type AttemptVerdict,
+  type EventEnd,
+  type WebhookHealth,
+} from '#shared/webhooks/delivery-rules.ts';
+import { liveSecrets, ROTATION_OVERLAP_MS } from '#shared/webhooks/signing.ts';
 
 const NOW = new Date('2026-01-05T09:00:00.000Z');
 const later = (seconds: number) => new Date(NOW.getTime() + seconds * 1000).toISOString();
@@ -64,5 +75,93 @@ describe('judgeAttempt: what a delivery attempt leads to (decisions §7)', () =>
     // Assess
     expect(judged.outcome).toEqual({ action: 'retry', delaySeconds: 0 });
     expect(judged.nextAttemptAt).toBe(NOW.toISOString());
+  });
+});
+
+/** Events' ends in order, folded through the rule from a fresh webhook: the stored health after each, and where it was switched off. */
+function run(ends: EventEnd[], start: WebhookHealth = { active: true, consecutiveFailures: 0 }) {
+  let health = start;
+  let disabled: { at: number; reason: string } | null = null;
+  let writes = 0;
+  ends.forEach((end, i) => {
+    const verdict = judgeEventEnd(health, end);
+    if (healthChanged(health, verdict)) writes++;
+    if (verdict.disable && !disabled) disabled = { at: i + 1, reason: verdict.disable };
+    health = { active: health.active && !verdict.disable, consecutiveFailures: verdict.consecutiveFailures };
+  });
+  return { health, disabled, writes };
+}
+
+const times = (n: number, end: EventEnd): EventEnd[] => Array.from({ length: n }, () => end);
+
+const healthCases: { name: string; ends: EventEnd[]; start?: WebhookHealth; health: WebhookHealth; disabled: { at: number; reason: string } | null }[] = [
+  {
+    name: '10 exhausted events in a row switch it off at the 10th (failing)',
+    ends: times(10, 'exhausted'),
+    health: { active: false, consecutiveFailures: 10 },
+    disabled: { at: 10, reason: 'failing' },
+  },
+  { name: '9 exhausted events leave it on, counting 9', ends: times(9, 'exhausted'), health: { active: true, consecutiveFailures: 9 }, disabled: null },
+  { name: '9 exhausted then a success: on, count back to 0', ends: [...times(9, 'exhausted'), 'succeeded'], health: { active: true, consecutiveFailures: 0 }, disabled: null },
+  {
+    name: 'a success resets the count: 9 exhausted, a success, 9 exhausted stays on',
+    ends: [...times(9, 'exhausted'), 'succeeded', ...times(9, 'exhausted')],
+    health: { active: true, consecutiveFailures: 9 },
+    disabled: null,
+  },
+  {
+    name: 'after a success it takes 10 more in a row',
+    ends: [...times(5, 'exhausted'), 'succeeded', ...times(10, 'exhausted')],
+    health: { active: false, consecutiveFailures: 10 },
+    disabled: { at: 16, reason: 'failing' },
+  },
+  { name: 'a 410 switches it off at once (gone), keeping the count', ends: ['exhausted', 'exhausted', 'gone'], health: { active: false, consecutiveFailures: 2 }, disabled: { at: 3, reason: 'gone' } },
+  { name: 'a webhook switched off counts nothing more', ends: times(12, 'exhausted'), health: { active: false, consecutiveFailures: 10 }, disabled: { at: 10, reason: 'failing' } },
+  {
+    name: 'a webhook an admin switched off is not switched off again',
+    ends: ['exhausted', 'gone'],
+    start: { active: false, consecutiveFailures: 0 },
+    health: { active: false, consecutiveFailures: 0 },
+    disabled: null,
+  },
+  { name: 'successes on a healthy webhook change nothing', ends: times(3, 'succeeded'), health: { active: true, consecutiveFailures: 0 }, disabled: null },
+];
+
+describe('judgeEventEnd: the failing rule (decisions §18)', () => {
+  it('switches off at 10', () => {
+    expect(FAILING_THRESHOLD).toBe(10);
+  });
+
+  it.each(healthCases)('$name', ({ ends, start, health, disabled }) => {
+    // Act
+    const result = run(ends, start);
+
+    // Assess
+    expect(result.health).toEqual(health);
+    expect(result.disabled).toEqual(disabled);
+  });
+
+  it('writes nothing for a success on a webhook without failures (the common case costs no request)', () => {
+    // Act
+    const result = run(['succeeded', 'succeeded', 'exhausted', 'succeeded', 'succeeded']);
+
+    // Assess: the exhausted event and the success that reset it.
+    expect(result.writes).toBe(2);
+  });
+});
+
+describe('liveSecrets: a rotation signs with both secrets for 24 hours (decisions §18)', () => {
+  const rotatedAt = '2026-01-05T09:00:00.000Z';
+  const rotated = { signingSecret: 'whsec_new', previousSigningSecret: 'whsec_old', signingSecretRotatedAt: rotatedAt };
+  const at = (ms: number) => new Date(Date.parse(rotatedAt) + ms);
+
+  it.each([
+    ['never rotated', { signingSecret: 'whsec_new', previousSigningSecret: null, signingSecretRotatedAt: null }, at(0), ['whsec_new']],
+    ['right after the rotation', rotated, at(0), ['whsec_new', 'whsec_old']],
+    ['a millisecond before the 24 hours end', rotated, at(ROTATION_OVERLAP_MS - 1), ['whsec_new', 'whsec_old']],
+    ['when the 24 hours end', rotated, at(ROTATION_OVERLAP_MS), ['whsec_new']],
+    ['days later', rotated, at(3 * ROTATION_OVERLAP_MS), ['whsec_new']],
+  ] as const)('%s', (_name, secrets, now, expected) => {
+    expect(liveSecrets(secrets, now)).toEqual(expected);
   });
 });
