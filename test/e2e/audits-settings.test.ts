@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestAccount, uniqueEmail, useGateway, type TestAccount } from '../support/api.ts';
 import { as, FIELDS, optionsPath, type Desk, type Json } from '../support/desk.ts';
 import { GROUPS } from '../support/groups.ts';
+import { storedApiKey } from '../support/store.ts';
 import { USERS } from '../support/users.ts';
 
 /**
@@ -174,8 +175,7 @@ describe('API keys and the plan (admin CLI)', () => {
       bySystem('api_key', key.id, created({ userId: own.ownerId, name: 'ci', scopes: ['desk:read'], expiresAt })),
       bySystem('api_key', key.id, [{ field: 'revokedAt', from: null, to: expect.stringMatching(ISO) }]),
     ]);
-    const { getApiKey } = await import('#shared/accounts/repository.ts');
-    expect((await getApiKey(own.accountId, key.id))?.revokedAt).toBe(keyAudits[1].changes[0].to);
+    expect((await storedApiKey(own.accountId, key.id))?.revokedAt).toBe(keyAudits[1].changes[0].to);
     expect(await auditsOf(d, 'account', own.accountId)).toEqual([
       bySystem('account', own.accountId, created({ name: 'Test Co', plan: 'enterprise' })),
       bySystem('account', own.accountId, [{ field: 'plan', from: 'enterprise', to: 'paid' }]),
