@@ -2,6 +2,7 @@ import { GROUP_EVENT_SOURCE, GROUP_EVENT_TYPES } from '#shared/groups/events.ts'
 import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from '#shared/messages/events.ts';
 import { ORGANIZATION_CREATED, ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE } from '#shared/organizations/events.ts';
 import { USER_EVENT_SOURCE, USER_INVITED } from '#shared/users/events.ts';
+import { WEBHOOK_DISABLED, WEBHOOK_EVENT_SOURCE } from '#shared/webhooks/events.ts';
 import { TICKET_EVENT_SOURCE, TICKET_EVENT_TYPES } from '#shared/events/ticket-event-names.ts';
 
 /**
@@ -153,7 +154,7 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
-    description: 'message.created -> response emails, user.invited -> invitations, through the email port',
+    description: "message.created -> response emails, user.invited -> invitations, webhook.disabled -> the account's admins, through the email port",
   },
   {
     name: 'enrichment',
@@ -272,6 +273,12 @@ export const RULES: readonly RuleDef[] = [
     name: 'user-invited-to-email',
     description: 'Invitations (POST /users with send_invitation) are emailed by the same sender',
     pattern: { source: [USER_EVENT_SOURCE], 'detail-type': [USER_INVITED] },
+    queue: 'email-sender',
+  },
+  {
+    name: 'webhook-disabled-to-email',
+    description: "A webhook the service switched off (failing or gone) is emailed to the account's owner and admins",
+    pattern: { source: [WEBHOOK_EVENT_SOURCE], 'detail-type': [WEBHOOK_DISABLED] },
     queue: 'email-sender',
   },
   {

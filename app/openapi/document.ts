@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { interfaceOf, takesIdempotencyKey, type RouteContract } from '#shared/http/contract.ts';
 import { TICKET_EVENT_TYPES, TicketEventDetailSchema, TicketEventPayloadSchemas } from '#shared/events/ticket-events.ts';
 import { PUBLISHED_EVENTS } from '#shared/events/bus-schemas.ts';
+import { WEBHOOK_TEST, WebhookTestEventSchema } from '#shared/webhooks/events.ts';
 import { allRoutes } from '../registry.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -168,6 +169,11 @@ export function openApiDocument(extra: { schemas?: Record<string, JsonSchema> } 
   for (const e of PUBLISHED_EVENTS) convert(e.detail, 'output', components);
   const webhooks: Record<string, unknown> = {};
   for (const type of TICKET_EVENT_TYPES) webhooks[type] = eventOperation(type, convert(TicketEventPayloadSchemas[type], 'output', components));
+  webhooks[WEBHOOK_TEST] = eventOperation(
+    WEBHOOK_TEST,
+    convert(WebhookTestEventSchema, 'output', components),
+    'Sent only by POST /helpdesk/api/v1/webhooks/{id}/test, at once, with a fresh webhook-id; signed like every delivery. Never retried: the test call answers what came back.',
+  );
   return {
     openapi: '3.1.0',
     info: {
@@ -198,19 +204,23 @@ const SIGNATURE_HEADERS = [
     name: 'webhook-signature',
     in: 'header',
     required: true,
-    description: 'Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of signingSecret after `whsec_`',
+    description:
+      'Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of signingSecret after `whsec_`. ' +
+      'For 24 hours after a rotation (POST /webhooks/{id}/rotate_secret) two signatures, space separated: `v1,<new> v1,<old>`; accept the request when any one verifies with the secret you hold.',
     schema: { type: 'string' },
   },
 ];
 
+const DELIVERY_RULES =
+  'Any 2xx within 10 s acknowledges. Otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (up to 20% jitter; a longer Retry-After is honoured); 410 disables the webhook, and so do 10 events in a row that exhausted their retries. See docs/events.md.';
+
 /** An OpenAPI 3.1 `webhooks` entry: the POST a subscribed target receives for one event type. */
-function eventOperation(type: string, schema: JsonSchema) {
+function eventOperation(type: string, schema: JsonSchema, description = DELIVERY_RULES) {
   return {
     post: {
       operationId: `event_${type.replace(/\./g, '_')}`,
       summary: `${type} delivered to a webhook`,
-      description:
-        'Any 2xx within 10 s acknowledges. Otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (up to 20% jitter; a longer Retry-After is honoured); 410 disables the webhook. See docs/events.md.',
+      description,
       tags: ['events'],
       // We call the receiver: it authenticates us by the signature headers, not by any of our security schemes.
       security: [],

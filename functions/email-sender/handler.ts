@@ -1,19 +1,21 @@
 import * as z from 'zod';
 import { configuredEmailPort } from '#shared/email/port.ts';
-import { sendInvitationEmail, sendResponseEmail } from '#shared/email/service.ts';
+import { sendInvitationEmail, sendResponseEmail, sendWebhookDisabledEmails } from '#shared/email/service.ts';
 import { eventConsumer } from '#shared/events/consumer.ts';
 import { MessageCreatedDetailSchema } from '#shared/messages/event-schemas.ts';
 import { MESSAGE_CREATED } from '#shared/messages/events.ts';
-import { UserInvitedDetailSchema } from '#shared/users/events.ts';
+import { USER_INVITED, UserInvitedDetailSchema } from '#shared/users/events.ts';
+import { WebhookDisabledDetailSchema } from '#shared/webhooks/events.ts';
 
 const port = configuredEmailPort();
 
-/** What the email-sender queue receives (rules message-created-to-email, user-invited-to-email). */
-const EmailEventDetailSchema = z.discriminatedUnion('event', [MessageCreatedDetailSchema, UserInvitedDetailSchema]);
+/** What the email-sender queue receives (rules message-created-to-email, user-invited-to-email, webhook-disabled-to-email). */
+const EmailEventDetailSchema = z.discriminatedUnion('event', [MessageCreatedDetailSchema, UserInvitedDetailSchema, WebhookDisabledDetailSchema]);
 
-/** SQS consumer of message.created (responses with send_email) and user.invited (invitations), through the email port. */
+/** SQS consumer of message.created (responses with send_email), user.invited (invitations) and webhook.disabled (the admins), through the email port. */
 export const handler = eventConsumer('email-sender', EmailEventDetailSchema, async (detail) => {
   if (detail.event === MESSAGE_CREATED) {
     if (detail.data.sendEmail) await sendResponseEmail(port, detail.accountId, detail.data.message);
-  } else await sendInvitationEmail(port, detail.accountId, detail.data.user);
+  } else if (detail.event === USER_INVITED) await sendInvitationEmail(port, detail.accountId, detail.data.user);
+  else await sendWebhookDisabledEmails(port, detail.accountId, detail.eventId, detail.data);
 });

@@ -3,6 +3,8 @@ import { ENTITIES } from '../db/keys.ts';
 import { writeNow } from '../db/transact.ts';
 import type { MessageInEvent } from '../messages/model.ts';
 import { findTicket } from '../tickets/service.ts';
+import { listAccountAdmins } from '../users/api.ts';
+import type { WebhookDisabledData } from '../webhooks/events.ts';
 import type { EmailPort } from './port.ts';
 
 /** A claim older than this belongs to a sender that crashed (the consumer's timeout is 30 s): it may be taken over. */
@@ -85,6 +87,46 @@ export function sendResponseEmail(port: EmailPort, accountId: string, message: M
     });
     return 'sent';
   });
+}
+
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const paragraphs = (text: string) => `<p>${escapeHtml(text).replace(/\n\n/g, '</p><p>')}</p>`;
+
+const DISABLED_BECAUSE: Record<WebhookDisabledData['disabledReason'], (n: number) => string> = {
+  failing: (n) => `${n} events in a row failed every retry (about 28 hours each) with no success in between`,
+  gone: () => 'its target answered 410 Gone, which asks for no more deliveries',
+};
+
+/**
+ * Tell the account's owner and admins that the service switched a webhook off
+ * (webhook.disabled, decisions §18): one email each, at most once per event
+ * and admin (the marker is the event's and the user's).
+ */
+export async function sendWebhookDisabledEmails(port: EmailPort, accountId: string, eventId: string, data: WebhookDisabledData): Promise<number> {
+  const admins = await listAccountAdmins(accountId);
+  const { webhook } = data;
+  const text =
+    `The webhook "${webhook.name}" (${webhook.id}) to ${webhook.targetUrl} was switched off: ${DISABLED_BECAUSE[data.disabledReason](data.consecutiveFailures)}.\n\n` +
+    'Nothing is sent to it while it is off. The events it did not receive stay in its delivery log (GET /helpdesk/api/v1/webhooks/' +
+    `${webhook.id}/deliveries) for 30 days. Once the receiver works again, set it active (PUT /helpdesk/api/v1/webhooks/${webhook.id} with {"webhook": {"active": true}}) ` +
+    'and redeliver what it missed (POST .../deliveries/{deliveryId}/redeliver).';
+  const sent = await Promise.all(
+    admins.map((admin) => {
+      const id = `webhook-disabled-${eventId}-${admin.id}`;
+      return sendOnce({ accountId, id }, async () => {
+        await port.send({
+          id,
+          to: [admin.email],
+          cc: [],
+          subject: `Webhook switched off: ${webhook.name}`,
+          text: `Hello ${admin.name},\n\n${text}`,
+          html: paragraphs(`Hello ${admin.name},\n\n${text}`),
+        });
+        return 'sent';
+      });
+    }),
+  );
+  return sent.filter((s) => s === 'sent').length;
 }
 
 /** The invitation email of a user invited with send_invitation (idempotent like responses). */

@@ -4,6 +4,7 @@ import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from '../messages/events.ts';
 import { OrganizationCreatedDetailSchema, OrganizationDeletedDetailSchema } from '../organizations/event-schemas.ts';
 import { ORGANIZATION_CREATED, ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE } from '../organizations/events.ts';
 import { SLA_BREACHED, SLA_EVENT_SOURCE, SlaBreachedDetailSchema } from '../sla/events.ts';
+import { WEBHOOK_DISABLED, WEBHOOK_EVENT_SOURCE, WebhookDisabledDetailSchema } from '../webhooks/events.ts';
 import { TICKET_EVENT_SOURCE, TicketEventDetailSchemas, type TicketEventType } from './ticket-events.ts';
 
 /**
@@ -43,6 +44,12 @@ export const PUBLISHED_EVENTS: readonly PublishedEvent[] = [
   published(ORGANIZATION_EVENT_SOURCE, ORGANIZATION_CREATED, OrganizationCreatedDetailSchema, 'An organization was created'),
   published(ORGANIZATION_EVENT_SOURCE, ORGANIZATION_DELETED, OrganizationDeletedDetailSchema, 'An organization was deleted (again by its consumer while contacts remain linked)'),
   published(SLA_EVENT_SOURCE, SLA_BREACHED, SlaBreachedDetailSchema, "A ticket's SLA metric passed its deadline: once per metric episode"),
+  published(
+    WEBHOOK_EVENT_SOURCE,
+    WEBHOOK_DISABLED,
+    WebhookDisabledDetailSchema,
+    'The service switched a webhook off: 10 consecutive events exhausted their retries (failing) or its target answered 410 (gone); also emailed to the admins',
+  ),
 ];
 
 /** The sources of the published events: what subscribers' rules may match (bus policy) and what the archive keeps. */

@@ -15,6 +15,8 @@ export const METRICS = {
   webhookRetried: 'WebhookDeliveriesRetried',
   /** Deliveries given up after the last attempt (alarmed through the delivery DLQ's depth). */
   webhookDeadLettered: 'WebhookDeliveriesDeadLettered',
+  /** Webhooks the service switched off (10 events in a row exhausted their retries, or a 410): each also emits webhook.disabled. */
+  webhookDisabled: 'WebhooksDisabled',
   /** A change of credentials whose authorizer-cache flush failed after retries (alarmed: revocation waits for the TTL). */
   authorizerCacheFlushFailed: 'AuthorizerCacheFlushFailed',
   /** Requests refused by the per-account rate limit (shared/http/middleware.ts). */

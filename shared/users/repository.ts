@@ -1,7 +1,7 @@
 import type { UserRole } from '../auth/principal.ts';
 import { bindEntity, conditions, type Condition } from '../db/entity.ts';
 import { ENTITIES, textSortKey } from '../db/keys.ts';
-import { countMatches, queryPage, type Key } from '../db/query.ts';
+import { countMatches, queryAll, queryPage, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../domain/errors.ts';
 import { indexWrites, searchIndex, type Searchable } from '../search/word-index.ts';
@@ -232,6 +232,21 @@ export async function listUsers(accountId: string, f: UserListFilter, limit: num
   }
   const page = await queryPage<Record<string, unknown>>({ ...listQuery(accountId, f), limit, startKey: startKey && 'position' in startKey ? undefined : startKey });
   return { items: page.items.map(users.fromItem), nextKey: page.nextKey };
+}
+
+/**
+ * The account's owner and admins who are not suspended, oldest first: who is
+ * told when the service changes an account setting on its own (a webhook
+ * switched off). One Query of the account's users with a filter: rare, so no
+ * index of its own.
+ */
+export async function listAccountAdmins(accountId: string): Promise<UserRecord[]> {
+  const filter = {
+    expr: '#role IN (:owner, :admin) AND #status <> :suspended',
+    names: { '#role': 'role', '#status': 'status' },
+    values: { ':owner': 'owner', ':admin': 'admin', ':suspended': 'suspended' },
+  };
+  return (await queryAll<Record<string, unknown>>(users.query('byCreated', { accountId }, { filter }))).map(users.fromItem);
 }
 
 /** Count the users a list would return, up to `cap`. */

@@ -1,15 +1,19 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { TxWrite } from '../db/transact.ts';
 import type { BatchMemo } from '../events/consumer.ts';
 import { METRICS } from '../events/metrics.ts';
+import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
 import { sqs } from '../events/sqs.ts';
 import type { TicketEventDetail, TicketEventPayload } from '../events/ticket-events.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import { currentCorrelationId, recordMetric } from '../observability.ts';
-import { judgeAttempt, parseRetryAfter, type Outcome } from './delivery-rules.ts';
+import { healthChanged, isSuccess, judgeAttempt, judgeEventEnd, parseRetryAfter, type EventEnd, type Outcome } from './delivery-rules.ts';
+import { WEBHOOK_DISABLED, WEBHOOK_EVENT_SOURCE, WEBHOOK_TEST, type WebhookDisabledData, type WebhookTestEvent } from './events.ts';
+import type { TestDelivery } from './model.ts';
 import * as repo from './repository.ts';
-import type { DeliveryRecord, WebhookRecord } from './repository.ts';
-import { signedHeaders } from './signing.ts';
+import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './repository.ts';
+import { liveSecrets, signedHeaders } from './signing.ts';
 import { postToTarget, type TargetPolicy } from './target.ts';
 
 export { MAX_ATTEMPTS, parseRetryAfter, retryDelaySeconds, RETRY_DELAYS_SECONDS, type Outcome } from './delivery-rules.ts';
@@ -99,12 +103,87 @@ export async function fanOut(detail: TicketEventDetail, queueUrl: string, { batc
   return webhooks.length;
 }
 
+/** What one signed POST got: the status (null: no answer) or why none came, the receiver's Retry-After, and how long it took. */
+interface PostOutcome {
+  statusCode: number | null;
+  error: string | null;
+  retryAfterSeconds: number | null;
+  durationMs: number;
+}
+
+/** Sign a body with the webhook's live secrets (both during a rotation's overlap) and POST it to its target under the policy. */
+async function signedPost(webhook: WebhookRecord, eventId: string, body: string, policy: TargetPolicy, now: Date): Promise<PostOutcome> {
+  const started = performance.now();
+  try {
+    const res = await postToTarget(webhook.targetUrl, signedHeaders(liveSecrets(webhook, now), eventId, body, now), body, policy);
+    return { statusCode: res.statusCode, error: null, retryAfterSeconds: parseRetryAfter(res.headers['retry-after'], now), durationMs: Math.round(performance.now() - started) };
+  } catch (err) {
+    return { statusCode: null, error: (err as Error).message || (err as Error).name, retryAfterSeconds: null, durationMs: Math.round(performance.now() - started) };
+  }
+}
+
+/** Re-reads allowed when concurrent deliveries move the webhook between a read and the write of a verdict (each round, one of them commits). */
+const MAX_HEALTH_ROUNDS = 25;
+
+/**
+ * The failing rule's writes for one event's end on a webhook as read
+ * (judgeEventEnd): the count, and when it switches the webhook off, its
+ * webhook.disabled event through the outbox. None when nothing changes (a
+ * success on a webhook with no failures: the common case writes nothing).
+ */
+function healthWrites(w: WebhookRecord, end: EventEnd, now: Date): { writes: TxWrite[]; after: Partial<WebhookRecord> | null } {
+  const health = { active: w.active, consecutiveFailures: w.consecutiveFailures };
+  const verdict = judgeEventEnd(health, end);
+  if (!healthChanged(health, verdict)) return { writes: [], after: null };
+  const disabledReason = verdict.disable ?? undefined;
+  const writes = [repo.webhookHealthWrite(w, { consecutiveFailures: verdict.consecutiveFailures, disabledReason }, now)];
+  if (disabledReason) {
+    const data: WebhookDisabledData = { webhook: { id: w.id, name: w.name, targetUrl: w.targetUrl }, disabledReason, consecutiveFailures: verdict.consecutiveFailures };
+    writes.push(...outboxWrites([newDomainEvent(w.accountId, WEBHOOK_DISABLED, data, now.toISOString())], WEBHOOK_EVENT_SOURCE));
+  }
+  const after = { consecutiveFailures: verdict.consecutiveFailures, version: w.version + 1, ...(disabledReason ? { active: false, disabledReason, updatedAt: now.toISOString() } : {}) };
+  return { writes, after };
+}
+
+/**
+ * Log the attempt and settle its delivery; when the attempt ended its event
+ * (delivered, retries exhausted, 410), apply the failing rule in the same
+ * transaction, conditioned on the webhook's version: a concurrent delivery
+ * that moved it first makes this one re-read and re-judge, so the count stays
+ * exact. `webhook` (the batch's shared read) is brought up to date, so the
+ * batch's later deliveries see a webhook this one switched off.
+ */
+async function recordOutcome(d: DeliveryRecord, attempt: AttemptRecord, now: Date, webhook: WebhookRecord, end: EventEnd | null): Promise<void> {
+  const attemptId = newId('att', now.getTime());
+  let current: WebhookRecord | null = webhook;
+  for (let round = 1; ; round++) {
+    const { writes, after } = end && current ? healthWrites(current, end, now) : { writes: [], after: null };
+    try {
+      await repo.recordAttempt(d, attempt, attemptId, now, writes);
+    } catch (err) {
+      if (!(err instanceof repo.WebhookChangedError) || round >= MAX_HEALTH_ROUNDS) throw err;
+      // Moved by another delivery or an admin (or deleted: then only the attempt is written).
+      current = await repo.getWebhook(d.accountId, d.webhookId, true);
+      continue;
+    }
+    if (current && after) {
+      Object.assign(webhook, current, after);
+      if (after.disabledReason) {
+        recordMetric(METRICS.webhookDisabled, 1);
+        logger.warn('webhook disabled', { accountId: d.accountId, webhookId: d.webhookId, disabledReason: after.disabledReason, consecutiveFailures: after.consecutiveFailures });
+      }
+    }
+    return;
+  }
+}
+
 /**
  * One delivery attempt: sign and POST the stored body; log the attempt and
  * move the delivery to the outcome judgeAttempt gives (delivery-rules.ts): a
  * 2xx succeeds; a 410 disables the webhook; anything else (status, timeout,
  * refused target) retries on the schedule until the 8th attempt, which goes
- * to the DLQ and is marked failed.
+ * to the DLQ and is marked failed. An event's end (success, exhausted
+ * retries, 410) moves the webhook's count of consecutive failures (judgeEventEnd).
  */
 export async function attemptDelivery(msg: DeliveryMessage, config: Omit<DeliveryConfig, 'queueUrl'>, now = new Date(), batch?: BatchMemo): Promise<Outcome> {
   // The deliveries of one batch to one webhook share its read (a burst brings many at once).
@@ -118,26 +197,11 @@ export async function attemptDelivery(msg: DeliveryMessage, config: Omit<Deliver
   const d = await repo.beginAttempt(msg, msg.cycle, now);
   if (!d) return { action: 'done' }; // a stale or duplicate message: its delivery has moved on
 
-  let statusCode: number | null = null;
-  let error: string | null = null;
-  let retryAfter: number | null = null;
-  const started = performance.now();
-  try {
-    const res = await postToTarget(webhook.targetUrl, signedHeaders(webhook.signingSecret, d.eventId, d.body, now), d.body, config.policy);
-    statusCode = res.statusCode;
-    retryAfter = parseRetryAfter(res.headers['retry-after'], now);
-  } catch (err) {
-    error = (err as Error).message || (err as Error).name;
-  }
-  const durationMs = Math.round(performance.now() - started);
-  const { outcome, state, error: logged, nextAttemptAt, disable } = judgeAttempt({ statusCode, error, retryAfterSeconds: retryAfter, tries: d.tries }, { scale: config.retryScale, now });
+  const { statusCode, error, retryAfterSeconds, durationMs } = await signedPost(webhook, d.eventId, d.body, config.policy, now);
+  const { outcome, state, error: logged, nextAttemptAt, disable } = judgeAttempt({ statusCode, error, retryAfterSeconds, tries: d.tries }, { scale: config.retryScale, now });
   if (state === 'succeeded') recordMetric(METRICS.webhookSucceeded, 1);
   if (outcome.action === 'retry') recordMetric(METRICS.webhookRetried, 1);
-  if (disable) {
-    await repo.deactivateWebhook(msg.accountId, msg.webhookId, now);
-    logger.warn('webhook disabled by 410', { accountId: msg.accountId, webhookId: msg.webhookId });
-  }
-  const attempt = {
+  const attempt: AttemptRecord = {
     deliveryId: d.deliveryId,
     eventId: d.eventId,
     eventType: d.eventType,
@@ -149,7 +213,7 @@ export async function attemptDelivery(msg: DeliveryMessage, config: Omit<Deliver
     state,
     nextAttemptAt,
     correlationId: msg.correlationId ?? null,
-  } as const;
+  };
   if (outcome.action === 'dead-letter') {
     // Dead-letter before the log says failed: a crash between the two repeats the last attempt and
     // dead-letters again (a duplicate in the DLQ), where the other order could drop it.
@@ -162,8 +226,54 @@ export async function attemptDelivery(msg: DeliveryMessage, config: Omit<Deliver
     recordMetric(METRICS.webhookDeadLettered, 1);
     logger.error('webhook delivery failed for good; dead-lettered', { accountId: msg.accountId, webhookId: msg.webhookId, deliveryId: d.deliveryId, eventId: d.eventId });
   }
-  await repo.recordAttempt(d, attempt, newId('att', now.getTime()), now);
+  const end: EventEnd | null = disable ? 'gone' : outcome.action === 'dead-letter' ? 'exhausted' : state === 'succeeded' ? 'succeeded' : null;
+  await recordOutcome(d, attempt, now, webhook, end);
   return outcome;
+}
+
+/**
+ * A test delivery (decisions §18): one signed webhook.test to the target now,
+ * under the same SSRF policy as every delivery, whether the webhook is active
+ * or not. Logged like other deliveries (a finished delivery and its one
+ * attempt), never retried, and outside the failing rule: a 410 here disables nothing.
+ */
+export async function sendTestDelivery(webhook: WebhookRecord, policy: TargetPolicy, now = new Date()): Promise<TestDelivery> {
+  const eventId = newId('evt', now.getTime());
+  const payload: WebhookTestEvent = { event: WEBHOOK_TEST, timestamp: now.toISOString(), data: { webhookId: webhook.id } };
+  const body = JSON.stringify(payload);
+  const { statusCode, error, durationMs } = await signedPost(webhook, eventId, body, policy, now);
+  const delivered = isSuccess(statusCode);
+  const correlationId = currentCorrelationId();
+  const d: DeliveryRecord = {
+    accountId: webhook.accountId,
+    webhookId: webhook.id,
+    deliveryId: deliveryIdFor(eventId),
+    eventId,
+    eventType: WEBHOOK_TEST,
+    ...(correlationId ? { correlationId } : {}),
+    body,
+    state: delivered ? 'succeeded' : 'failed',
+    attempts: 1,
+    tries: 1,
+    cycle: 0,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
+  const attempt: AttemptRecord = {
+    deliveryId: d.deliveryId,
+    eventId,
+    eventType: WEBHOOK_TEST,
+    attempt: 1,
+    statusCode,
+    error,
+    durationMs,
+    at: now.toISOString(),
+    state: d.state,
+    nextAttemptAt: null,
+    correlationId: correlationId ?? null,
+  };
+  await repo.recordTestDelivery(d, attempt, newId('att', now.getTime()), now);
+  return { status: delivered ? 'delivered' : 'failed', responseStatus: statusCode, durationMs, error };
 }
 
 /** Queue a finished delivery again under a new retry cycle (same body, same webhook-id), under the caller's correlation id. */

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { TICKET_EVENT_TYPES } from '../events/ticket-event-names.ts';
 import { plainText } from '../text.ts';
+import { DISABLED_REASONS, WEBHOOK_TEST } from './events.ts';
 
 export const WebhookSchema = z
   .object({
@@ -9,6 +10,16 @@ export const WebhookSchema = z
     targetUrl: z.string().describe('HTTPS endpoint'),
     events: z.array(z.enum(TICKET_EVENT_TYPES)).describe('Subscribed event types'),
     active: z.boolean(),
+    disabledReason: z
+      .enum(DISABLED_REASONS)
+      .nullable()
+      .describe(
+        'Why the service switched the webhook off: failing (10 consecutive events exhausted their retries), gone (its target answered 410). Null when active or switched off by an admin; setting active: true clears it',
+      ),
+    signingSecretRotatedAt: z.iso
+      .datetime()
+      .nullable()
+      .describe('When the signing secret was last rotated (null: never). For 24 hours after it, deliveries carry a signature with the previous secret too'),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })
@@ -16,7 +27,7 @@ export const WebhookSchema = z
 export type Webhook = z.infer<typeof WebhookSchema>;
 
 export const CreatedWebhookSchema = WebhookSchema.extend({
-  signingSecret: z.string().describe('`whsec_` + base64 of 32 random bytes. Returned only here: store it to verify deliveries.'),
+  signingSecret: z.string().describe('`whsec_` + base64 of 32 random bytes. Returned only by create and rotate_secret: store it to verify deliveries.'),
 }).meta({ id: 'CreatedWebhook' });
 
 /** decisions §7: https only; no credentials in the URL (they would be logged and shown back). */
@@ -53,11 +64,26 @@ export const DeliveryParamsSchema = z.object({ id: z.string().min(1).max(64), de
 export const DELIVERY_STATES = ['pending', 'retrying', 'succeeded', 'failed', 'cancelled'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
+/** What a delivery can carry: a ticket event, or a test delivery's webhook.test. */
+export const DELIVERED_EVENT_TYPES = [...TICKET_EVENT_TYPES, WEBHOOK_TEST] as const;
+export type DeliveredEventType = (typeof DELIVERED_EVENT_TYPES)[number];
+
+/** The answer of POST /webhooks/{id}/test: what the one attempt got. */
+export const TestDeliverySchema = z
+  .object({
+    status: z.enum(['delivered', 'failed']).describe('delivered: the target answered 2xx within 10 s'),
+    responseStatus: z.number().int().nullable().describe('HTTP status the target answered; null when no answer (see error)'),
+    durationMs: z.number().int().min(0),
+    error: z.string().nullable().describe('Why no HTTP answer came (refused target, timeout, TLS...); null when the target answered'),
+  })
+  .meta({ id: 'WebhookTestDelivery' });
+export type TestDelivery = z.infer<typeof TestDeliverySchema>;
+
 export const DeliveryAttemptSchema = z
   .object({
     deliveryId: z.string().describe('Prefixed dlv_: one event sent to one webhook; redeliver takes this id'),
     eventId: z.string().describe('The event id, sent as the webhook-id header on every attempt'),
-    eventType: z.enum(TICKET_EVENT_TYPES),
+    eventType: z.enum(DELIVERED_EVENT_TYPES),
     attempt: z.number().int().min(1).describe('1 for the first attempt of the delivery, counting redeliveries'),
     statusCode: z.number().int().nullable().describe('HTTP status the target answered; null when no answer (see error)'),
     error: z.string().nullable().describe('Why the attempt failed without an HTTP answer (timeout, refused target, TLS...)'),
@@ -84,7 +110,7 @@ export const DeliverySchema = z
     deliveryId: z.string(),
     webhookId: z.string(),
     eventId: z.string(),
-    eventType: z.enum(TICKET_EVENT_TYPES),
+    eventType: z.enum(DELIVERED_EVENT_TYPES),
     state: z.enum(DELIVERY_STATES),
     attempts: z.number().int().min(0),
     createdAt: z.iso.datetime(),

@@ -5,12 +5,16 @@ import { TTL_ATTRIBUTE } from '../db/table-definition.ts';
 import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
 import { ifNotExists } from '../db/update.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../domain/errors.ts';
-import type { TicketEventType } from '../events/ticket-events.ts';
-import type { DeliveryState, Webhook } from './model.ts';
+import type { DisabledReason } from './events.ts';
+import type { DeliveredEventType, DeliveryState, Webhook } from './model.ts';
 
 export interface WebhookRecord extends Webhook {
   accountId: string;
   signingSecret: string;
+  /** The secret the last rotation replaced: deliveries carry its signature too until 24 h after `signingSecretRotatedAt`. */
+  previousSigningSecret: string | null;
+  /** Events in a row that exhausted their retries with no success in between (decisions §18; the 10th switches the webhook off). */
+  consecutiveFailures: number;
   version: number;
 }
 
@@ -20,7 +24,7 @@ export interface DeliveryRecord {
   webhookId: string;
   deliveryId: string;
   eventId: string;
-  eventType: TicketEventType;
+  eventType: DeliveredEventType;
   /** The correlation id of the request that caused the event (absent on deliveries recorded before it was kept). */
   correlationId?: string;
   body: string;
@@ -38,7 +42,7 @@ export interface DeliveryRecord {
 export interface AttemptRecord {
   deliveryId: string;
   eventId: string;
-  eventType: TicketEventType;
+  eventType: DeliveredEventType;
   attempt: number;
   statusCode: number | null;
   error: string | null;
@@ -58,7 +62,24 @@ const expiresAt = (now: Date) => Math.floor(now.getTime() / 1000) + LOG_RETENTIO
 type Expiring<R> = R & { expiresAt?: number };
 
 const webhooks = bindEntity<WebhookRecord>(ENTITIES.webhook, {
-  fields: ['id', 'accountId', 'name', 'targetUrl', 'events', 'active', 'signingSecret', 'createdAt', 'updatedAt', 'version'],
+  fields: [
+    'id',
+    'accountId',
+    'name',
+    'targetUrl',
+    'events',
+    'active',
+    'disabledReason',
+    'signingSecret',
+    'previousSigningSecret',
+    'signingSecretRotatedAt',
+    'consecutiveFailures',
+    'createdAt',
+    'updatedAt',
+    'version',
+  ],
+  // Webhooks written before rotation and the failing rule have none of their attributes (read back as null).
+  normalize: (w) => ({ ...w, consecutiveFailures: w.consecutiveFailures ?? 0 }),
 });
 const webhookCounts = bindEntity<{ accountId: string; count: number }>(ENTITIES.webhookCount, { fields: ['count'] });
 const deliveries = bindEntity<Expiring<DeliveryRecord>>(ENTITIES.webhookDelivery, {
@@ -135,13 +156,35 @@ export async function deleteWebhook(accountId: string, id: string, related: TxWr
   ]);
 }
 
-/** A 410 from the target: switch the webhook off (a no-op if it was deleted meanwhile). */
-export async function deactivateWebhook(accountId: string, id: string, now: Date): Promise<void> {
-  try {
-    await writeNow(webhooks.updateAttributes({ accountId, id }, { set: { active: false, updatedAt: now.toISOString() }, add: { version: 1 } }, conditions.present()));
-  } catch (err) {
-    if (!isConditionFailure(err)) throw err;
+/** The webhook changed since the delivery consumer read it: read it again and judge anew. */
+export class WebhookChangedError extends Error {
+  constructor() {
+    super('the webhook changed since it was read');
+    this.name = 'WebhookChangedError';
   }
+}
+
+/** What the failing rule changes on a webhook (decisions §18). */
+export interface HealthChange {
+  consecutiveFailures: number;
+  /** Set when the rule switches the webhook off. */
+  disabledReason?: DisabledReason;
+}
+
+/**
+ * The write of a failing-rule verdict: the new count (and, when it disables,
+ * `active: false` with its reason), only if the webhook is still at the
+ * version the verdict was judged on. Concurrent deliveries each re-read and
+ * re-judge on a WebhookChangedError, so no count is lost or counted twice.
+ * The version moves, so an admin's PUT read before it is a 409, not a lost update.
+ */
+export function webhookHealthWrite(w: WebhookRecord, change: HealthChange, now: Date): TxWrite {
+  const disabling = change.disabledReason ? { active: false, disabledReason: change.disabledReason, updatedAt: now.toISOString() } : {};
+  return webhooks.updateAttributes(
+    w,
+    { set: { consecutiveFailures: change.consecutiveFailures, ...disabling }, add: { version: 1 } },
+    { expr: 'attribute_exists(pk) AND version = :v', values: { ':v': w.version }, error: () => new WebhookChangedError() },
+  );
 }
 
 /**
@@ -179,11 +222,25 @@ export async function beginAttempt(d: Pick<DeliveryRecord, 'accountId' | 'webhoo
   }
 }
 
-/** Write an attempt to the log and move the delivery to the attempt's outcome, together. */
-export async function recordAttempt(d: DeliveryRecord, a: AttemptRecord, attemptId: string, now: Date): Promise<void> {
+/**
+ * Write an attempt to the log and move the delivery to the attempt's outcome,
+ * together; `related` (the failing rule's write on the webhook, with its
+ * webhook.disabled event) commits with them. Both writes are idempotent, so
+ * the whole can be sent again after a WebhookChangedError.
+ */
+export async function recordAttempt(d: DeliveryRecord, a: AttemptRecord, attemptId: string, now: Date, related: TxWrite[] = []): Promise<void> {
   await transactWrite([
     attempts.put({ ...a, accountId: d.accountId, webhookId: d.webhookId, attemptId, expiresAt: expiresAt(now) }),
     deliveries.updateAttributes(d, { set: { state: a.state, updatedAt: now.toISOString() } }, conditions.present()),
+    ...related,
+  ]);
+}
+
+/** A test delivery, already made: its delivery record (finished, never queued) and its one attempt in the log, together. */
+export async function recordTestDelivery(d: DeliveryRecord, a: AttemptRecord, attemptId: string, now: Date): Promise<void> {
+  await transactWrite([
+    deliveries.put({ ...d, expiresAt: expiresAt(now) }, conditions.absent()),
+    attempts.put({ ...a, accountId: d.accountId, webhookId: d.webhookId, attemptId, expiresAt: expiresAt(now) }),
   ]);
 }
 

@@ -3,13 +3,26 @@ import type { AuditChange } from '../audits/model.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
 import { newId } from '../ids.ts';
-import { redeliver } from './delivery.ts';
-import type { CreateWebhookInput, Delivery, DeliveryAttempt, UpdateWebhookInput, Webhook } from './model.ts';
+import { redeliver, sendTestDelivery } from './delivery.ts';
+import { WEBHOOK_TEST } from './events.ts';
+import type { CreateWebhookInput, Delivery, DeliveryAttempt, TestDelivery, UpdateWebhookInput, Webhook } from './model.ts';
 import * as repo from './repository.ts';
 import type { DeliveryRecord, WebhookRecord } from './repository.ts';
 import { newSigningSecret } from './signing.ts';
+import type { TargetPolicy } from './target.ts';
 
-export const toWebhookDto = ({ accountId: _a, signingSecret: _s, version: _v, ...w }: WebhookRecord): Webhook => w;
+/** The webhook resource: never a secret, nor the failing rule's count. */
+export const toWebhookDto = (w: WebhookRecord): Webhook => ({
+  id: w.id,
+  name: w.name,
+  targetUrl: w.targetUrl,
+  events: w.events,
+  active: w.active,
+  disabledReason: w.disabledReason ?? null,
+  signingSecretRotatedAt: w.signingSecretRotatedAt ?? null,
+  createdAt: w.createdAt,
+  updatedAt: w.updatedAt,
+});
 
 export const toDeliveryDto = (d: DeliveryRecord): Delivery => ({
   deliveryId: d.deliveryId,
@@ -22,8 +35,8 @@ export const toDeliveryDto = (d: DeliveryRecord): Delivery => ({
   updatedAt: d.updatedAt,
 });
 
-/** What a webhook's audit lists (decisions §15): never its signing secret. */
-const AUDITED = ['name', 'targetUrl', 'events', 'active'] as const;
+/** What a webhook's audit lists (decisions §15): never its signing secrets, only when they were rotated. */
+const AUDITED = ['name', 'targetUrl', 'events', 'active', 'disabledReason', 'signingSecretRotatedAt'] as const;
 
 const webhookAudit = (p: Principal, id: string, changes: AuditChange[], opts: { deleted?: boolean; at?: string } = {}) =>
   auditWrite({ accountId: p.accountId, resource: { type: 'webhook', id }, actor: userActor(p), via: 'api', changes, ...opts });
@@ -45,7 +58,11 @@ export async function createWebhook(p: Principal, input: CreateWebhookInput): Pr
     targetUrl: input.targetUrl,
     events: input.events,
     active: input.active,
+    disabledReason: null,
     signingSecret: newSigningSecret(),
+    previousSigningSecret: null,
+    signingSecretRotatedAt: null,
+    consecutiveFailures: 0,
     createdAt: now,
     updatedAt: now,
     version: 1,
@@ -58,16 +75,47 @@ export const getWebhook = async (p: Principal, id: string): Promise<Webhook> => 
 
 export const listWebhooks = async (p: Principal): Promise<Webhook[]> => (await repo.listWebhooks(p.accountId)).map(toWebhookDto);
 
-/** Only the given fields change; a concurrent change in between is a 409, never a lost update. */
+/**
+ * Only the given fields change; a concurrent change in between is a 409,
+ * never a lost update. Switching a webhook on or off by hand clears why the
+ * service switched it off and its count of consecutive failures (decisions §18).
+ */
 export async function updateWebhook(p: Principal, id: string, input: UpdateWebhookInput): Promise<Webhook> {
   const current = await ownWebhook(p, id);
   const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as UpdateWebhookInput;
   if (!Object.keys(given).length) return toWebhookDto(current);
-  const next: WebhookRecord = { ...current, ...given, updatedAt: new Date().toISOString(), version: current.version + 1 };
+  const switched = given.active !== undefined && given.active !== current.active ? { disabledReason: null, consecutiveFailures: 0 } : {};
+  const next: WebhookRecord = { ...current, ...given, ...switched, updatedAt: new Date().toISOString(), version: current.version + 1 };
   // The same values given again still write (as ever) but record no audit: nothing changed.
   const changes = diffFields(current, next, AUDITED);
   await repo.replaceWebhook(next, current.version, changes.length ? [webhookAudit(p, id, changes, { at: next.updatedAt })] : []);
   return toWebhookDto(next);
+}
+
+/**
+ * A new signing secret, shown here once (decisions §18). The one it replaces
+ * keeps signing deliveries beside it for 24 hours (liveSecrets), so receivers
+ * switch without downtime; a second rotation within them drops the oldest.
+ * The audit shows when, never a secret; a concurrent change is a 409.
+ */
+export async function rotateSigningSecret(p: Principal, id: string): Promise<Webhook & { signingSecret: string }> {
+  const current = await ownWebhook(p, id);
+  const now = new Date().toISOString();
+  const next: WebhookRecord = {
+    ...current,
+    signingSecret: newSigningSecret(),
+    previousSigningSecret: current.signingSecret,
+    signingSecretRotatedAt: now,
+    updatedAt: now,
+    version: current.version + 1,
+  };
+  await repo.replaceWebhook(next, current.version, [webhookAudit(p, id, diffFields(current, next, AUDITED), { at: now })]);
+  return { ...toWebhookDto(next), signingSecret: next.signingSecret };
+}
+
+/** Send one signed webhook.test to the webhook's target now, under the SSRF policy; logged, never retried. */
+export async function testWebhook(p: Principal, id: string, policy: TargetPolicy): Promise<TestDelivery> {
+  return sendTestDelivery(await ownWebhook(p, id), policy);
 }
 
 export async function deleteWebhook(p: Principal, id: string): Promise<void> {
@@ -85,6 +133,7 @@ export async function redeliverDelivery(p: Principal, id: string, deliveryId: st
   const webhook = await ownWebhook(p, id);
   const delivery = await repo.getDelivery(p.accountId, id, deliveryId);
   if (!delivery) throw new NotFoundError('Delivery');
+  if (delivery.eventType === WEBHOOK_TEST) throw new ConflictError('A test delivery is never sent again; send a new test');
   if (!webhook.active) throw new ConflictError('The webhook is inactive; activate it before redelivering');
   return toDeliveryDto(await redeliver(delivery, queueUrl));
 }

@@ -30,12 +30,14 @@ import { as, newTicket, TICKETS } from '../support/desk.ts';
 import { archiveBusTo, localLambda } from '../support/lambda.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { runScript } from '../support/processes.ts';
+import { useReceiver } from '../fixtures/webhook-receiver.ts';
 import { storedSlaState } from '../support/store.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'bus-subscribers-'));
 archiveBusTo(join(scratch, 'archive'));
 const { client } = useGateway();
-const { account, pipeline } = usePipeline(['sla']);
+const { account, pipeline } = usePipeline(['sla', 'webhook-fanout', 'webhook-delivery']);
+const receiver = useReceiver();
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -99,6 +101,7 @@ const PUBLISHED = [
   'organization.created',
   'organization.deleted',
   'sla.breached',
+  'webhook.disabled',
 ];
 
 beforeAll(async () => {
@@ -115,6 +118,10 @@ beforeAll(async () => {
   // Every published event type, through the API and the pipeline.
   a = await account();
   const d = as(client, a.ownerKey);
+  // A webhook whose target answers 410 is switched off by its first delivery: webhook.disabled.
+  const gone = await d.post('/helpdesk/api/v1/webhooks', { webhook: { name: 'Gone', targetUrl: receiver().url('/gone'), events: ['ticket.created'] } });
+  expect(gone.status, gone.text).toBe(201);
+  receiver().endpoint('/gone', gone.body.webhook.signingSecret, () => ({ status: 410 }));
   const session = await a.session(a.ownerId);
   const minute = { urgent: 1, high: 1, normal: 1, low: 1 };
   const policy = await d.post('/helpdesk/api/sla-policies', {

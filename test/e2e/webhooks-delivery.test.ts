@@ -120,6 +120,7 @@ describe('webhook delivery pipeline', () => {
     await createTicket(acct);
 
     await eventually(async () => (await client.request('GET', `${BASE}/${hook.id}`, { token: acct.ownerKey })).body.webhook.active === false, 15_000, 'webhook disabled');
+    expect((await client.request('GET', `${BASE}/${hook.id}`, { token: acct.ownerKey })).body.webhook.disabledReason).toBe('gone');
     const log = await deliveries(acct, hook.id);
     expect(log).toEqual([expect.objectContaining({ attempt: 1, statusCode: 410, state: 'failed', error: expect.stringContaining('410') })]);
     await createTicket(acct, 'second');

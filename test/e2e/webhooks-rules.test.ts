@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { routeEvent, QUEUES, RULES } from '#app/topology.ts';
 import { MAX_ATTEMPTS, parseRetryAfter, retryDelaySeconds } from '#shared/webhooks/delivery.ts';
-import { newSigningSecret, signedHeaders } from '#shared/webhooks/signing.ts';
+import { liveSecrets, newSigningSecret, ROTATION_OVERLAP_MS, signedHeaders } from '#shared/webhooks/signing.ts';
 import { isBlockedAddress, postToTarget, TargetRefusedError } from '#shared/webhooks/target.ts';
 
 // Pure rules of the webhook pipeline (no emulator needed); kept beside the webhook e2e tests.
@@ -13,6 +13,23 @@ describe('webhook signing', () => {
     const headers = signedHeaders(secret, 'evt_1', body, new Date());
     expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
     expect(() => new Webhook(newSigningSecret()).verify(body, headers)).toThrow();
+  });
+
+  it('during a rotation signs with both secrets, space separated, and either verifies; after it only the new one', () => {
+    const [fresh, old] = [newSigningSecret(), newSigningSecret()];
+    const body = JSON.stringify({ event: 'ticket.deleted', timestamp: '2025-01-01T00:00:00.000Z', data: { ticket: { id: 'tkt_1' } } });
+    const rotatedAt = new Date();
+    const secrets = { signingSecret: fresh, previousSigningSecret: old, signingSecretRotatedAt: rotatedAt.toISOString() };
+
+    const during = signedHeaders(liveSecrets(secrets, rotatedAt), 'evt_1', body, rotatedAt);
+    const afterwards = signedHeaders(liveSecrets(secrets, new Date(rotatedAt.getTime() + ROTATION_OVERLAP_MS)), 'evt_1', body, rotatedAt);
+
+    expect(during['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
+    expect(new Webhook(fresh).verify(body, during)).toEqual(JSON.parse(body));
+    expect(new Webhook(old).verify(body, during)).toEqual(JSON.parse(body));
+    expect(afterwards['webhook-signature']).toMatch(/^v1,\S+$/);
+    expect(new Webhook(fresh).verify(body, afterwards)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(old).verify(body, afterwards)).toThrow();
   });
 });
 
@@ -60,6 +77,7 @@ describe('topology', () => {
     };
     for (const [t, queues] of Object.entries(expected)) expect(routeEvent({ source: 'support-desk.tickets', detailType: t })).toEqual(queues);
     expect(routeEvent({ source: 'support-desk.tickets', detailType: 'ticket.exploded' })).toEqual([]);
+    expect(routeEvent({ source: 'support-desk.webhooks', detailType: 'webhook.disabled' })).toEqual(['email-sender']);
     for (const r of RULES) expect(QUEUES.map((q) => q.name)).toContain(r.queue);
     for (const q of QUEUES) expect(q.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * q.functionTimeoutSeconds);
   });

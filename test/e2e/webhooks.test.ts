@@ -19,7 +19,7 @@ describe('webhooks API', () => {
     const id = created.body.webhook.id;
     const got = await client.request('GET', `${BASE}/${id}`, { token: acct.ownerKey });
     expect(got.status).toBe(200);
-    expect(got.body.webhook).toEqual({ ...valid, id, active: true, createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(got.body.webhook).toEqual({ ...valid, id, active: true, disabledReason: null, signingSecretRotatedAt: null, createdAt: expect.any(String), updatedAt: expect.any(String) });
     const list = await client.request('GET', BASE, { token: acct.ownerKey });
     expect(list.body).toEqual({ webhooks: [got.body.webhook] });
   });

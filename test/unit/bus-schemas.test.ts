@@ -10,7 +10,7 @@ const root = join(import.meta.dirname, '..', '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 describe('published event schemas: one generator for the registry, the OpenAPI document and docs/events.md', () => {
-  it('publishes every ticket, message, organization and SLA detail-type once, and no internal one', () => {
+  it('publishes every ticket, message, organization, SLA and webhook detail-type once, and no internal one', () => {
     const types = PUBLISHED_EVENTS.map((e) => e.detailType);
     expect(new Set(types).size).toBe(types.length);
     expect(types).toEqual(
@@ -24,10 +24,11 @@ describe('published event schemas: one generator for the registry, the OpenAPI d
         'organization.created',
         'organization.deleted',
         'sla.breached',
+        'webhook.disabled',
       ]),
     );
-    expect(types).toHaveLength(9);
-    expect(PUBLISHED_SOURCES).toEqual(['support-desk.tickets', 'support-desk.messages', 'support-desk.organizations', 'support-desk.sla']);
+    expect(types).toHaveLength(10);
+    expect(PUBLISHED_SOURCES).toEqual(['support-desk.tickets', 'support-desk.messages', 'support-desk.organizations', 'support-desk.sla', 'support-desk.webhooks']);
     // Group and user events are work items of our own consumers (distribution, invitation emails).
     const internal = RULES.flatMap((r) => r.pattern.source).filter((s) => !PUBLISHED_SOURCES.includes(s));
     expect(new Set(internal)).toEqual(new Set(['support-desk.users', 'support-desk.groups']));
