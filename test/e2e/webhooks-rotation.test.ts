@@ -1,11 +1,10 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { LOCAL_TABLE } from '../../local/stack.ts';
 import { ROTATION_OVERLAP_MS } from '#shared/webhooks/signing.ts';
 import { useReceiver, type Received, type Script } from '../fixtures/webhook-receiver.ts';
 import { useGateway, type TestAccount } from '../support/api.ts';
 import { usePipeline } from '../support/pipeline.ts';
+import { backdateWebhookRotation } from '../support/store.ts';
 import { eventually } from '../support/wait.ts';
 
 // Signing secret rotation and test deliveries (decisions §18), through the API and the pipeline.
@@ -65,16 +64,7 @@ describe('signing secret rotation', () => {
     expect(verifiedWith(hook.secret, inside)).toEqual(JSON.parse(inside.body));
 
     // Act: the 24 hours have passed (the stored rotation time moved back past them), and another event.
-    const { ddb } = await import('#shared/db/client.ts');
-    const past = new Date(Date.now() - ROTATION_OVERLAP_MS - 1_000).toISOString();
-    await ddb.send(
-      new UpdateCommand({
-        TableName: LOCAL_TABLE,
-        Key: { pk: `A#${acct.accountId}`, sk: `WEBHOOK#${hook.id}` },
-        UpdateExpression: 'SET signingSecretRotatedAt = :past',
-        ExpressionAttributeValues: { ':past': past },
-      }),
-    );
+    await backdateWebhookRotation(acct.accountId, hook.id, new Date(Date.now() - ROTATION_OVERLAP_MS - 1_000));
     await createTicket(acct, 'after the overlap');
     const after = (await eventually(() => (hook.endpoint.received.length === 2 ? hook.endpoint.received : null), 15_000, 'delivery after the overlap'))![1];
 

@@ -99,3 +99,14 @@ export async function storeContacts(records: ReturnType<typeof contactRecord>[],
   await batchPut(items, { concurrency: 8 });
   await transactWrite([listCounter.write(records[0].accountId, 'CONTACTS', records.length)]);
 }
+
+/**
+ * Move a webhook's last secret rotation back to `at` (version bumped, as any write of it): the 24-hour
+ * overlap of a rotation's two signatures ends with time alone, which no request can make pass.
+ */
+export async function backdateWebhookRotation(accountId: string, webhookId: string, at: Date): Promise<void> {
+  const { getWebhook, replaceWebhook } = await import('#shared/webhooks/repository.ts');
+  const current = await getWebhook(accountId, webhookId, true);
+  if (!current) throw new Error(`no webhook ${webhookId} stored`);
+  await replaceWebhook({ ...current, signingSecretRotatedAt: at.toISOString(), version: current.version + 1 }, current.version);
+}
