@@ -17,6 +17,7 @@ import { DEFAULT_MAX_CONCURRENCY, OUTBOX_PUBLISHER, type QueueName } from '#app/
 import { Invocations } from './invocations.ts';
 import { LOCAL_ACCOUNT, type LocalLambda } from './lambda/index.ts';
 import { matchesPattern } from './lambda/patterns.ts';
+import { warn } from './pipeline-log.ts';
 import type { LocalFunction } from './lambda/runtime.ts';
 import { FairQueuePoller } from './queue-poller.ts';
 import { startSchedules } from './schedules.ts';
@@ -129,8 +130,9 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
 
   const sweeperFn = lambda.byEntry(OUTBOX_PUBLISHER.sweeper);
   const sweep = (olderThanSeconds?: number) => invoke<{ published: number; parked: number; unpublished: number }>(sweeperFn, { olderThanSeconds, ...(accounts ? { accountIds: [...accounts] } : {}) });
-  // Anything left in the outbox by a previous run (stopped between a write and its publish) goes out now.
-  if (opts.sweepOnStart ?? true) await sweep(0);
+  // Anything left in the outbox by a previous run (stopped between a write and its publish) goes out now. A sweep that
+  // fails (a store in trouble, or FAULTS) is what a failed scheduled run is in AWS: logged, and the schedule goes on.
+  if (opts.sweepOnStart ?? true) await sweep(0).catch((err) => warn('the start sweep failed; the schedule sweeps again', { err: (err as Error).message }));
   const schedules = startSchedules({ lambda, region, invoke, sweep, sweepIntervalMs: opts.sweepIntervalMs, all: opts.schedules ?? true });
 
   let stopped = false;

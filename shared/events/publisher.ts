@@ -219,27 +219,53 @@ export async function sweepOutbox(bus: EventBusPort, opts: SweepOptions): Promis
   const cutoff = new Date((opts.now ?? new Date()).getTime() - opts.olderThanSeconds * 1000).toISOString();
   const deadline = Date.now() + (opts.budgetMs ?? 40_000);
   const totals = { published: 0, parked: 0, unpublished: 0 };
+  let failedShards = 0;
   await Promise.all(
     Array.from({ length: OUTBOX_SHARDS }, async (_, shard) => {
       let startKey: Key | undefined;
-      do {
-        // createdAt#eventId sorts by time; '#' < any digit keeps items of the cutoff millisecond out.
-        const page = await queuePage(`PENDING#${shard}`, 100, { before: `${cutoff}#`, startKey });
-        const items = await loadItems(page.items);
-        const records = items
-          .filter((i) => i.state !== 'parked')
-          .map(outboxRecordOf)
-          .filter((r) => !opts.filter || opts.filter(r));
-        const result = await publishRecords(bus, records);
-        totals.published += result.published.length;
-        totals.parked += result.parked.length;
-        totals.unpublished += result.unpublished.length;
-        startKey = page.nextKey;
-      } while (startKey && Date.now() < deadline);
+      try {
+        do {
+          // A page the store fails to read or update (throttled past the SDK's retries) is tried again here: its
+          // items stay pending either way, but a sweep that gave up on the first failure would leave every later
+          // page, and every other shard, to the next run.
+          const page = await pageAgain(async () => {
+            // createdAt#eventId sorts by time; '#' < any digit keeps items of the cutoff millisecond out.
+            const found = await queuePage(`PENDING#${shard}`, 100, { before: `${cutoff}#`, startKey });
+            return { found, items: await loadItems(found.items) };
+          });
+          const records = page.items
+            .filter((i) => i.state !== 'parked')
+            .map(outboxRecordOf)
+            .filter((r) => !opts.filter || opts.filter(r));
+          const result = await pageAgain(() => publishRecords(bus, records));
+          totals.published += result.published.length;
+          totals.parked += result.parked.length;
+          totals.unpublished += result.unpublished.length;
+          startKey = page.found.nextKey;
+        } while (startKey && Date.now() < deadline);
+      } catch (err) {
+        // This shard's rest waits for the next run (a minute later); the other shards are swept now.
+        failedShards++;
+        logger.warn('outbox sweep: a shard failed; the next run continues it', { shard, err });
+      }
     }),
   );
-  if (totals.published || totals.parked || totals.unpublished) logger.info('outbox sweep', totals);
+  if (totals.published || totals.parked || totals.unpublished || failedShards) logger.info('outbox sweep', { ...totals, failedShards });
   return totals;
+}
+
+/** Tries of one page of the sweep: the SDK has already retried each call, so these are for a store that stays busy a while. */
+const PAGE_TRIES = 4;
+
+async function pageAgain<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= PAGE_TRIES) throw err;
+      await sleep(100 * 2 ** attempt * (0.5 + Math.random() / 2));
+    }
+  }
 }
 
 /** Age of the oldest pending outbox item in seconds (0 when none): the metric behind the outbox-age alarm. */
