@@ -78,14 +78,21 @@ ddb.middlewareStack.add(
   { step: 'initialize', name: 'requestScope' },
 );
 
-const attemptDeadline: FinalizeRequestMiddleware<object, object> = (next) => async (args) => {
+const attemptDeadline: FinalizeRequestMiddleware<object, object> = (next, context) => async (args) => {
   const stampedAt = scope.getStore()?.stampedAt;
   if (stampedAt !== undefined && Date.now() - stampedAt > STAMP_MAX_AGE_MS) throw new StaleStampError('The change took too long to commit; it is stamped anew');
   const deadline = scope.getStore()?.deadline;
   if (deadline === undefined) return next(args);
   const left = deadline - Date.now();
   if (left <= 0) throw deadlineError();
-  // Stop waiting at the deadline: the caller gets its 503 before the function (and API Gateway) time out.
+  if (WRITES.has(String(context.commandName))) {
+    // A write once sent may commit, so it is never abandoned at the deadline: a 503 then would have the caller retry
+    // (and, its Idempotency-Key released, run again) a write that lands anyway. It is waited for, which the client's
+    // request timeout bounds, so one starts only while that whole wait fits before the deadline (decisions §19).
+    if (left < DDB_TIMEOUTS.requestTimeout) throw deadlineError();
+    return next(args);
+  }
+  // Stop waiting for a read at the deadline: the caller gets its 503 before the function (and API Gateway) time out.
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([next(args), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(deadlineError()), left)))]);

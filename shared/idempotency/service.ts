@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { BadRequestError, ConflictError, ValidationError } from '../domain/errors.ts';
 import { logger } from '../logger.ts';
@@ -76,17 +77,32 @@ export async function beginIdempotent(
   throw new ConflictError(`A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry shortly`);
 }
 
+/**
+ * Tries of recording or releasing a key, beyond the SDK's own retries: both
+ * are safe to repeat (conditioned on the claim's fingerprint), and a key left
+ * running answers the client's retries 409 until the lock goes stale (two
+ * minutes) and lets a retry of a create that did commit run again.
+ */
+const KEY_WRITE_TRIES = 4;
+
+async function keyWrite(what: string, write: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (err) {
+      if (attempt >= KEY_WRITE_TRIES) return logger.error(`idempotency: could not ${what}`, { err });
+      await sleep(50 * 2 ** attempt * (0.5 + Math.random() / 2));
+    }
+  }
+}
+
 /** Keep a successful answer for replays. The write already happened, so a failure here is logged, not answered. */
 export async function completeIdempotent(claim: IdempotencyClaim, status: number, body: string): Promise<void> {
   const packed = gzipSync(body);
-  try {
-    await repo.completeKey(claim.accountId, claim.keyHash, claim.fingerprint, status, packed.length <= MAX_STORED_BODY ? packed : undefined);
-  } catch (err) {
-    logger.error('idempotency: could not record the answer', { err });
-  }
+  await keyWrite('record the answer', () => repo.completeKey(claim.accountId, claim.keyHash, claim.fingerprint, status, packed.length <= MAX_STORED_BODY ? packed : undefined));
 }
 
 /** A failed request gives its key back, so the client's retry runs afresh. */
 export async function releaseIdempotent(claim: IdempotencyClaim): Promise<void> {
-  await repo.releaseKey(claim.accountId, claim.keyHash, claim.fingerprint).catch((err) => logger.error('idempotency: could not release the key', { err }));
+  await keyWrite('release the key', () => repo.releaseKey(claim.accountId, claim.keyHash, claim.fingerprint));
 }
