@@ -29,6 +29,8 @@ beforeAll(async () => {
   // The one ticket each view below matches: the oldest of the account.
   oldest = await ticket({ status: 'pending', priority: 'urgent', assigneeId: agentId });
   await storeTickets([oldest, ...(await filler(99))]);
+  // The key's first use in an hour records last_used_at (decisions §18): done here, so no measured call makes that write.
+  expect((await d.get(`${TICKETS}?page_size=1`)).status).toBe(200);
 }, 120_000);
 
 const VIEWS = [

@@ -129,8 +129,8 @@ describe('correlation ids in the webhook path', () => {
     await capturingLogs(async (lines) => {
       const created = await client.request('POST', '/helpdesk/api/v1/tickets', { token: acct.ownerKey, body: { ticket: { subject: 'Receiver gone' } }, headers: { 'x-request-id': requestId } });
       expect(created.status).toBe(201);
-      const line = await eventually(() => lines.find((l) => l.message === 'webhook disabled by 410' && l.webhookId === hook.id), 15_000, 'the 410 log line');
-      expect(line).toMatchObject({ level: 'WARN', correlationId: requestId, accountId: acct.accountId });
+      const line = await eventually(() => lines.find((l) => l.message === 'webhook disabled' && l.webhookId === hook.id), 15_000, 'the 410 log line');
+      expect(line).toMatchObject({ level: 'WARN', correlationId: requestId, accountId: acct.accountId, disabledReason: 'gone' });
     });
     const log = await eventually(
       async () => {
