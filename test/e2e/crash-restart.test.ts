@@ -7,13 +7,14 @@ import { eventually } from '../support/wait.ts';
 import { freePort, signalGroup, startCommand } from '../support/processes.ts';
 
 /**
- * The local stack loses no event across a crash or a Ctrl-C (issue 17, part 5),
- * tried from outside as a user would: `scripts/start.ts` in its own process
- * group on a data directory, a webhook on every event, a burst of ticket
- * creates, the whole group killed in the middle of it, a restart on the same
- * data directory, and a count of the tickets whose `ticket.created` never
- * arrived. Only HTTP, files and processes: nothing here knows how the stack
- * runs its handlers.
+ * The local stack loses no write and no event across a crash or a Ctrl-C
+ * (issue 17, part 5; issue 33, part 3), tried from outside as a user would:
+ * `scripts/start.ts` in its own process group on a data directory, a webhook
+ * on every event, a burst of ticket creates, the whole group killed in the
+ * middle of it, a restart on the same data directory, and a count of the
+ * tickets answered 201 that the store no longer has, of those whose
+ * `ticket.created` never arrived, and of those delivered twice. Only HTTP,
+ * files and processes: nothing here knows how the stack runs its handlers.
  */
 const root = resolve(import.meta.dirname, '../..');
 const ALL_EVENTS = ['ticket.created', 'ticket.updated', 'ticket.deleted', 'ticket.assignment.changed', 'ticket.resolved'];
@@ -104,10 +105,20 @@ async function crashAndRestart(signal: 'SIGKILL' | 'SIGTERM') {
   const created = await call(base, apiKey, 'POST', '/helpdesk/api/v1/webhooks', { webhook: { name: path, targetUrl: receiver().url(path), events: ALL_EVENTS } });
   expect(created.status).toBe(201);
   const endpoint = receiver().endpoint(path, created.body.webhook.signingSecret);
+  const createdDeliveries = () => endpoint.received.map((r) => JSON.parse(r.body)).flatMap((p) => (p.event === 'ticket.created' ? [p.data.ticket.id as string] : []));
   const undelivered = (ids: Iterable<string>) => {
-    const delivered = new Set(endpoint.received.map((r) => JSON.parse(r.body)).flatMap((p) => (p.event === 'ticket.created' ? [p.data.ticket.id as string] : [])));
+    const delivered = new Set(createdDeliveries());
     return [...ids].filter((id) => !delivered.has(id));
   };
+  /** Tickets whose ticket.created arrived more than once (at least once allows it; a clean stop should not cause it). */
+  const deliveredTwice = () => {
+    const seen = new Map<string, number>();
+    for (const id of createdDeliveries()) seen.set(id, (seen.get(id) ?? 0) + 1);
+    return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
+  };
+  /** Of those, the ones whose copies carry different webhook-ids (a receiver deduplicating by webhook-id would not see them as one). */
+  const twiceUnderNewIds = (ids: readonly string[]) =>
+    ids.filter((id) => new Set(endpoint.received.filter((r) => r.body.includes(`"id":"${id}"`) && r.body.includes('"ticket.created"')).map((r) => r.id)).size > 1);
 
   // Act: the burst, the signal to the whole group mid-burst, and a restart on the same data directory.
   let stopped: ReturnType<typeof signalGroup> | undefined;
@@ -122,34 +133,51 @@ async function crashAndRestart(signal: 'SIGKILL' | 'SIGTERM') {
   let vanished: string[];
   let stopCode: number | null;
   try {
-    // A ticket the store no longer has: DynamoDB Local acknowledges a TransactWriteItems a few milliseconds
-    // before it is durable, so a SIGKILL right after a 201 can undo that write, ticket and outbox item together.
-    // Its event was not lost by the pipeline (there is no ticket either), so it is counted apart.
+    // A ticket the store no longer has after the restart: a write DynamoDB Local acknowledged and then lost. Its JVM
+    // runs under a watchdog in its own process group (local/dynamodb-local.ts), so a kill of the stack's group lets
+    // it stop cleanly, finishing what it acknowledged: none may vanish, whatever the signal.
     const gone = await Promise.all(undelivered(answered).map(async (id) => ((await call(base, apiKey, 'GET', `/helpdesk/api/v1/tickets/${id}`)).status === 404 ? [id] : [])));
     vanished = gone.flat();
-    const committed = [...answered].filter((id) => !vanished.includes(id));
-    await eventually(() => undelivered(committed).length === 0, 45_000, 'every committed ticket delivered').catch(() => undefined);
-    lost = undelivered(committed);
+    await eventually(() => undelivered(answered).length === 0, 45_000, 'every committed ticket delivered').catch(() => undefined);
+    lost = undelivered(answered);
+    // A second copy would come from a message the first run held, visible again at the restart: allow it a moment.
+    await new Promise((r) => setTimeout(r, 3_000));
     phase('delivered');
   } finally {
     stopCode = await second.stop();
     phase('stopped');
   }
-  const summary = { signal, answered201: answered.size, undeliveredAtRestart, vanishedFromStore: vanished.length, lost: lost.length, seconds };
+  const twice = deliveredTwice();
+  const summary = {
+    signal,
+    answered201: answered.size,
+    undeliveredAtRestart,
+    vanishedFromStore: vanished.length,
+    lost: lost.length,
+    deliveredTwice: twice.length,
+    twiceUnderNewWebhookIds: twiceUnderNewIds(twice).length,
+    seconds,
+  };
   console.log(JSON.stringify(summary));
 
   // Assert
   expect(answered.size).toBeGreaterThanOrEqual(KILL_AFTER);
-  expect(undeliveredAtRestart, 'the kill came in the middle of the burst: events were still on their way').toBeGreaterThan(0);
-  expect(lost, `${lost.length} of ${answered.size - vanished.length} committed tickets never delivered after ${signal} and a restart`).toEqual([]);
-  // Only a create answered in the last moments before a SIGKILL can be undone, so at most the requests then in flight.
-  expect(vanished.length).toBeLessThanOrEqual(signal === 'SIGKILL' ? CONCURRENCY : 0);
-  // On SIGTERM the stack finished or handed over its work and exited cleanly.
-  if (signal === 'SIGTERM') expect(exit).toEqual({ code: 0, signal: null });
+  // The signal came in the middle of the burst: requests were still to be sent. (After a SIGTERM the stack may well
+  // have delivered everything before it exited; after a SIGKILL events were still on their way.)
+  expect(answered.size).toBeLessThan(TICKETS);
+  if (signal === 'SIGKILL') expect(undeliveredAtRestart, 'events were still on their way at the kill').toBeGreaterThan(0);
+  expect(vanished, 'tickets answered 201 and gone from the store after the restart').toEqual([]);
+  expect(lost, `${lost.length} of ${answered.size} committed tickets never delivered after ${signal} and a restart`).toEqual([]);
+  if (signal === 'SIGTERM') {
+    // A clean stop finished its deliveries, or left them queued unsent: nothing is delivered twice.
+    expect(twice, 'tickets whose ticket.created was delivered twice after a SIGTERM').toEqual([]);
+    // It finished or handed over its work and exited cleanly.
+    expect(exit).toEqual({ code: 0, signal: null });
+  }
   expect(stopCode).toBe(0);
 }
 
 describe('the local stack across a crash or a Ctrl-C', () => {
-  it('SIGKILL of the whole stack mid-burst, then a restart on the same DATA_DIR: every committed ticket has its ticket.created delivered', () => crashAndRestart('SIGKILL'), 120_000);
-  it('SIGTERM to the whole stack mid-burst, then a restart on the same DATA_DIR: every committed ticket has its ticket.created delivered', () => crashAndRestart('SIGTERM'), 120_000);
+  it('SIGKILL of the whole stack mid-burst, then a restart on the same DATA_DIR: no committed ticket lost, every ticket.created delivered', () => crashAndRestart('SIGKILL'), 120_000);
+  it('SIGTERM to the whole stack mid-burst, then a restart on the same DATA_DIR: no committed ticket lost, every ticket.created delivered once', () => crashAndRestart('SIGTERM'), 120_000);
 });
