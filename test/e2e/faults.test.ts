@@ -9,6 +9,7 @@ import { uniqueEmail, useGateway, type Response, type TestAccount } from '../sup
 import { fileSqsEndpoint } from '../support/file-sqs.ts';
 import { localLambda, withFaults } from '../support/lambda.ts';
 import { usePipeline } from '../support/pipeline.ts';
+import { eventually } from '../support/wait.ts';
 
 /**
  * decisions §19: what holds while AWS fails. The functions run with faults
@@ -198,13 +199,14 @@ async function buildWorld(acct: TestAccount, agents: string[]): Promise<World> {
   const job = (await create(`${V1}/tickets/bulk_update`, key, { ids: [ticket.id], ticket: { addTags: ['bulk'] } }, 202)).job.id;
 
   // A delivery of the round's webhook (the ticket.created of the ticket above), for redeliver.
-  let delivery: string | undefined;
-  for (let i = 0; !delivery && i < 200; i++) {
-    const res = await send('GET', `${V1}/webhooks/${hook.id}/deliveries`, { token: key }, [200]);
-    delivery = res.status === 200 ? res.body.deliveries?.[0]?.deliveryId : undefined;
-    if (!delivery) await sleep(100);
-  }
-  if (!delivery) throw new Error('no delivery of the round webhook');
+  const delivery: string = await eventually(
+    async () => {
+      const res = await send('GET', `${V1}/webhooks/${hook.id}/deliveries`, { token: key }, [200]);
+      return res.status === 200 ? res.body.deliveries?.[0]?.deliveryId : undefined;
+    },
+    20_000,
+    'a delivery of the round webhook',
+  );
 
   return {
     acct,
@@ -434,8 +436,8 @@ async function deliveredOrDeadLettered(path: string, ticketIds: readonly string[
         }
       }
       const got = receivedTickets(path);
+      // No pause: the next round waits on the pipeline's drain again.
       if (ticketIds.every((id) => got.has(id) || deadLettered.has(id)) || Date.now() > until) return { delivered: got, deadLettered };
-      await sleep(200);
     }
   } finally {
     sqs.destroy();
