@@ -37,6 +37,13 @@ const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
 const ONLY = process.env.BENCH_ONLY;
 const WARMUP = 20;
 
+// The soak (bench/soak.ts): ten minutes with faults injected, only when asked for (BENCH_ONLY=soak), never in a full run.
+if (ONLY === 'soak') {
+  const { runSoak } = await import('./soak.ts');
+  await runSoak();
+  process.exit(0);
+}
+
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];

@@ -205,7 +205,7 @@ export class LocalFunction {
     }
   }
 
-  /** The running sandbox's used heap in bytes (undefined when none runs): the bench's soak compares it at start and end. */
+  /** The running sandbox's used heap in bytes after a full collection (undefined when none runs): the bench's soak compares it over time. */
   async heapUsed(): Promise<number | undefined> {
     const worker = this.worker;
     if (!worker || !this.ready) return undefined;

@@ -3,7 +3,8 @@
 // invocations as Lambda's runtime interface would. Plain JavaScript, so the worker loads no TypeScript tooling.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { getHeapStatistics } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -12,6 +13,16 @@ const { file, functionName, memoryMb } = workerData;
 
 const serializeError = (err) =>
   err instanceof Error ? { errorType: err.name, errorMessage: err.message, stackTrace: String(err.stack ?? '').split('\n') } : { errorType: 'Error', errorMessage: String(err) };
+
+/** A full garbage collection, so a heap reading is what the sandbox retains (`gc` exposed for this worker's use only). */
+let gc;
+const collectGarbage = () => {
+  if (!gc) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc');
+  }
+  gc();
+};
 
 // Faults the function's SDK clients inject (shared/faults/inject.ts, FAULTS) are counted in the main thread.
 globalThis[Symbol.for('support-desk.fault-sink')] = (service, kind) => parentPort.postMessage({ type: 'fault', service, kind });
@@ -28,8 +39,11 @@ try {
 }
 
 parentPort.on('message', async ({ type, id, event, deadline }) => {
-  // The sandbox's heap (the bench's soak reads it); never an invocation.
-  if (type === 'heap') return parentPort.postMessage({ type: 'heap', id, heapUsed: getHeapStatistics().used_heap_size });
+  // The sandbox's heap after a full collection (the bench's soak compares it over time); never an invocation.
+  if (type === 'heap') {
+    collectGarbage();
+    return parentPort.postMessage({ type: 'heap', id, heapUsed: getHeapStatistics().used_heap_size });
+  }
   const awsRequestId = randomUUID();
   const context = {
     awsRequestId,
