@@ -2,26 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { AUDIT_TEXT_LIMIT, diffFields, newAudit, safeChanges } from '#shared/audits/service.ts';
 import { ticketChanges } from '#shared/tickets/rules.ts';
 import type { TicketRecord } from '#shared/tickets/repository.ts';
+import { ticketFixture } from '../support/ticket-fixture.ts';
 
 /** The rules of what an audit holds (decisions §15), as pure functions. */
-const ticket = (over: Partial<TicketRecord> = {}): TicketRecord => ({
-  id: 'tkt_1',
-  accountId: 'acct_1',
-  subject: 'Printer',
-  status: 'new',
-  priority: 'normal',
-  type: 'question',
-  assigneeId: null,
-  requesterEmail: null,
-  requesterName: null,
-  groupId: null,
-  tags: [],
-  customFields: [],
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-  version: 1,
-  ...over,
-});
+const ticket = (over: Partial<TicketRecord> = {}): TicketRecord => ticketFixture({ status: 'new', version: 1, ...over });
 
 describe('ticketChanges', () => {
   const fields = new Map([['fld_1', { fieldKey: 'order_ref' }]]);

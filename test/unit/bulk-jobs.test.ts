@@ -3,25 +3,10 @@ import { BulkDeleteBodySchema, BulkUpdateBodySchema } from '#shared/jobs/model.t
 import type { JobRecord, StoredResult } from '#shared/jobs/repository.ts';
 import { changedByJob, distinctIds, editedTags, nextChunk, ticketEdit, toJobDto, withResults } from '#shared/jobs/rules.ts';
 import type { TicketRecord } from '#shared/tickets/repository.ts';
+import { ticketFixture } from '../support/ticket-fixture.ts';
 
 /** The rules of a bulk job (decisions §16), as tables: ids, tag edits, chunks, resumption and the job as answered. */
-const ticket = (tags: string[]): TicketRecord => ({
-  id: 'tkt_1',
-  accountId: 'acct_1',
-  subject: 'Printer',
-  status: 'open',
-  priority: 'normal',
-  type: 'question',
-  assigneeId: null,
-  requesterEmail: null,
-  requesterName: null,
-  groupId: null,
-  tags,
-  customFields: [],
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-  version: 3,
-});
+const ticket = (tags: string[]): TicketRecord => ticketFixture({ tags });
 
 const OK: StoredResult = { status: 'ok' };
 const NOT_FOUND: StoredResult = { status: 'error', error: { code: 'NOT_FOUND', message: 'Ticket not found' } };

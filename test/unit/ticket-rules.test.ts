@@ -1,26 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { appliedUpdate, changeEvents } from '#shared/tickets/rules.ts';
 import type { TicketRecord } from '#shared/tickets/repository.ts';
+import { ticketFixture } from '../support/ticket-fixture.ts';
 
 /** What a PUT makes of a ticket and which events it publishes (decisions §6, §7), as tables. */
-const ticket = (over: Partial<TicketRecord> = {}): TicketRecord => ({
-  id: 'tkt_1',
-  accountId: 'acct_1',
-  subject: 'Printer',
-  status: 'open',
-  priority: 'normal',
-  type: 'question',
-  assigneeId: null,
-  requesterEmail: null,
-  requesterName: null,
-  groupId: null,
-  tags: [],
-  customFields: [],
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-  version: 3,
-  ...over,
-});
+const ticket = ticketFixture;
 const AT = '2026-02-02T00:00:00.000Z';
 
 describe('appliedUpdate', () => {
