@@ -18,3 +18,15 @@ export const emailSettings = defineSettings(
       if (e.EMAIL_TRANSPORT === 'file' && !e.EMAIL_OUTBOX_DIR) ctx.addIssue({ code: 'custom', path: ['EMAIL_OUTBOX_DIR'], message: 'EMAIL_OUTBOX_DIR is required with EMAIL_TRANSPORT=file' });
     }),
 );
+
+/**
+ * The stage's inbound mail domain (decisions §17): every account's inbound
+ * address is `<account id in lower case>@<domain>`, a ticket's reply address
+ * `<account id>+<reply token>@<domain>`. `inbound.localhost` locally.
+ */
+export const inboundSettings = defineSettings(
+  'shared/email/addresses.ts',
+  z.object({
+    INBOUND_DOMAIN: z.string().regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/, 'a lower-case domain name'),
+  }),
+);
