@@ -56,3 +56,7 @@ export const SnsRecordSchema = z.object({ EventSource: z.literal('aws:sns'), Sns
 /** One event of the inbound function: SES receipt records, or SNS records carrying SES notifications. */
 export const InboundEventSchema = z.object({ Records: z.array(z.union([SesReceiptRecordSchema, SnsRecordSchema])).min(1) });
 export type InboundEvent = z.infer<typeof InboundEventSchema>;
+
+/** Where the receipt rule's S3 action puts a received mail (then `mail.messageId`), and where a refused one is kept. */
+export const INBOUND_OBJECT_PREFIX = 'inbound/';
+export const QUARANTINE_OBJECT_PREFIX = 'quarantine/';
