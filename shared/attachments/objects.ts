@@ -74,3 +74,14 @@ export async function copyObject(from: string, to: string, name: string, content
     callBudget(),
   );
 }
+
+/** Store bytes the service itself received (an inbound mail's attachment, decisions §17) with the download headers a copy gets. */
+export async function putObject(key: string, body: Uint8Array, name: string, contentType: string): Promise<void> {
+  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType, ContentDisposition: contentDisposition(name) }), callBudget());
+}
+
+/** An object's bytes (an inbound mail's raw MIME, which the receipt rule stored). */
+export async function readObject(key: string): Promise<Uint8Array> {
+  const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }), callBudget());
+  return out.Body!.transformToByteArray();
+}

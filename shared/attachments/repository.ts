@@ -59,6 +59,13 @@ export async function getUploads(accountId: string, ids: readonly string[]): Pro
 export const attachmentKey = (accountId: string, id: string): Key => uploads.key({ accountId, id });
 
 /**
+ * The record of an attachment the service stored itself (an inbound mail's):
+ * the same item an attached upload becomes, so GET /attachments/:id, the
+ * message's URLs and the ticket's clean-up treat both alike.
+ */
+export const storedAttachmentWrite = (u: UploadRecord): TxWrite => uploads.put(u, conditions.absent());
+
+/**
  * The write that consumes a token in a message's transaction: only a pending,
  * unexpired upload of this account becomes this message's attachment, so of
  * two messages racing for one token exactly one commits.

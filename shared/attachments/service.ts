@@ -16,7 +16,7 @@ import {
   type StoredAttachment,
   type Upload,
 } from './model.ts';
-import { copyObject, presignDownload, presignUpload, scanStatus, SCAN_CLEAN, storedSize, uploadHeaders } from './objects.ts';
+import { copyObject, presignDownload, presignUpload, putObject, scanStatus, SCAN_CLEAN, storedSize, uploadHeaders } from './objects.ts';
 import * as repo from './repository.ts';
 import type { UploadRecord } from './repository.ts';
 import { deleteObjects, isMissingObject } from './s3.ts';
@@ -155,6 +155,62 @@ export async function prepareAttachments(p: Principal, ticketId: string, items: 
         repo.attachWrite(u, { messageId, ticketId, objectKey: keys[i], now }, () =>
           refused([{ field: `attachments.${i}.token`, message: 'this upload was attached to another message meanwhile, or expired; a token can be used once' }]),
         ),
+      ),
+    discard,
+  };
+}
+
+/** A file the service received itself: an inbound mail's attachment or inline image (decisions §17). */
+export interface ReceivedFile {
+  name: string;
+  contentType: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * Store received files as a message's attachments: each object written under
+ * the ticket (the key a copied upload gets), and the records of the
+ * message's transaction. As with uploads, the objects exist before the
+ * message commits; `discard` removes them if it does not.
+ */
+export async function storeReceivedFiles(accountId: string, ticketId: string, files: readonly ReceivedFile[]): Promise<PreparedAttachments> {
+  const copy = randomBase62(12);
+  const records = files.map((f) => {
+    const id = newId('upl').slice(UPLOAD_PREFIX.length);
+    return { file: f, id, key: objectKeys.attachment(accountId, ticketId, id, copy) };
+  });
+  const discard = async () => {
+    try {
+      await deleteObjects(records.map((r) => r.key));
+    } catch (err) {
+      logger.warn('attachments: could not delete the objects of a mail that was not recorded', { err });
+    }
+  };
+  const stored = await Promise.allSettled(records.map((r) => putObject(r.key, r.file.bytes, r.file.name, r.file.contentType)));
+  const failed = stored.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    await discard();
+    throw failed.reason;
+  }
+  return {
+    attachments: records.map((r) => ({ id: `${ATTACHMENT_PREFIX}${r.id}`, name: r.file.name, size: r.file.bytes.byteLength, contentType: r.file.contentType, key: r.key })),
+    writes: (messageId, now) =>
+      records.map((r) =>
+        repo.storedAttachmentWrite({
+          accountId,
+          id: r.id,
+          name: r.file.name,
+          size: r.file.bytes.byteLength,
+          contentType: r.file.contentType,
+          state: 'attached',
+          uploadKey: r.key,
+          createdBy: 'email',
+          createdAt: now,
+          messageId,
+          ticketId,
+          objectKey: r.key,
+          attachedAt: now,
+        }),
       ),
     discard,
   };

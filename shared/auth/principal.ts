@@ -64,10 +64,21 @@ export interface SystemPrincipal {
   automationId: string;
 }
 
-/** Whoever changes a ticket: a user's principal or an automation. */
-export type Caller = Principal | SystemPrincipal;
+/**
+ * An inbound mail changing its ticket (decisions §17: a reply reopens a
+ * pending or resolved ticket). Not a user and not an automation: its events
+ * name no actor, so automations react to them as to any customer's change.
+ */
+export interface MailCaller {
+  accountId: string;
+  mail: true;
+}
+
+/** Whoever changes a ticket: a user's principal, an automation or an inbound mail. */
+export type Caller = Principal | SystemPrincipal | MailCaller;
 
 export const isSystemCaller = (c: Caller): c is SystemPrincipal => 'system' in c;
+export const isMailCaller = (c: Caller): c is MailCaller => 'mail' in c;
 
-/** Who acted, as ticket events record it (consumers skip what automations caused, so they never loop). */
-export const actorOf = (c: Caller) => (isSystemCaller(c) ? { type: 'automation' as const, id: c.automationId } : { type: 'user' as const, id: c.userId });
+/** Who acted, as ticket events record it (consumers skip what automations caused, so they never loop); none for a mail. */
+export const actorOf = (c: Caller) => (isSystemCaller(c) ? { type: 'automation' as const, id: c.automationId } : isMailCaller(c) ? undefined : { type: 'user' as const, id: c.userId });

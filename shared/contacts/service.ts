@@ -96,6 +96,29 @@ export async function createContact(p: Principal, input: CreateContactInput): Pr
   });
 }
 
+/**
+ * The contact of an address, created if the account has none (an inbound
+ * mail's sender, decisions §17): its id. Two mails from a new sender at once
+ * meet at the email guard; the loser reads the winner's contact.
+ */
+export async function ensureContact(accountId: string, email: string, name: string | null): Promise<string | null> {
+  if (email.length > CONTACT_EMAIL_MAX) return null;
+  const known = await repo.contactByEmail(accountId, email);
+  if (known) return known.contactId;
+  try {
+    return await retrying(async () => {
+      const [organizationId, tickets] = await Promise.all([organizationFor(accountId, email, undefined), repo.requesterCount(accountId, email)]);
+      const c = newContact(accountId, { name: name || email.slice(0, email.indexOf('@')), email }, organizationId);
+      await repo.createContact(c, tickets);
+      return c.id;
+    });
+  } catch (err) {
+    const winner = await repo.contactByEmail(accountId, email);
+    if (winner) return winner.contactId;
+    throw err;
+  }
+}
+
 export async function updateContact(p: Principal, id: string, input: UpdateContactInput): Promise<ContactRecord> {
   return retrying(async () => {
     const current = await requireContact(p.accountId, id);

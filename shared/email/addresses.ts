@@ -1,4 +1,4 @@
-import { getAccount } from '../accounts/repository.ts';
+import { getAccount } from '../accounts/api.ts';
 import { inboundSettings } from './settings.ts';
 
 /**
@@ -31,7 +31,13 @@ export function parseInboundAddress(address: string, domain = inboundDomain()): 
   const at = address.lastIndexOf('@');
   if (at < 1) return null;
   const local = address.slice(0, at).trim().toLowerCase();
-  if (address.slice(at + 1).trim().toLowerCase() !== domain) return null;
+  if (
+    address
+      .slice(at + 1)
+      .trim()
+      .toLowerCase() !== domain
+  )
+    return null;
   const m = ACCOUNT_LOCAL_PART.exec(local);
   if (!m) return null;
   return { accountId: `acct_${m[1].slice(5).toUpperCase()}`, replyToken: m[2] ?? null };

@@ -1,82 +1,79 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { composeMime, formatAddress, type MimeMessage } from './mime.ts';
 import { emailSettings } from './settings.ts';
 
-export interface OutgoingEmail {
-  /** Stable id (the message id): the file name locally, a header with SES. */
+export { formatAddress };
+
+export interface OutgoingEmail extends MimeMessage {
+  /** Stable id (a message id, `invite-<userId>`, …): the file name locally. */
   id: string;
-  to: string[];
-  cc: { email: string; name: string | null }[];
-  subject: string;
-  text: string;
-  html: string;
+  /** SES message tags (account, message): a bounce or complaint names the response it is about. */
+  tags?: Readonly<Record<string, string>>;
 }
 
-/** The email port: SES v2 in a deployed stack, a readable outbox folder locally. */
+/** What the transport did: the Message-ID the mail went out with (SES writes its own). */
+export interface SentEmail {
+  messageIds: string[];
+}
+
+/** The email port: SES v2 in a deployed stack, a folder of `.eml` files locally. */
 export interface EmailPort {
-  send(email: OutgoingEmail): Promise<void>;
+  send(email: OutgoingEmail): Promise<SentEmail>;
 }
 
-/** Local outbox: one JSON file per email under the directory, easy to read and to assert on. */
+/**
+ * Local outbox: one `.eml` file (RFC 5322, every header) per email under the
+ * directory, written whole (a temporary name, then renamed) so a reader never
+ * sees half a file.
+ */
 export function fileOutbox(dir: string): EmailPort {
   return {
     async send(email) {
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, `${email.id}.json`), `${JSON.stringify({ ...email, queuedAt: new Date().toISOString() }, null, 2)}\n`);
+      const file = join(dir, `${email.id}.eml`);
+      writeFileSync(`${file}.tmp`, composeMime(email));
+      renameSync(`${file}.tmp`, file);
+      return { messageIds: [email.messageId] };
     },
   };
 }
 
-/** UTF-8 bytes per RFC 2047 encoded word: 45 bytes are 60 base64 characters, so a word stays within 75. */
-const ENCODED_WORD_BYTES = 45;
+/** The Message-ID SES gives a mail it sends (it replaces the sender's): `<id@email.amazonses.com>` in us-east-1, `<id@<region>.amazonses.com>` elsewhere. */
+export const sesMessageId = (id: string, region: string) => `<${id}@${region === 'us-east-1' ? 'email' : region}.amazonses.com>`;
 
-/**
- * An address with its display name, as SES v2 accepts it: an ASCII name is
- * quoted (quotes and backslashes escaped), any other name is RFC 2047
- * encoded words (UTF-8, base64), split on character boundaries. Line breaks
- * never reach a header.
- */
-export function formatAddress(email: string, name: string | null): string {
-  const clean = (name ?? '').replace(/[\r\n]+/g, ' ').trim();
-  if (!clean) return email;
-  if (/^[\x20-\x7e]*$/.test(clean)) return `"${clean.replace(/[\\"]/g, '\\$&')}" <${email}>`;
-  const words: string[] = [];
-  let chunk = '';
-  for (const ch of clean) {
-    if (Buffer.byteLength(chunk + ch) > ENCODED_WORD_BYTES) {
-      words.push(chunk);
-      chunk = '';
-    }
-    chunk += ch;
-  }
-  words.push(chunk);
-  return `${words.map((w) => `=?UTF-8?B?${Buffer.from(w).toString('base64')}?=`).join(' ')} <${email}>`;
-}
-
-/** SES v2, sending from the configured identity (loaded lazily so only the sender's bundle carries the client). */
-export function sesEmail(from: string, configurationSet?: string): EmailPort {
-  let client: Promise<{ send: (cmd: unknown) => Promise<unknown>; Cmd: new (input: unknown) => unknown }> | undefined;
+/** SES v2 SendEmail with the raw message (loaded lazily so only the sender's bundle carries the client). */
+export function sesEmail(configurationSet?: string): EmailPort {
+  let client: Promise<{ send: (cmd: unknown) => Promise<{ MessageId?: string }>; Cmd: new (input: unknown) => unknown }> | undefined;
   return {
     async send(email) {
-      client ??= import('@aws-sdk/client-sesv2').then((m) => ({ send: (c: unknown) => new m.SESv2Client({}).send(c as never), Cmd: m.SendEmailCommand as never }));
+      client ??= import('@aws-sdk/client-sesv2').then((m) => {
+        const ses = new m.SESv2Client({});
+        return { send: (c: unknown) => ses.send(c as never) as Promise<{ MessageId?: string }>, Cmd: m.SendEmailCommand as never };
+      });
       const { send, Cmd } = await client;
-      await send(
+      const out = await send(
         new Cmd({
-          FromEmailAddress: from,
           ConfigurationSetName: configurationSet,
-          Destination: { ToAddresses: email.to, CcAddresses: email.cc.map((c) => formatAddress(c.email, c.name)) },
-          Content: {
-            Simple: { Subject: { Data: email.subject }, Body: { Text: { Data: email.text }, Html: { Data: email.html } }, Headers: [{ Name: 'X-Support-Desk-Message-Id', Value: email.id }] },
-          },
+          Content: { Raw: { Data: Buffer.from(composeMime(email)) } },
+          EmailTags: Object.entries(email.tags ?? {}).map(([Name, Value]) => ({ Name, Value: Value.replace(/[^A-Za-z0-9_.@-]/g, '_') })),
         }),
       );
+      // Both ids thread: SES's is what the customer's client sees, ours is in References of later mail.
+      return { messageIds: [email.messageId, ...(out.MessageId ? [sesMessageId(out.MessageId, process.env.AWS_REGION ?? 'us-east-1')] : [])] };
     },
   };
 }
 
-/** The port chosen by configuration: EMAIL_TRANSPORT=ses (EMAIL_FROM) or file (EMAIL_OUTBOX_DIR). */
+/** The port chosen by configuration: EMAIL_TRANSPORT=ses or file (EMAIL_OUTBOX_DIR). */
 export function configuredEmailPort(): EmailPort {
-  const { EMAIL_TRANSPORT, EMAIL_FROM, SES_CONFIGURATION_SET, EMAIL_OUTBOX_DIR } = emailSettings();
-  // The settings' own rules guarantee the address or folder of the chosen transport.
-  return EMAIL_TRANSPORT === 'ses' ? sesEmail(EMAIL_FROM!, SES_CONFIGURATION_SET) : fileOutbox(EMAIL_OUTBOX_DIR!);
+  const { EMAIL_TRANSPORT, SES_CONFIGURATION_SET, EMAIL_OUTBOX_DIR } = emailSettings();
+  // The settings' own rules guarantee the folder of the file transport.
+  return EMAIL_TRANSPORT === 'ses' ? sesEmail(SES_CONFIGURATION_SET) : fileOutbox(EMAIL_OUTBOX_DIR!);
+}
+
+/** The address mail is sent from: the stage's EMAIL_FROM (an address or a domain: then `support@` it). */
+export function senderAddress(): string {
+  const from = emailSettings().EMAIL_FROM ?? 'support@localhost';
+  return from.includes('@') ? from : `support@${from}`;
 }

@@ -5,7 +5,14 @@ import type { MessageInEvent } from '../messages/model.ts';
 import { findTicket } from '../tickets/service.ts';
 import { listAccountAdmins } from '../users/api.ts';
 import type { WebhookDisabledData } from '../webhooks/events.ts';
-import type { EmailPort } from './port.ts';
+import { retryOnConflict } from '../db/retry.ts';
+import { transactWrite } from '../db/transact.ts';
+import type { EmailDelivery } from '../messages/model.ts';
+import { setEmailDelivery } from '../messages/api.ts';
+import { inboundDomain, replyAddress } from './addresses.ts';
+import { senderAddress, type EmailPort } from './port.ts';
+import { getEmailSettings, getThread, mailIdWrite, threadWrites, undeliverableOf } from './repository.ts';
+import { newReplyToken } from './tokens.ts';
 
 /** A claim older than this belongs to a sender that crashed (the consumer's timeout is 30 s): it may be taken over. */
 const CLAIM_STALE_MS = 5 * 60_000;
@@ -67,24 +74,70 @@ async function sendOnce(marker: Pick<EmailMarker, 'accountId' | 'id'>, send: () 
   return outcome;
 }
 
+/** The Message-ID of the mail we send for a message: ours, on the inbound domain, so a reply that names it finds the ticket. */
+export const outboundMailId = (id: string, domain = inboundDomain()) => `<${id}@${domain}>`;
+
 /**
- * Send the email of an agent's response: to the explicit recipients (forwards)
- * or the ticket's requester, copying the ccs. A marker makes redelivered
- * events harmless; a message whose ticket has no requester sends nothing.
+ * Put the Message-IDs of a mail into the ticket's thread and the index, so a
+ * reply naming any of them threads: before the mail leaves (a reply can come
+ * back within a second), and again with the id SES gave it. Answers the
+ * thread as it was before (its ids are the new mail's References).
+ */
+export async function recordOutboundIds(accountId: string, ticketId: string, messageId: string, ids: readonly string[]) {
+  return retryOnConflict(async () => {
+    const thread = await getThread(accountId, ticketId);
+    const at = new Date().toISOString();
+    await transactWrite([
+      ...threadWrites(accountId, ticketId, thread, ids, newReplyToken),
+      ...ids.map((mailId) => mailIdWrite({ accountId, mailId, ticketId, messageId, direction: 'out', at }, () => undefined)),
+    ]);
+    return { references: thread?.mailIds ?? [], replyToken: thread?.replyToken ?? (await getThread(accountId, ticketId))!.replyToken };
+  });
+}
+
+/**
+ * Send the email of an agent's response (decisions §12, §17): to the explicit
+ * recipients (forwards) or the ticket's requester, copying the ccs, leaving
+ * out addresses marked undeliverable. It carries the thread's headers and the
+ * ticket's reply address; the message records what became of it. A marker
+ * makes redelivered events harmless.
  */
 export function sendResponseEmail(port: EmailPort, accountId: string, message: MessageInEvent): Promise<'sent' | 'skipped'> {
   return sendOnce({ accountId, id: message.id }, async () => {
     const ticket = await findTicket(accountId, message.ticketId);
-    const to = message.recipients.length ? message.recipients : ticket?.requesterEmail ? [ticket.requesterEmail] : [];
-    if (!to.length) return 'skipped';
-    await port.send({
+    const wanted = message.recipients.length ? message.recipients : ticket?.requesterEmail ? [ticket.requesterEmail] : [];
+    const ccs = message.ccs.map((c) => ({ email: c.email, name: c.name ?? null }));
+    const [blocked, settings] = await Promise.all([undeliverableOf(accountId, [...wanted, ...ccs.map((c) => c.email)]), getEmailSettings(accountId)]);
+    const open = (email: string) => !blocked.has(email.toLowerCase());
+    const to = wanted.filter(open);
+    const cc = ccs.filter((c) => open(c.email));
+    const skipped = [...wanted, ...ccs.map((c) => c.email)].filter((e) => !open(e));
+    const delivery = (status: EmailDelivery['status'], reason: string | null): EmailDelivery => ({ status, to, cc: cc.map((c) => c.email), skipped, reason, updatedAt: new Date().toISOString() });
+    if (!ticket || !to.length) {
+      const reason = !ticket ? 'the ticket was deleted' : wanted.length ? 'every recipient is marked undeliverable (a hard bounce or a complaint)' : 'the ticket has no requester';
+      await setEmailDelivery(accountId, message.ticketId, message.id, delivery('not_sent', reason)).catch(() => undefined);
+      return 'skipped';
+    }
+    const ourId = outboundMailId(message.id);
+    const { references, replyToken } = await recordOutboundIds(accountId, ticket.id, message.id, [ourId]);
+    const sent = await port.send({
       id: message.id,
-      to,
-      cc: message.ccs.map((c) => ({ email: c.email, name: c.name ?? null })),
-      subject: `${message.isForward ? 'Fwd' : 'Re'}: ${ticket?.subject ?? 'Your request'} [${message.ticketId}]`,
+      from: { email: senderAddress(), name: settings?.fromName ?? null },
+      to: to.map((email) => ({ email })),
+      cc,
+      replyTo: { email: replyAddress(accountId, replyToken) },
+      subject: `${message.isForward ? 'Fwd' : 'Re'}: ${ticket.subject} [${message.ticketId}]`,
+      messageId: ourId,
+      inReplyTo: references.at(-1) ?? null,
+      references,
+      headers: { 'X-Support-Desk-Ticket': ticket.id },
+      tags: { account: accountId, message: message.id, ticket: ticket.id },
       text: message.textContent,
       html: message.content,
     });
+    const extra = sent.messageIds.filter((id) => id !== ourId);
+    if (extra.length) await recordOutboundIds(accountId, ticket.id, message.id, extra);
+    await setEmailDelivery(accountId, message.ticketId, message.id, delivery('sent', null));
     return 'sent';
   });
 }
@@ -116,8 +169,10 @@ export async function sendWebhookDisabledEmails(port: EmailPort, accountId: stri
       return sendOnce({ accountId, id }, async () => {
         await port.send({
           id,
-          to: [admin.email],
-          cc: [],
+          from: { email: senderAddress() },
+          to: [{ email: admin.email, name: admin.name }],
+          messageId: outboundMailId(id),
+          autoSubmitted: 'auto-generated',
           subject: `Webhook switched off: ${webhook.name}`,
           text: `Hello ${admin.name},\n\n${text}`,
           html: paragraphs(`Hello ${admin.name},\n\n${text}`),
@@ -135,8 +190,10 @@ export function sendInvitationEmail(port: EmailPort, accountId: string, invited:
     const text = `Hello ${invited.name},\n\nYou have been invited to the support desk as ${invited.role}. Your administrator will send you your sign-in credentials.`;
     await port.send({
       id: `invite-${invited.id}`,
-      to: [invited.email],
-      cc: [],
+      from: { email: senderAddress() },
+      to: [{ email: invited.email, name: invited.name }],
+      messageId: outboundMailId(`invite-${invited.id}`),
+      autoSubmitted: 'auto-generated',
       subject: 'You are invited to the support desk',
       text,
       html: `<p>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/\n\n/g, '</p><p>')}</p>`,

@@ -21,6 +21,13 @@ export const METRICS = {
   authorizerCacheFlushFailed: 'AuthorizerCacheFlushFailed',
   /** Requests refused by the per-account rate limit (shared/http/middleware.ts). */
   requestsRateLimited: 'RequestsRateLimited',
+  /** Inbound mail (decisions §17): made into tickets or replies, received twice, quarantined (spam or virus), or for no account. */
+  mailReceived: 'InboundMailReceived',
+  mailDuplicate: 'InboundMailDuplicates',
+  mailQuarantined: 'InboundMailQuarantined',
+  mailDropped: 'InboundMailDropped',
+  /** Addresses marked undeliverable by an SES bounce or complaint. */
+  mailUndeliverable: 'MailAddressesUndeliverable',
 } as const;
 
 export type MetricName = (typeof METRICS)[keyof typeof METRICS];

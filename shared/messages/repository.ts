@@ -4,7 +4,7 @@ import { listCounter } from '../db/list-counter.ts';
 import { batchDelete, numberedPage, queryPage, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import type { StoredAttachment } from '../attachments/model.ts';
-import type { Message } from './model.ts';
+import type { EmailDelivery, Message } from './model.ts';
 
 /** A message as stored: its attachments carry their object keys, the API's download URLs are made on each read. */
 export interface MessageRecord extends Omit<Message, 'attachments'> {
@@ -15,7 +15,26 @@ export interface MessageRecord extends Omit<Message, 'attachments'> {
 
 /** Both copies of a message hold the same attributes; its `type` is stored as `messageType` (`type` names the item kind). */
 const mapping = {
-  fields: ['id', 'accountId', 'ticketId', 'type', 'content', 'textContent', 'authorId', 'attachments', 'ccs', 'recipients', 'isForward', 'sendEmail', 'createdAt', 'updatedAt'],
+  fields: [
+    'id',
+    'accountId',
+    'ticketId',
+    'type',
+    'content',
+    'textContent',
+    'authorId',
+    'attachments',
+    'ccs',
+    'recipients',
+    'isForward',
+    'channel',
+    'emailDelivery',
+    'sendEmail',
+    'createdAt',
+    'updatedAt',
+  ],
+  // Messages written before the email channel came through the API and carry no delivery record.
+  normalize: (m: MessageRecord) => ({ ...m, channel: m.channel ?? 'api' }),
   renames: { type: 'messageType' },
 } as const;
 const byId = bindEntity<MessageRecord>(ENTITIES.message, mapping);
@@ -27,11 +46,28 @@ const underTicket = (accountId: string, ticketId: string, forward = true) =>
 
 /** Messages never change, so the copy by id and the copy under the ticket cannot drift; both commit with `related`. */
 export async function createMessage(m: MessageRecord, related: TxWrite[]): Promise<void> {
-  await transactWrite([byId.put(m, conditions.absent()), underTicketCopies.put(m, conditions.absent()), listCounter.write(m.accountId, `TMSG#${m.ticketId}`, 1), ...related]);
+  await transactWrite([...messageItemWrites(m), ...related]);
 }
+
+/** The items of a new message (both copies and its ticket's count), for a transaction another module commits (a ticket made from a mail). */
+export const messageItemWrites = (m: MessageRecord): TxWrite[] => [
+  byId.put(m, conditions.absent()),
+  underTicketCopies.put(m, conditions.absent()),
+  listCounter.write(m.accountId, `TMSG#${m.ticketId}`, 1),
+];
 
 export async function getMessage(accountId: string, id: string): Promise<MessageRecord | null> {
   return byId.get({ accountId, id });
+}
+
+/**
+ * Record what became of a response's email on both copies of the message, in
+ * one transaction so they cannot drift (the only change a message ever sees).
+ */
+export async function setEmailDelivery(accountId: string, ticketId: string, id: string, delivery: EmailDelivery): Promise<void> {
+  const parts = { set: { emailDelivery: delivery, updatedAt: delivery.updatedAt } };
+  const exists = conditions.present();
+  await transactWrite([byId.updateAttributes({ accountId, id }, parts, exists), underTicketCopies.updateAttributes({ accountId, ticketId, id }, parts, exists)]);
 }
 
 /** A numbered page of a ticket's messages in time order (ids are time-ordered), with the total. */

@@ -8,7 +8,7 @@ import { newId } from '../ids.ts';
 import { userActor } from '../audits/service.ts';
 import { getTicket, messageAuditWrite, planTicketUpdate, ticketUnchangedCheck, type ChangeContext } from '../tickets/service.ts';
 import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from './events.ts';
-import type { CreateMessageInput, ListMessagesQuery, Message, MessageInEvent } from './model.ts';
+import type { CreateMessageInput, EmailDelivery, ListMessagesQuery, Message, MessageInEvent } from './model.ts';
 import * as repo from './repository.ts';
 import type { MessageRecord } from './repository.ts';
 import { htmlToText, sanitizeContent } from './sanitize.ts';
@@ -24,6 +24,31 @@ export async function toMessageDto({ accountId: _a, sendEmail: _s, attachments, 
 
 /** A message as its event carries it: attachments without keys or URLs (a URL would expire long before a redelivery). */
 const eventMessage = ({ accountId: _a, sendEmail: _s, attachments, ...m }: MessageRecord): MessageInEvent => ({ ...m, attachments: attachments.map(({ key: _k, ...a }) => a) });
+
+/** A response's email before the sender took it. */
+const queuedDelivery = (to: string[], ccs: readonly { email: string }[], at: string): EmailDelivery => ({
+  status: 'queued',
+  to,
+  cc: ccs.map((c) => c.email),
+  skipped: [],
+  reason: null,
+  updatedAt: at,
+});
+
+/**
+ * Commit a message with the writes that belong to it (its ticket's change or
+ * check, its audit, its attachments' records, an inbound mail's index) and
+ * its message.created event, in one transaction.
+ */
+export async function commitMessage(message: MessageRecord, related: TxWrite[]): Promise<void> {
+  await repo.createMessage(message, [...related, messageEventWrite(message)]);
+}
+
+const messageEventWrite = (message: MessageRecord): TxWrite =>
+  outboxWrites([newDomainEvent(message.accountId, MESSAGE_CREATED, { message: eventMessage(message), sendEmail: message.sendEmail }, message.createdAt)], MESSAGE_EVENT_SOURCE)[0];
+
+/** A new message's writes and its message.created event, for a transaction another module commits (the ticket an inbound mail starts). */
+export const messageWrites = (message: MessageRecord): TxWrite[] => [...repo.messageItemWrites(message), messageEventWrite(message)];
 
 /**
  * Add a message to a ticket. Its ticket_update (if any) is applied in the
@@ -43,19 +68,24 @@ export async function createMessage(p: Principal, input: CreateMessageInput): Pr
     return await retryOnConflict(async () => {
       const update = Object.fromEntries(Object.entries(input.ticket_update ?? {}).filter(([, v]) => v !== undefined));
       let related: TxWrite[];
+      let requesterEmail: string | null;
       if (Object.keys(update).length) {
         const plan = await planTicketUpdate(p, input.ticket_id, update, context);
         related = plan.writes.length ? plan.writes : [ticketUnchangedCheck(plan.current), messageAuditWrite(plan.current, context)];
+        requesterEmail = plan.current.requesterEmail;
       } else {
         const ticket = await getTicket(p, input.ticket_id);
         if (ticket.status === 'closed') throw new RuleViolationError('TICKET_CLOSED', 'Messages cannot be added to a closed ticket');
         related = [ticketUnchangedCheck(ticket), messageAuditWrite(ticket, context)];
+        requesterEmail = ticket.requesterEmail;
       }
       // Checked and copied once per request, after the ticket answered; a retry after a conflict reuses the copies.
       prepared ??= input.attachments?.length ? prepareAttachments(p, input.ticket_id, input.attachments) : undefined;
       const attaching = await prepared;
       const now = new Date().toISOString();
       const content = sanitizeContent(input.content);
+      // Notes are internal: they never send email.
+      const sendEmail = input.type === 'response' && input.send_email;
       const message: MessageRecord = {
         id: messageId,
         accountId: p.accountId,
@@ -68,13 +98,13 @@ export async function createMessage(p: Principal, input: CreateMessageInput): Pr
         ccs: (input.ccs ?? []).map((c) => ({ email: c.email, name: c.name ?? null })),
         recipients: input.recipients ?? [],
         isForward: input.is_forward,
-        // Notes are internal: they never send email.
-        sendEmail: input.type === 'response' && input.send_email,
+        channel: 'api',
+        emailDelivery: sendEmail ? queuedDelivery(input.recipients?.length ? input.recipients : requesterEmail ? [requesterEmail] : [], input.ccs ?? [], now) : null,
+        sendEmail,
         createdAt: now,
         updatedAt: now,
       };
-      const event = newDomainEvent(p.accountId, MESSAGE_CREATED, { message: eventMessage(message), sendEmail: message.sendEmail }, now);
-      await repo.createMessage(message, [...related, ...(attaching?.writes(message.id, now) ?? []), ...outboxWrites([event], MESSAGE_EVENT_SOURCE)]);
+      await commitMessage(message, [...related, ...(attaching?.writes(message.id, now) ?? [])]);
       return message;
     });
   } catch (err) {

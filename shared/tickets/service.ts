@@ -1,6 +1,6 @@
 import { auditWrite, userActor, SYSTEM_ACTOR } from '../audits/service.ts';
 import type { AuditActor, AuditVia } from '../audits/model.ts';
-import { actorOf, hasDeskRole, isSystemCaller, type Caller, type Principal } from '../auth/principal.ts';
+import { actorOf, hasDeskRole, isMailCaller, isSystemCaller, type Caller, type MailCaller, type Principal } from '../auth/principal.ts';
 import { requesterWrites } from '../contacts/service.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
@@ -12,7 +12,7 @@ import type { TicketEventDetail } from '../events/ticket-events.ts';
 import { newId } from '../ids.ts';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { listAllFields, optionIdsByValue, optionUsageWrite, type FieldRecord } from '../ticket-fields/api.ts';
-import { mergeCustomFields, optionValuesOf, type CustomFieldValue } from '../ticket-fields/values.ts';
+import { loadPatternsFor, mergeCustomFields, optionValuesOf, type CustomFieldValue } from '../ticket-fields/values.ts';
 import { findUser as getUser } from '../users/api.ts';
 import type { CreateTicketInput, ListTicketsQuery, UpdateTicketInput } from './model.ts';
 import * as repo from './repository.ts';
@@ -20,6 +20,9 @@ import { appliedUpdate, changeEvents, ticketChanges, toTicketDto } from './rules
 import type { TicketFilter, TicketRecord } from './repository.ts';
 
 export { toTicketDto };
+
+/** The audit actor of a change an inbound mail made (decisions §15: `email`, no id). */
+export const MAIL_ACTOR: AuditActor = { type: 'email', id: null };
 
 const invalid = (issues: FieldIssue[]) => new ValidationError(`Invalid ticket: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, issues);
 
@@ -72,6 +75,9 @@ export const ticketExists = async (accountId: string, id: string): Promise<boole
 /** A ticket, or null once deleted (consumers of its events: the email sender). */
 export const findTicket = (accountId: string, id: string): Promise<TicketRecord | null> => repo.getTicket(accountId, id);
 
+/** Proves, in another module's transaction, that the ticket still exists (the SLA consumer's first state from an event's copy); NotFoundError if not. */
+export const ticketPresentCheck = (accountId: string, id: string): TxWrite => repo.ticketPresentCheck(accountId, id);
+
 /** Proves, in another module's transaction, that the ticket is still as read (a message added without a ticket update). */
 export const ticketUnchangedCheck = (t: TicketRecord): TxWrite => repo.ticketUnchangedCheck(t);
 
@@ -79,14 +85,23 @@ export const ticketUnchangedCheck = (t: TicketRecord): TxWrite => repo.ticketUnc
  * Create a ticket; its option usage, its requester's counts (and contact, if
  * new) and its ticket.created event commit with it.
  */
-export function createTicket(p: Principal, input: CreateTicketInput): Promise<TicketRecord> {
-  return retryOnConflict(() => createTicketOnce(p, input));
+export function createTicket(p: Principal | MailCaller, input: CreateTicketInput, opts: CreateTicketOptions = {}): Promise<TicketRecord> {
+  return retryOnConflict(() => createTicketOnce(p, input, opts));
 }
 
-async function createTicketOnce(p: Principal, input: CreateTicketInput): Promise<TicketRecord> {
+/** What an inbound mail adds to a ticket's creation (decisions §17): the id it chose first (its attachments' keys name it) and its first message's writes. */
+export interface CreateTicketOptions {
+  id?: string;
+  related?: (ticket: TicketRecord) => TxWrite[];
+  /** How the creation came, for its audit (by default the caller's). */
+  context?: Partial<ChangeContext>;
+}
+
+async function createTicketOnce(p: Principal | MailCaller, input: CreateTicketInput, opts: CreateTicketOptions): Promise<TicketRecord> {
   if (input.status === 'closed') throw new RuleViolationError('CLOSED_STATUS_SYSTEM_ONLY', 'Only automations can close tickets');
   const issues: FieldIssue[] = [];
   const [fields, , group] = await Promise.all([fieldMap(p.accountId), checkAssignee(p.accountId, input.assigneeId, issues), checkGroup(p.accountId, input.groupId, issues)]);
+  await loadPatternsFor(input.customFields, fields);
   const { merged, issues: fieldIssues } = mergeCustomFields([], input.customFields, fields, true);
   issues.push(...fieldIssues);
   const usage = fieldIssues.length ? [] : await optionUsageWrites(p.accountId, fields, [], merged, issues);
@@ -95,7 +110,7 @@ async function createTicketOnce(p: Principal, input: CreateTicketInput): Promise
   const now = new Date();
   const at = now.toISOString();
   const ticket: TicketRecord = {
-    id: newId('tkt', now.getTime()),
+    id: opts.id ?? newId('tkt', now.getTime()),
     accountId: p.accountId,
     subject: input.subject,
     status: input.status,
@@ -118,9 +133,9 @@ async function createTicketOnce(p: Principal, input: CreateTicketInput): Promise
   if (distribution.assigneeId) events.push(...changeEvents(p.accountId, ticket, created, at));
   const requester = ticket.requesterEmail ? await requesterWrites(p.accountId, [{ email: ticket.requesterEmail, name: ticket.requesterName, delta: 1 }]) : [];
   // Two audits when distribution assigns, as two sets of events: the caller's create, then the distribution's assignment.
-  const audits = [ticketAudit(null, ticket, fields, { via: 'api', actor: userActor(p) })];
+  const audits = [ticketAudit(null, ticket, fields, contextOf(p, opts.context))];
   if (distribution.assigneeId) audits.push(ticketAudit(ticket, created, fields, { via: 'distribution', actor: SYSTEM_ACTOR }));
-  await repo.createTicket(created, [...usage, ...requester, ...distribution.writes, ...outboxWrites(events), ...audits]);
+  await repo.createTicket(created, [...usage, ...requester, ...distribution.writes, ...outboxWrites(events), ...audits, ...(opts.related?.(created) ?? [])]);
   return created;
 }
 
@@ -133,8 +148,8 @@ export interface ChangeContext {
 }
 
 const contextOf = (p: Caller, given?: Partial<ChangeContext>): ChangeContext => ({
-  via: given?.via ?? (isSystemCaller(p) ? 'automation' : 'api'),
-  actor: given?.actor ?? (isSystemCaller(p) ? { type: 'automation', id: p.automationId } : userActor(p)),
+  via: given?.via ?? (isSystemCaller(p) ? 'automation' : isMailCaller(p) ? 'email' : 'api'),
+  actor: given?.actor ?? (isSystemCaller(p) ? { type: 'automation', id: p.automationId } : isMailCaller(p) ? MAIL_ACTOR : userActor(p)),
   messageId: given?.messageId ?? null,
 });
 
@@ -207,6 +222,7 @@ export async function planTicketUpdate(p: Caller, id: string, given: TicketEdit,
   let fields = new Map<string, FieldRecord>();
   if (input.customFields !== undefined) {
     fields = await fieldMap(p.accountId);
+    await loadPatternsFor(input.customFields, fields);
     const merged = mergeCustomFields(current.customFields, input.customFields, fields, false);
     issues.push(...merged.issues);
     customFields = merged.merged;

@@ -27,6 +27,7 @@ describe('response emails are sent once per event', () => {
         arrive();
         await allThere;
         sent.push(e.id);
+        return { messageIds: [e.messageId] };
       },
     } as EmailPort;
     const { sendResponseEmail } = await import('#shared/email/service.ts');
@@ -53,7 +54,7 @@ describe('response emails are sent once per event', () => {
     const failing = { send: async () => Promise.reject(new Error('SES throttled')) } as unknown as EmailPort;
     await expect(sendResponseEmail(failing, acct.accountId, event.data.message)).rejects.toThrow('SES throttled');
     const sent: string[] = [];
-    expect(await sendResponseEmail({ send: async (e) => void sent.push(e.id) } as EmailPort, acct.accountId, event.data.message)).toBe('sent');
+    expect(await sendResponseEmail({ send: async (e) => (sent.push(e.id), { messageIds: [e.messageId] }) } as EmailPort, acct.accountId, event.data.message)).toBe('sent');
     expect(sent).toHaveLength(1);
   });
 });

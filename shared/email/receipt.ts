@@ -1,0 +1,77 @@
+import { copyObject, readObject } from '../attachments/objects.ts';
+import { METRICS } from '../events/metrics.ts';
+import { logger } from '../logger.ts';
+import { getMessageRecord, setEmailDelivery } from '../messages/api.ts';
+import { recordMetric } from '../observability.ts';
+import { findInboundRecipient, type InboundRecipient } from './addresses.ts';
+import { parseMail, receiveMail, type MailResult } from './inbound.ts';
+import { markUndeliverable } from './repository.ts';
+import { INBOUND_OBJECT_PREFIX, QUARANTINE_OBJECT_PREFIX, type SesNotification, type SesReceiptRecord } from './ses-events.ts';
+
+/**
+ * What the inbound function does with one SES receipt (decisions §17): a mail
+ * whose spam or virus verdict fails is kept in quarantine and counted, never
+ * a ticket; a mail for no account is dropped and counted; any other is read
+ * from the bucket, parsed once, and received by each account it is for.
+ */
+export async function handleReceipt(record: SesReceiptRecord): Promise<MailResult[]> {
+  const { mail, receipt } = record.ses;
+  const key = `${INBOUND_OBJECT_PREFIX}${mail.messageId}`;
+  if (receipt.spamVerdict.status === 'FAIL' || receipt.virusVerdict.status === 'FAIL') {
+    await copyObject(key, `${QUARANTINE_OBJECT_PREFIX}${mail.messageId}`, `${mail.messageId}.eml`, 'message/rfc822');
+    recordMetric(METRICS.mailQuarantined);
+    logger.warn('email: quarantined', { sesMessageId: mail.messageId, spam: receipt.spamVerdict.status, virus: receipt.virusVerdict.status, from: mail.source });
+    return [{ outcome: 'dropped', note: 'quarantined' }];
+  }
+  const found = await Promise.all(receipt.recipients.map((r) => findInboundRecipient(r)));
+  // One ticket per account, however many of its addresses the mail names.
+  const recipients = [...new Map(found.filter((r): r is InboundRecipient => Boolean(r)).map((r) => [r.accountId, r])).values()];
+  if (!recipients.length) {
+    recordMetric(METRICS.mailDropped);
+    logger.warn('email: for no account', { sesMessageId: mail.messageId, recipients: receipt.recipients });
+    return [{ outcome: 'dropped', note: 'no account has this address' }];
+  }
+  const parsed = await parseMail(await readObject(key));
+  const results: MailResult[] = [];
+  for (const r of recipients) {
+    const result = await receiveMail(r.accountId, parsed, { from: mail.source, replyToken: r.replyToken, fallbackId: mail.messageId });
+    recordMetric(result.outcome === 'duplicate' ? METRICS.mailDuplicate : result.outcome === 'dropped' ? METRICS.mailDropped : METRICS.mailReceived);
+    logger.info('email: received', { accountId: r.accountId, sesMessageId: mail.messageId, ...result });
+    results.push(result);
+  }
+  return results;
+}
+
+/**
+ * An SES notification of the sending configuration set: a hard bounce or a
+ * complaint marks each address undeliverable in the account the response
+ * came from (its message tags), and the response records it. Soft bounces
+ * and other events change nothing.
+ */
+export async function handleNotification(n: SesNotification): Promise<number> {
+  const hard = n.eventType === 'Bounce' && n.bounce?.bounceType === 'Permanent';
+  const complaint = n.eventType === 'Complaint';
+  if (!hard && !complaint) return 0;
+  const accountId = n.mail.tags?.account?.[0];
+  const messageId = n.mail.tags?.message?.[0];
+  if (!accountId) {
+    logger.warn('email: notification without the account tag', { sesMessageId: n.mail.messageId, eventType: n.eventType });
+    return 0;
+  }
+  const addresses = hard
+    ? (n.bounce?.bouncedRecipients ?? []).map((r) => ({ email: r.emailAddress, detail: r.diagnosticCode ?? null }))
+    : (n.complaint?.complainedRecipients ?? []).map((r) => ({ email: r.emailAddress, detail: n.complaint?.complaintFeedbackType ?? null }));
+  const at = new Date().toISOString();
+  await Promise.all(addresses.map((a) => markUndeliverable({ accountId, email: a.email.toLowerCase(), reason: hard ? 'bounce' : 'complaint', detail: a.detail, at })));
+  recordMetric(METRICS.mailUndeliverable, addresses.length);
+  const message = messageId ? await getMessageRecord(accountId, messageId) : null;
+  if (message?.emailDelivery) {
+    await setEmailDelivery(accountId, message.ticketId, message.id, {
+      ...message.emailDelivery,
+      status: hard ? 'bounced' : 'complained',
+      reason: addresses.map((a) => `${a.email}${a.detail ? `: ${a.detail}` : ''}`).join('; ') || null,
+      updatedAt: at,
+    });
+  }
+  return addresses.length;
+}
