@@ -7,6 +7,7 @@ import { ticketFieldRoutes } from '#shared/ticket-fields/contract.ts';
 import { contactRoutes } from '#shared/contacts/contract.ts';
 import { organizationRoutes } from '#shared/organizations/contract.ts';
 import { messageRoutes } from '#shared/messages/contract.ts';
+import { emailRoutes } from '#shared/email/contract.ts';
 import { attachmentRoutes } from '#shared/attachments/contract.ts';
 import { webhookRoutes } from '#shared/webhooks/contract.ts';
 import { automationRoutes } from '#shared/automations/contract.ts';
@@ -36,7 +37,7 @@ export const API_GROUPS: readonly ApiGroup[] = [
   { name: 'tickets', entry: 'functions/tickets/handler.ts', routes: ticketRoutes },
   { name: 'contacts', entry: 'functions/contacts/handler.ts', routes: contactRoutes },
   { name: 'organizations', entry: 'functions/organizations/handler.ts', routes: organizationRoutes },
-  { name: 'messages', entry: 'functions/messages/handler.ts', routes: [...messageRoutes, ...attachmentRoutes] },
+  { name: 'messages', entry: 'functions/messages/handler.ts', routes: [...messageRoutes, ...attachmentRoutes, ...emailRoutes] },
   { name: 'ticketFields', entry: 'functions/ticket-fields/handler.ts', routes: ticketFieldRoutes },
   { name: 'automations', entry: 'functions/automations/handler.ts', routes: automationRoutes },
   { name: 'groups', entry: 'functions/groups/handler.ts', routes: groupRoutes },

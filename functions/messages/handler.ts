@@ -1,5 +1,7 @@
 import { attachmentRoutes } from '#shared/attachments/contract.ts';
 import { createUpload, getAttachment } from '#shared/attachments/service.ts';
+import { getChannelSettings, updateChannelSettings } from '#shared/email/channel.ts';
+import { emailRoutes } from '#shared/email/contract.ts';
 import { httpGroup } from '#shared/http/middleware.ts';
 import { messageRoutes } from '#shared/messages/contract.ts';
 import * as messages from '#shared/messages/service.ts';
@@ -7,7 +9,7 @@ import { pageMeta } from '#shared/pagination/numbered.ts';
 
 const { toMessageDto } = messages;
 
-export const handler = httpGroup([...messageRoutes, ...attachmentRoutes], {
+export const handler = httpGroup([...messageRoutes, ...attachmentRoutes, ...emailRoutes], {
   listMessages: async ({ principal, query }) => {
     const page = await messages.listMessages(principal, query);
     return { success: true, data: await Promise.all(page.items.map(toMessageDto)), meta: pageMeta(query.page, query.limit, page.total) };
@@ -16,4 +18,6 @@ export const handler = httpGroup([...messageRoutes, ...attachmentRoutes], {
   createMessage: async ({ principal, body }) => ({ success: true, data: await toMessageDto(await messages.createMessage(principal, body)) }),
   createUpload: async ({ principal, body }) => ({ success: true, data: await createUpload(principal, body) }),
   getAttachment: async ({ principal, params }) => ({ success: true, data: await getAttachment(principal, params.attachmentId) }),
+  getEmailSettings: async ({ principal }) => ({ success: true, data: await getChannelSettings(principal) }),
+  updateEmailSettings: async ({ principal, body }) => ({ success: true, data: await updateChannelSettings(principal, body) }),
 });
