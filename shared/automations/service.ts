@@ -7,7 +7,7 @@ import { ConflictError, NotFoundError, RuleViolationError, ValidationError, type
 import type { TicketEventDetail } from '../events/ticket-events.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
-import { listAllFields, optionIdsByValue } from '../ticket-fields/api.ts';
+import { listAllFields, loadPatterns, optionIdsByValue } from '../ticket-fields/api.ts';
 import type { UpdateTicketInput } from '../tickets/model.ts';
 import { getTicket, planTicketUpdate } from '../tickets/service.ts';
 import { explainRule, firstMatch, isTimeRule, planActions, type EngineTicket } from './engine.ts';
@@ -31,6 +31,8 @@ async function checkRule(accountId: string, rule: Rule): Promise<void> {
       if (f && (f.fieldType === 'dropdown' || f.fieldType === 'multiselect') && wanted.size) options.set(id, new Set((await optionIdsByValue(accountId, id, [...wanted])).keys()));
     }),
   );
+  // A regex field's value is checked with RE2, which loads on first use (ticket-fields/pattern.ts).
+  if ([...values.keys()].some((id) => fields.get(id)?.fieldType === 'regex')) await loadPatterns();
   const issues = validateRule(rule, { fields, options });
   if (issues.length) throw invalid(issues);
 }

@@ -1,4 +1,16 @@
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+
+/**
+ * RE2 (147 KB minified, the largest part of every bundle that checks custom
+ * fields) is loaded on first use, from its own chunk (infra/bundling.ts):
+ * only calls that meet a regex field's pattern or value need it.
+ */
+let re2: typeof RE2JS | undefined;
+
+/** Load RE2 before compilePattern or patternTest runs (once per container; later calls return at once). */
+export async function loadPatterns(): Promise<void> {
+  re2 ??= (await import('re2js')).RE2JS;
+}
 
 /** Compiled patterns by source; bounded, since patterns come from admins of many accounts. */
 const cache = new Map<string, RE2JS | null>();
@@ -11,10 +23,11 @@ const CACHE_SIZE = 500;
  * (backreferences, lookaround, repeat counts over 1000, syntax errors).
  */
 export function compilePattern(source: string): RE2JS | null {
+  if (!re2) throw new Error('RE2 is not loaded: await loadPatterns() first');
   if (cache.has(source)) return cache.get(source)!;
   let compiled: RE2JS | null;
   try {
-    compiled = RE2JS.compile(source);
+    compiled = re2.compile(source);
   } catch {
     compiled = null;
   }

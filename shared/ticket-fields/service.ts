@@ -15,6 +15,7 @@ import {
   type UpdateOptionInput,
   type UpdateTicketFieldInput,
 } from './model.ts';
+import { compilePattern, loadPatterns } from './pattern.ts';
 import * as repo from './repository.ts';
 import type { FieldRecord, OptionRecord } from './repository.ts';
 import { FIRST_CUSTOM_POSITION, isSystemFieldId, SYSTEM_FIELDS, systemField } from './system-fields.ts';
@@ -173,14 +174,21 @@ function checkOptionsInput(type: FieldRecord['fieldType'], options: { value: str
   if (options.filter((o) => o.default).length > 1) throw new ValidationError('At most one option can be the default', [{ field: 'options', message: 'more than one default' }]);
 }
 
-function checkRegex(type: FieldRecord['fieldType'], pattern: string | null | undefined) {
+async function checkRegex(type: FieldRecord['fieldType'], pattern: string | null | undefined) {
   if (type === 'regex' && !pattern) throw new ValidationError('A regex field needs a regexPattern', [{ field: 'regexPattern', message: 'required for regex fields' }]);
   if (type !== 'regex' && pattern) throw new ValidationError('regexPattern applies only to regex fields', [{ field: 'regexPattern', message: 'only for regex fields' }]);
+  if (!pattern) return;
+  // Here rather than in the body schema: RE2 loads on first use (pattern.ts), and a schema check must be synchronous.
+  await loadPatterns();
+  if (compilePattern(pattern) === null) {
+    const message = 'must be a valid RE2 regular expression (no backreferences or lookaround; repeat counts at most 1000)';
+    throw new ValidationError(`Invalid request: regexPattern: ${message}`, [{ field: 'regexPattern', message }]);
+  }
 }
 
 export async function createField(p: Principal, input: CreateTicketFieldInput): Promise<TicketFieldDto> {
   checkOptionsInput(input.type, input.options);
-  checkRegex(input.type, input.regexPattern);
+  await checkRegex(input.type, input.regexPattern);
   const now = new Date().toISOString();
   const id = newId('fld');
   const options: OptionRecord[] = (input.options ?? []).map((o) => ({ id: newId('opt'), accountId: p.accountId, fieldId: id, name: o.name, value: o.value, usageCount: 0, createdAt: now }));
@@ -235,7 +243,7 @@ export async function updateField(p: Principal, id: string, input: UpdateTicketF
   const current = await requireCustomField(p, id);
   if (input.type !== undefined && input.type !== current.fieldType) throw new RuleViolationError('IMMUTABLE_FIELD', 'type cannot change after creation');
   if (input.fieldKey !== undefined && input.fieldKey !== current.fieldKey) throw new RuleViolationError('IMMUTABLE_FIELD', 'fieldKey cannot change after creation');
-  if (input.regexPattern !== undefined) checkRegex(current.fieldType, input.regexPattern ?? (current.fieldType === 'regex' ? null : undefined));
+  if (input.regexPattern !== undefined) await checkRegex(current.fieldType, input.regexPattern ?? (current.fieldType === 'regex' ? null : undefined));
   const { type: _t, fieldKey: _k, ...rest } = input;
   const changes: repo.FieldChanges = { updatedAt: new Date().toISOString() };
   for (const [k, v] of Object.entries(rest)) if (v !== undefined) (changes as Record<string, unknown>)[k] = v;

@@ -1,6 +1,6 @@
 import type { FieldIssue } from '../domain/errors.ts';
 import { OPTION_VALUE_MAX } from './model.ts';
-import { patternTest } from './pattern.ts';
+import { loadPatterns, patternTest } from './pattern.ts';
 import type { FieldRecord } from './repository.ts';
 
 export interface CustomFieldValue {
@@ -53,6 +53,11 @@ export function optionValuesOf(field: FieldRecord | undefined, value: unknown): 
   if (field.fieldType === 'dropdown' && typeof value === 'string') return [value];
   if (field.fieldType === 'multiselect' && Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
   return [];
+}
+
+/** Load RE2 when a given entry is a regex field's value (checkValue, and so mergeCustomFields, then need it). */
+export async function loadPatternsFor(given: CustomFieldValue[] | undefined, fields: Map<string, FieldRecord>): Promise<void> {
+  if (given?.some((e) => fields.get(e.id)?.fieldType === 'regex')) await loadPatterns();
 }
 
 /**
