@@ -78,3 +78,6 @@ export function attachmentName(name: string | null | undefined, contentType: str
     .slice(0, 10);
   return `attachment-${index + 1}${ext ? `.${ext}` : ''}`;
 }
+
+/** A subject without the reply and forward prefixes mail clients add (`Re:`, `RE:`, `Fwd:`, `AW:`, `SV:`), so a response adds exactly one. */
+export const withoutReplyPrefix = (subject: string) => subject.replace(/^(\s*(re|fwd?|aw|sv|vs)\s*:\s*)+/i, '');

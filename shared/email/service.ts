@@ -13,6 +13,7 @@ import { inboundDomain, replyAddress } from './addresses.ts';
 import { senderAddress, type EmailPort } from './port.ts';
 import { getEmailSettings, getThread, mailIdWrite, threadWrites, undeliverableOf } from './repository.ts';
 import { newReplyToken } from './tokens.ts';
+import { withoutReplyPrefix } from './mail-rules.ts';
 
 /** A claim older than this belongs to a sender that crashed (the consumer's timeout is 30 s): it may be taken over. */
 const CLAIM_STALE_MS = 5 * 60_000;
@@ -126,7 +127,7 @@ export function sendResponseEmail(port: EmailPort, accountId: string, message: M
       to: to.map((email) => ({ email })),
       cc,
       replyTo: { email: replyAddress(accountId, replyToken) },
-      subject: `${message.isForward ? 'Fwd' : 'Re'}: ${ticket.subject} [${message.ticketId}]`,
+      subject: `${message.isForward ? 'Fwd' : 'Re'}: ${withoutReplyPrefix(ticket.subject)} [${message.ticketId}]`,
       messageId: ourId,
       inReplyTo: references.at(-1) ?? null,
       references,

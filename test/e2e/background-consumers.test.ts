@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { fileSqsEndpoint } from '../support/file-sqs.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { LOCAL_TABLE } from '../../local/stack.ts';
 import { eventually } from '../support/wait.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { localLambda } from '../support/lambda.ts';
+import { readOutbox } from '../support/mail.ts';
 
 // The local stack writes the email sender's messages here instead of sending them through SES (localOverlay).
 const outbox = mkdtempSync(join(tmpdir(), 'sd-emails-'));
@@ -35,8 +36,8 @@ beforeAll(async () => {
 });
 afterAll(async () => pipeline?.stop());
 
-const allEmails = () => readdirSync(outbox).map((f) => JSON.parse(readFileSync(join(outbox, f), 'utf8')));
-const emailsFor = (ticketId: string) => allEmails().filter((e) => e.subject.includes(ticketId));
+const allEmails = () => readOutbox(outbox);
+const emailsFor = async (ticketId: string) => (await allEmails()).filter((e) => e.subject.includes(ticketId));
 
 describe('background consumers through the pipeline (outbox -> bus -> SQS)', () => {
   it('enriches a new organization in the background, filling only empty fields', async () => {
@@ -64,12 +65,12 @@ describe('background consumers through the pipeline (outbox -> bus -> SQS)', () 
     expect((await post({ type: 'note', content: '<p>internal</p>' })).status).toBe(201);
     expect((await post({ type: 'response', content: '<p>quiet</p>', send_email: false })).status).toBe(201);
     expect((await post({ type: 'response', content: '<p>On its way &amp; soon</p>', ccs: [{ email: 'boss@shop.example', name: 'Boss' }] })).status).toBe(201);
-    const emails = await eventually(() => (emailsFor(ticketId).length ? emailsFor(ticketId) : null), 15_000, 'the response email');
+    const emails = await eventually(async () => ((await emailsFor(ticketId)).length ? emailsFor(ticketId) : null), 15_000, 'the response email');
     const email = emails![0];
     expect(email).toMatchObject({ to: ['buyer@shop.example'], cc: [{ email: 'boss@shop.example', name: 'Boss' }], subject: `Re: Where is my order [${ticketId}]`, text: 'On its way & soon' });
     // Once the pipeline has handled the other two messages' events, they have been (not) sent.
     await pipeline.drained();
-    expect(emailsFor(ticketId)).toHaveLength(1);
+    expect(await emailsFor(ticketId)).toHaveLength(1);
   });
 
   it('emails an invitation when a user is created with send_invitation (the default), and not with false', async () => {
@@ -77,10 +78,11 @@ describe('background consumers through the pipeline (outbox -> bus -> SQS)', () 
     const invited = await client.request('POST', '/playbook/api/v1/users', { token: acct.ownerKey, body: { email: 'new.hire@corp.example', name: 'New Hire', role: 'viewer' } });
     const quiet = await client.request('POST', '/playbook/api/v1/users', { token: acct.ownerKey, body: { email: 'quiet.hire@corp.example', name: 'Quiet', send_invitation: false } });
     expect([invited.status, quiet.status]).toEqual([201, 201]);
-    const mail = await eventually(() => allEmails().find((e) => e.to[0] === 'new.hire@corp.example'), 15_000, 'the invitation');
+    const mail = await eventually(async () => (await allEmails()).find((e) => e.to[0] === 'new.hire@corp.example'), 15_000, 'the invitation');
     expect(mail).toMatchObject({ subject: 'You are invited to the support desk', cc: [] });
     expect(mail!.text).toContain('as viewer');
+    expect(mail!.header('auto-submitted')).toBe('auto-generated');
     await pipeline.drained();
-    expect(allEmails().some((e) => e.to[0] === 'quiet.hire@corp.example')).toBe(false);
+    expect((await allEmails()).some((e) => e.to[0] === 'quiet.hire@corp.example')).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { useReceiver, type Script } from '../fixtures/webhook-receiver.ts';
 import { useGateway, type TestAccount } from '../support/api.ts';
 import { archiveBusTo, localLambda } from '../support/lambda.ts';
 import { usePipeline } from '../support/pipeline.ts';
+import { readOutbox } from '../support/mail.ts';
 import { eventually } from '../support/wait.ts';
 
 // Failing webhooks switched off loudly (decisions §18): the count of events that exhausted their retries, webhook.disabled
@@ -55,13 +56,10 @@ const ended = (acct: TestAccount, id: string, state: string, n: number) =>
   );
 const getWebhook = async (acct: TestAccount, id: string) => (await client.request('GET', `${BASE}/${id}`, { token: acct.ownerKey })).body.webhook;
 
-const emails = (): { id: string; to: string[]; subject: string; text: string }[] => {
-  const dir = process.env.EMAIL_OUTBOX_DIR!;
-  try {
-    return readdirSync(dir).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
-  } catch {
-    return [];
-  }
+/** The outbox's mails, each with its id (the file name: `webhook-disabled-<event>-<user>.eml`). */
+const emails = async () => {
+  if (!existsSync(process.env.EMAIL_OUTBOX_DIR!)) return [];
+  return (await readOutbox(process.env.EMAIL_OUTBOX_DIR!)).map((m) => ({ ...m, id: m.file.replace(/\.eml$/, '') }));
 };
 
 /** The account's events of a type that the bus received, from its archive. */
@@ -111,15 +109,15 @@ describe('failing webhooks', () => {
     });
     const eventId = (event.detail as { eventId: string }).eventId;
     const mine = (await eventually(
-      () => {
-        const found = emails().filter((e) => e.id.startsWith(`webhook-disabled-${eventId}-`));
+      async () => {
+        const found = (await emails()).filter((e) => e.id.startsWith(`webhook-disabled-${eventId}-`));
         return found.length >= 2 ? found : null;
       },
       15_000,
       'emails to the admins',
     ))!;
     await pipeline().drained();
-    const sent = emails().filter((e) => e.id.startsWith(`webhook-disabled-${eventId}-`));
+    const sent = (await emails()).filter((e) => e.id.startsWith(`webhook-disabled-${eventId}-`));
     expect(sent.map((e) => e.id).sort()).toEqual([`webhook-disabled-${eventId}-${acct.ownerId}`, `webhook-disabled-${eventId}-${admin.id}`].sort());
     expect(mine[0].subject).toBe(`Webhook switched off: ${off.name}`);
     expect(mine[0].text).toContain(hook.id);

@@ -1,7 +1,7 @@
 import PostalMime from 'postal-mime';
 import { describe, expect, it } from 'vitest';
 import { parseInboundAddress } from '#shared/email/addresses.ts';
-import { attachmentName, isAutomatic, messageIds, textAsHtml, threadCandidates, ticketSubject } from '#shared/email/mail-rules.ts';
+import { attachmentName, isAutomatic, messageIds, textAsHtml, threadCandidates, ticketSubject, withoutReplyPrefix } from '#shared/email/mail-rules.ts';
 import { composeMime } from '#shared/email/mime.ts';
 import { appendIds, THREAD_IDS_KEPT } from '#shared/email/repository.ts';
 
@@ -115,4 +115,14 @@ describe('the MIME we send', () => {
     expect(mail.text?.trim()).toBe('Hello\nthere');
     expect(mail.html).toBe('<p>Hello</p>');
   });
+});
+
+describe('the subject of a response', () => {
+  it.each([
+    ['Re: My order', 'My order'],
+    ['RE: re:  Fwd: My order', 'My order'],
+    ['AW: Bestellung', 'Bestellung'],
+    ['Regarding my order', 'Regarding my order'],
+    ['My order', 'My order'],
+  ])('%s -> %s', (given, expected) => expect(withoutReplyPrefix(given)).toBe(expected));
 });
