@@ -33,7 +33,7 @@ import { startBenchStack } from './stack.ts';
 import { LOCAL_TABLE } from '../local/stack.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
-/** BENCH_ONLY=requests|endpoints|automations|groups|pipeline|growth|history|bulk|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
+/** BENCH_ONLY=requests|endpoints|automations|consumers|groups|pipeline|growth|history|bulk|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
 const ONLY = process.env.BENCH_ONLY;
 const WARMUP = 20;
 
@@ -266,6 +266,8 @@ if (!ONLY || ONLY === 'automations') {
   const { benchAutomations } = await import('./automations.ts');
   await benchAutomations(call, { accountId: acct.accountId, userId: acct.owner.id, role: 'owner', plan: 'enterprise', credential: 'api_key' }, { lambda, store, sqsEndpoint: stack.sqs.endpoint });
 }
+
+if (!ONLY || ONLY === 'consumers') await (await import('./consumers.ts')).benchConsumers({ lambda, store, call });
 
 if (!ONLY || ONLY === 'groups') {
   // Distribution cost per ticket: creates into groups of each mode beside creates without a group, same run.

@@ -6,6 +6,6 @@ import { TicketEventDetailSchema } from '#shared/events/ticket-events.ts';
 const AutomationEventDetailSchema = TicketEventDetailSchema.extend({ event: TicketEventDetailSchema.shape.event.extract(['ticket.created', 'ticket.updated']) });
 
 /** SQS consumer of ticket.created / ticket.updated (rule ticket-events-to-automations). */
-export const handler = eventConsumer('automations', AutomationEventDetailSchema, async (detail) => {
-  await onTicketEvent(detail);
+export const handler = eventConsumer('automations', AutomationEventDetailSchema, async (detail, _envelope, batch) => {
+  await onTicketEvent(detail, new Date(), batch);
 });

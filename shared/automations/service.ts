@@ -4,6 +4,7 @@ import type { Principal, SystemPrincipal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { ConflictError, NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
+import type { BatchMemo } from '../events/consumer.ts';
 import type { TicketEventDetail } from '../events/ticket-events.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
@@ -169,6 +170,12 @@ export interface RunOptions {
   timeOnly?: boolean;
   /** Automations already read for this batch (the hourly consumer reads them once per message). */
   automations?: AutomationRecord[];
+  /**
+   * The ticket as its ticket.created event carries it: when no automation
+   * matches it, that is the answer, with no read of the run marker or the
+   * ticket. A match is applied as ever, to the ticket read fresh.
+   */
+  created?: EngineTicket;
 }
 
 /**
@@ -183,6 +190,7 @@ export function runAutomations(accountId: string, ticketId: string, opts: RunOpt
     const all = opts.automations ?? (await repo.loadAutomations(accountId)).automations;
     const candidates = opts.timeOnly ? all.filter((a) => isTimeRule(a.rule)) : all;
     if (!candidates.some((a) => a.isActive)) return 'no-match';
+    if (opts.created && !firstMatch(candidates, opts.created, opts.now)) return 'no-match';
     if (opts.eventId && (await repo.hasRun(accountId, opts.eventId))) return 'duplicate';
     const caller: SystemPrincipal = { accountId, system: 'automation', automationId: '' };
     let ticket;
@@ -217,9 +225,14 @@ export function runAutomations(accountId: string, ticketId: string, opts: RunOpt
 }
 
 /** The automations consumer: ticket.created / ticket.updated not caused by an automation (so automations never loop). */
-export async function onTicketEvent(detail: TicketEventDetail, now = new Date()): Promise<RunOutcome> {
+export async function onTicketEvent(detail: TicketEventDetail, now = new Date(), batch?: BatchMemo): Promise<RunOutcome> {
   if (detail.actor?.type === 'automation') return 'skipped';
   if (detail.event !== 'ticket.created' && detail.event !== 'ticket.updated') return 'skipped';
-  const ticketId = (detail.data.ticket as { id: string }).id;
-  return runAutomations(detail.accountId, ticketId, { now, eventId: detail.eventId });
+  const ticket = detail.data.ticket as { id: string } & Partial<EngineTicket> & { groupId?: string | null };
+  // The ticket as committed (version 1), unless its values were shortened to fit the event, or it joined a group:
+  // distribution may have assigned it in the same transaction (its ticket.updated is evaluated on its own).
+  const created = detail.event === 'ticket.created' && !detail.truncated && typeof ticket.subject === 'string' && ticket.groupId === null ? (ticket as EngineTicket) : undefined;
+  // The events of one batch (a burst of one account) share one read of its automations.
+  const automations = batch && (await batch(`automations:${detail.accountId}`, () => repo.loadAutomations(detail.accountId))).automations;
+  return runAutomations(detail.accountId, ticket.id, { now, eventId: detail.eventId, created, automations });
 }

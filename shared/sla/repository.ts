@@ -62,6 +62,33 @@ export async function listPolicies(accountId: string): Promise<PolicyRecord[]> {
   return (await queryAll<Record<string, unknown>>(policies.query('all', { accountId }))).map(policies.fromItem);
 }
 
+/** What the SLA consumer needs of an account before it touches a ticket's state. */
+export interface SlaSettings {
+  policies: PolicyRecord[];
+  /** The account has had a policy at some time (its set head exists): states may exist that must move on. */
+  everHadPolicies: boolean;
+  /** The account's own business hours (null: the default). */
+  schedule: BusinessSchedule | null;
+}
+
+/**
+ * The account's policies, its policy set head and its schedule in one Query:
+ * their sort keys (SLAPOLICY#<id>, SLAPOLICYSET, SLASCHEDULE) are neighbours,
+ * and nothing else of the account sorts between them. Eventually consistent,
+ * like the policy list it replaces in the consumer.
+ */
+export async function getSlaSettings(accountId: string): Promise<SlaSettings> {
+  const q = policies.query('all', { accountId }, { skBetween: ['SLAPOLICY#', 'SLASCHEDULE'] });
+  const out: SlaSettings = { policies: [], everHadPolicies: false, schedule: null };
+  for (const item of await queryAll<Record<string, unknown>>(q)) {
+    if (item.type === ENTITIES.slaPolicy.type) out.policies.push(policies.fromItem(item));
+    else if (item.type === ENTITIES.slaPolicySet.type) out.everHadPolicies = true;
+    else if (item.type === ENTITIES.slaSchedule.type) out.schedule = schedules.fromItem(item).schedule;
+  }
+  out.everHadPolicies ||= out.policies.length > 0;
+  return out;
+}
+
 export async function getPolicy(accountId: string, id: string, consistent = false): Promise<PolicyRecord | null> {
   return policies.get({ accountId, id }, { consistent });
 }

@@ -6,11 +6,12 @@ import type { Key } from '../db/query.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { NotFoundError, ValidationError, type FieldIssue } from '../domain/errors.ts';
+import type { BatchMemo } from '../events/consumer.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
 import { sqs } from '../events/sqs.ts';
 import { newId } from '../ids.ts';
 import { listAllFields } from '../ticket-fields/api.ts';
-import { countOpenTickets, findTicket, listOpenTickets, type TicketRecord } from '../tickets/service.ts';
+import { countOpenTickets, findTicket, listOpenTickets, ticketPresentCheck, type TicketRecord } from '../tickets/service.ts';
 import { DEFAULT_SCHEDULE, type BusinessSchedule, type Clock } from './clock.ts';
 import { applyMessage, applyPolicy, applyTicket, computeMetrics, pickPolicy, settle, type AppliedPolicy, type Metrics, type SlaFacts } from './engine.ts';
 import { SLA_BREACHED, SLA_EVENT_SOURCE, type SlaBreachedData } from './events.ts';
@@ -150,7 +151,7 @@ export async function setSchedule(p: Principal, schedule: BusinessSchedule | nul
   return getSchedule(p);
 }
 
-/** The clock a policy runs on: every minute, or the account's business hours. */
+/** The clock a policy runs on: every minute, or the account's business hours (`cache` holds schedules already read, by account). */
 async function clockFor(accountId: string, policy: AppliedPolicy | null, cache?: Map<string, Promise<BusinessSchedule | null>>): Promise<Clock> {
   if (!policy || policy.timeMode === 'calendarHours') return { mode: 'calendarHours' };
   let schedule = cache?.get(accountId);
@@ -160,6 +161,25 @@ async function clockFor(accountId: string, policy: AppliedPolicy | null, cache?:
   }
   return { mode: 'businessHours', schedule: (await schedule) ?? DEFAULT_SCHEDULE };
 }
+
+/** The clocks of an account whose settings are read: no read of its schedule. */
+const scheduleOf = (accountId: string, settings: repo.SlaSettings) => new Map([[accountId, Promise.resolve(settings.schedule)]]);
+
+/**
+ * What the event consumer knows before it reads anything of the ticket: the
+ * account's SLA settings in one Query (repo.getSlaSettings), shared by the
+ * events of one batch (`batch`), and the ticket as its event carries it.
+ */
+export interface SlaEventContext {
+  batch?: BatchMemo;
+  /** The ticket as a ticket.created event carries it (version 1), when not truncated; otherwise it is read. */
+  created?: TicketRecord;
+}
+
+const settingsFor = (accountId: string, batch?: BatchMemo) => {
+  const load = () => repo.getSlaSettings(accountId);
+  return batch ? batch(`sla-settings:${accountId}`, load) : load();
+};
 
 function toStateDto(ticketId: string, facts: SlaFacts, policy: AppliedPolicy | null, metrics: Metrics, updatedAt: string): SlaState {
   return {
@@ -190,7 +210,7 @@ export async function getTicketState(p: Principal, ticketId: string): Promise<Sl
  * not yet reported are marked and their sla.breached events recorded in the
  * same transaction (exactly once per episode: the state's version guards it).
  */
-async function save(accountId: string, ticketId: string, current: StateRecord | null, facts: SlaFacts, policy: AppliedPolicy | null, clock: Clock, now: number): Promise<void> {
+async function save(accountId: string, ticketId: string, current: StateRecord | null, facts: SlaFacts, policy: AppliedPolicy | null, clock: Clock, now: number, checks: TxWrite[] = []): Promise<void> {
   const { next, breached, write } = settle(current, facts, policy, clock, now);
   if (!write) return;
   const at = new Date(now).toISOString();
@@ -207,7 +227,7 @@ async function save(accountId: string, ticketId: string, current: StateRecord | 
     };
     return newDomainEvent(accountId, SLA_BREACHED, data, at);
   });
-  await repo.putState({ accountId, ticketId, ...next, version: (current?.version ?? 0) + 1, updatedAt: at }, current?.version ?? null, outboxWrites(events, SLA_EVENT_SOURCE));
+  await repo.putState({ accountId, ticketId, ...next, version: (current?.version ?? 0) + 1, updatedAt: at }, current?.version ?? null, [...outboxWrites(events, SLA_EVENT_SOURCE), ...checks]);
 }
 
 /** Re-pick the policy for a ticket as it is now. */
@@ -217,27 +237,51 @@ const policyFor = (policies: PolicyRecord[], t: TicketRecord) => applyPolicy(pic
  * A ticket event arrived: bring the state up to the ticket as it is now (read
  * fresh, so an event redelivered or overtaken by a later one changes nothing)
  * and re-pick its policy. A deleted ticket loses its state.
+ *
+ * An account that has never had a policy keeps no state (docs/decisions.md,
+ * "SLA state only where there are policies"): one Query, shared by the
+ * batch, and nothing else read or written. A ticket.created the ticket has no state for
+ * yet takes the ticket from the event instead of reading it (the version
+ * guard makes an older version harmless); its first state is written on the
+ * condition that the ticket still exists, so an event overtaken by the
+ * ticket's deletion leaves no state behind.
  */
-export function onTicketChanged(accountId: string, ticketId: string, now = Date.now()): Promise<void> {
+export function onTicketChanged(accountId: string, ticketId: string, now = Date.now(), ctx: SlaEventContext = {}): Promise<void> {
+  let created = ctx.created;
   return retryStaleState(async () => {
-    const [state, ticket] = await Promise.all([repo.getState(accountId, ticketId), findTicket(accountId, ticketId)]);
+    // The settings first: for an account that has never had a policy (most), they are the only read.
+    const settings = await settingsFor(accountId, ctx.batch);
+    if (!settings.everHadPolicies) return;
+    // The event's copy serves the first attempt; a retry after a lost race reads the ticket. Beside a state it
+    // changes nothing (version 1 is never newer than a state's facts).
+    const copy = created;
+    created = undefined;
+    const [state, read] = await Promise.all([repo.getState(accountId, ticketId), copy ? undefined : findTicket(accountId, ticketId)]);
+    const ticket = copy ?? read ?? null;
     if (!ticket) {
       if (state) await repo.deleteState(accountId, ticketId);
       return;
     }
     const { facts, changed } = applyTicket(state?.facts ?? null, ticket);
     if (state && !changed) return;
-    const policy = policyFor(await repo.listPolicies(accountId), ticket);
-    await save(accountId, ticketId, state, facts, policy, await clockFor(accountId, policy), now);
+    const policy = policyFor(settings.policies, ticket);
+    try {
+      await save(accountId, ticketId, state, facts, policy, await clockFor(accountId, policy, scheduleOf(accountId, settings)), now, copy ? [ticketPresentCheck(accountId, ticketId)] : []);
+    } catch (err) {
+      // Deleted since its ticket.created was written: no state for it (ticket.deleted removes any other).
+      if (!(copy && err instanceof NotFoundError)) throw err;
+    }
   });
 }
 
 export const onTicketDeleted = (accountId: string, ticketId: string) => repo.deleteState(accountId, ticketId);
 
-/** A message arrived: requests and responses move the reply metrics; notes do nothing. */
-export function onMessage(accountId: string, message: { id: string; ticketId: string; type: string; createdAt: string }, now = Date.now()): Promise<void> {
+/** A message arrived: requests and responses move the reply metrics; notes do nothing. An account that never had a policy keeps no state (onTicketChanged). */
+export function onMessage(accountId: string, message: { id: string; ticketId: string; type: string; createdAt: string }, now = Date.now(), ctx: Pick<SlaEventContext, 'batch'> = {}): Promise<void> {
   if (message.type !== 'request' && message.type !== 'response') return Promise.resolve();
   return retryStaleState(async () => {
+    const settings = await settingsFor(accountId, ctx.batch);
+    if (!settings.everHadPolicies) return;
     const state = await repo.getState(accountId, message.ticketId);
     let facts: SlaFacts;
     let policy: AppliedPolicy | null;
@@ -249,9 +293,9 @@ export function onMessage(accountId: string, message: { id: string; ticketId: st
       const ticket = await findTicket(accountId, message.ticketId);
       if (!ticket) return;
       facts = applyTicket(null, ticket).facts;
-      policy = policyFor(await repo.listPolicies(accountId), ticket);
+      policy = policyFor(settings.policies, ticket);
     }
-    await save(accountId, message.ticketId, state, applyMessage(facts, message), policy, await clockFor(accountId, policy), now);
+    await save(accountId, message.ticketId, state, applyMessage(facts, message), policy, await clockFor(accountId, policy, scheduleOf(accountId, settings)), now);
   });
 }
 

@@ -48,6 +48,13 @@ async function policy(d: Desk, over: Record<string, unknown> = {}) {
   return res.body.data;
 }
 
+/**
+ * A policy no ticket of these tests matches: an account keeps SLA states only
+ * once it has had a policy (docs/decisions.md, "SLA state only where there
+ * are policies"), so tickets get a state with no policy applied.
+ */
+const unmatchedPolicy = (d: Desk) => policy(d, { name: 'Other', conditions: [{ field: 'tags', operator: 'contains_any', value: ['no-ticket-has-this'] }] });
+
 const state = async (d: Desk, ticketId: string) => (await d.get(`${BASE}/ticket/${ticketId}`)).body.data;
 
 /** Wait until the consumer's stored state satisfies `ok`, then answer the API's view. */
@@ -140,6 +147,7 @@ describe('SLA state kept by the consumer', () => {
 
   it('a deleted ticket loses its state', async () => {
     const t = await desk();
+    await unmatchedPolicy(t.d);
     const ticket = await newTicket(t.d);
     await settled(t, ticket.id, () => true, 'the state');
     expect((await t.d.del(`${TICKETS}/${ticket.id}`)).status).toBe(204);
@@ -232,6 +240,7 @@ describe('breaches', () => {
 describe('recompute', () => {
   it('applies current policies to open tickets in the background; resolved tickets are left alone', async () => {
     const t = await desk();
+    await unmatchedPolicy(t.d);
     const open = await Promise.all([newTicket(t.d, { tags: ['vip'] }), newTicket(t.d, { tags: ['vip'], status: 'pending' })]);
     const resolved = await newTicket(t.d, { tags: ['vip'], status: 'resolved' });
     for (const tk of [...open, resolved]) await settled(t, tk.id, () => true, 'the state');
@@ -248,6 +257,7 @@ describe('recompute', () => {
 
   it('a recompute message that fails is reported on its own; the rest of its batch is recomputed', async () => {
     const t = await desk();
+    await unmatchedPolicy(t.d);
     const ticket = await newTicket(t.d, { tags: ['vip'] });
     await settled(t, ticket.id, () => true, 'the state');
     const p = await policy(t.d);
