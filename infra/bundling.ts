@@ -1,5 +1,8 @@
-import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { join } from 'node:path';
+import { AssetHashType, DockerImage } from 'aws-cdk-lib';
+import { Code } from 'aws-cdk-lib/aws-lambda';
+import { buildSync, type BuildResult, type Metafile } from 'esbuild';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 
 /**
  * The AWS SDK's default credential chain tries the environment first and
@@ -34,54 +37,185 @@ const NODE_HTTP_SHIM = 'infra/node-http.cjs';
 const ALIASES = { 'node:http': NODE_HTTP_SHIM, http: NODE_HTTP_SHIM };
 
 /**
- * How every function is bundled, in one place: the CDK app hands these
- * options to NodejsFunction (which runs esbuild), and the local stack
- * (local/lambda/build.ts) runs esbuild with the very same options through
- * `esbuildOptions`, so the file a worker imports locally is byte for byte the
- * `index.mjs` that `cdk deploy` uploads (test/infra/bundles.test.ts compares them).
+ * How every function is bundled, in one place: the CDK app stages each
+ * function's asset with `functionCode` (esbuild, run here), and the local stack
+ * (local/lambda/build.ts) runs `bundleFunction` with the very same options, so
+ * the files a worker imports locally are byte for byte the asset `cdk deploy`
+ * uploads (test/infra/bundles.test.ts compares them).
+ *
+ * Code splitting (ESM, `splitting`): a dynamic `import()` becomes a file of its
+ * own under `chunks/`, loaded when a call first needs it, so code only some
+ * calls run (sanitize-html and postcss, S3 presigning, re2js, the SES client,
+ * the SDK's event streams) no longer costs every cold start its parse and
+ * compile. NodejsFunction's own bundling writes one file (`--outfile`), which
+ * inlines every dynamic import; that is why the asset is bundled here
+ * (docs/performance.md, "Cold start").
  */
 export const BUNDLING = {
-  format: OutputFormat.ESM,
   target: 'node24',
   minify: true,
   // Stack traces map to our files and lines; the sources themselves stay out of the zip.
   sourceMap: true,
   sourcesContent: false,
   mainFields: ['module', 'main'],
-  // Some dependencies still call require(); give the ESM bundle one.
+  // Some dependencies still call require(); give the ESM bundle one (every chunk gets its own, module-scoped).
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
   // The pinned AWS SDK is bundled (minified and tree-shaken it imports faster than the runtime's copy, and
   // its version is ours), except the credential sources a Lambda function never loads.
   externalModules: SDK_CREDENTIAL_SOURCES_NEVER_LOADED_IN_LAMBDA,
-  // esbuild resolves these relative to its working directory, the project root (NodejsFunction's projectRoot).
-  esbuildArgs: { '--alias': Object.entries(ALIASES).map(([from, to]) => `${from}=./${to}`) },
-} satisfies BundlingOptions;
+} as const;
 
-/** The bundle's file name inside its asset directory (NodejsFunction names an ESM bundle `index.mjs`). */
+/** The bundle's entry file inside its asset directory (Lambda's handler is `index.handler`). */
 export const BUNDLE_FILE = 'index.mjs';
+/** Where the chunks that load on first use go, inside the asset directory. */
+export const CHUNK_DIR = 'chunks';
 
 /**
- * The esbuild JS-API options equivalent to the command line NodejsFunction
- * builds from BUNDLING (aws-lambda-nodejs bundling.js, buildEsbuildArgs):
- * `--bundle entry --target --platform=node --format --outfile --minify
- * --sourcemap --sources-content=false --external:... --banner:js --main-fields`
- * followed by BUNDLING.esbuildArgs (`--alias:...`).
+ * Size budgets, in KB, of what a cold start loads: the entry file and every
+ * chunk it imports statically (issue 30). Chunks behind a dynamic import load
+ * on first use and are not counted.
  */
-export function esbuildOptions(entry: string, outdir: string) {
+export const BUNDLE_BUDGET_KB = 300;
+export const BUNDLE_BUDGET_KB_BY_ENTRY: Record<string, number> = {
+  'functions/messages/handler.ts': 400,
+  'functions/email-inbound/handler.ts': 400,
+};
+
+/**
+ * What a function still over its goal may load at a cold start, until the goal
+ * is met: the size at the change that split the bundles, plus 10–20 KB, so a
+ * growth shows in test/infra/bundles.test.ts. What stands in the way (the
+ * DynamoDB client, zod and Powertools, ~330 KB that every call needs) is in
+ * docs/performance.md, "Cold start (issue 30)".
+ */
+export const BUNDLE_CEILING_KB_BY_ENTRY: Record<string, number> = {
+  'functions/attachment-cleanup/handler.ts': 590,
+  'functions/authorizer/handler.ts': 370,
+  'functions/automations/consumer.ts': 460,
+  'functions/automations/handler.ts': 430,
+  'functions/automations/time-rules-consumer.ts': 450,
+  'functions/automations/time-rules.ts': 410,
+  'functions/bulk-jobs/handler.ts': 450,
+  'functions/contacts/handler.ts': 400,
+  'functions/email-sender/handler.ts': 460,
+  'functions/enrichment/handler.ts': 420,
+  'functions/group-distribution/handler.ts': 440,
+  'functions/groups/handler.ts': 440,
+  'functions/history/handler.ts': 440,
+  'functions/jobs/handler.ts': 440,
+  'functions/messages/handler.ts': 490,
+  'functions/organizations/handler.ts': 410,
+  'functions/outbox-publisher/handler.ts': 390,
+  'functions/outbox-publisher/sweeper.ts': 400,
+  'functions/reindex/handler.ts': 420,
+  'functions/sla-breach-check/handler.ts': 430,
+  'functions/sla-policies/handler.ts': 460,
+  'functions/sla-recompute/handler.ts': 440,
+  'functions/sla-state/handler.ts': 450,
+  'functions/ticket-fields/handler.ts': 420,
+  'functions/tickets/handler.ts': 440,
+  'functions/users/handler.ts': 440,
+  'functions/webhook-delivery/handler.ts': 420,
+  'functions/webhook-fanout/handler.ts': 420,
+  'functions/webhooks/handler.ts': 440,
+};
+
+const PROJECT_ROOT = join(import.meta.dirname, '..');
+
+/**
+ * Where esbuild is told it writes, for every bundle: the files are kept in
+ * memory and written to the real folder afterwards (writeBundle). Chunk names
+ * carry a hash of their content, source maps included, and a map's paths to
+ * the sources are relative to the folder written to; one folder for all keeps
+ * CDK's asset and the local build byte for byte equal, wherever each goes.
+ */
+const NOMINAL_OUTDIR = join(PROJECT_ROOT, 'node_modules', '.cache', 'support-desk', 'bundle');
+
+/** The esbuild options of one function's bundle (index.mjs, chunks/, source maps), in memory: see writeBundle. */
+export function esbuildOptions(entry: string) {
+  const outdir = NOMINAL_OUTDIR;
   return {
-    entryPoints: [entry],
+    absWorkingDir: PROJECT_ROOT,
+    entryPoints: { index: entry },
     bundle: true,
+    splitting: true,
     target: BUNDLING.target,
     platform: 'node' as const,
     format: 'esm' as const,
-    outfile: `${outdir}/${BUNDLE_FILE}`,
+    outdir,
+    entryNames: '[name]',
+    chunkNames: `${CHUNK_DIR}/[name]-[hash]`,
+    outExtension: { '.js': '.mjs' },
     minify: BUNDLING.minify,
     sourcemap: BUNDLING.sourceMap,
     sourcesContent: BUNDLING.sourcesContent,
     external: [...BUNDLING.externalModules],
-    alias: Object.fromEntries(Object.entries(ALIASES).map(([from, to]) => [from, join(import.meta.dirname, '..', to)])),
+    alias: Object.fromEntries(Object.entries(ALIASES).map(([from, to]) => [from, join(PROJECT_ROOT, to)])),
     banner: { js: BUNDLING.banner },
     mainFields: [...BUNDLING.mainFields],
     logLevel: 'warning' as const,
+    metafile: true as const,
+    write: false as const,
   };
 }
+
+/** Write a bundle esbuild built in memory (esbuildOptions) to `outdir`. */
+export function writeBundle(result: BuildResult<{ write: false; metafile: true }>, outdir: string): void {
+  for (const file of result.outputFiles) {
+    const to = join(outdir, relative(NOMINAL_OUTDIR, file.path));
+    mkdirSync(dirname(to), { recursive: true });
+    writeFileSync(to, file.contents);
+  }
+}
+
+/** Bundle one function into `outdir` (synchronously: CDK's local bundling is synchronous); esbuild's metafile. */
+export function bundleFunction(entry: string, outdir: string): Metafile {
+  const result = buildSync(esbuildOptions(entry));
+  writeBundle(result, outdir);
+  return result.metafile;
+}
+
+/**
+ * A function's code asset: the project root bundled by `bundleFunction`
+ * (the Docker image is never used: esbuild is a dependency and always runs
+ * here), hashed by its output as NodejsFunction's assets are.
+ */
+export function functionCode(entry: string): Code {
+  return Code.fromAsset(PROJECT_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      image: DockerImage.fromRegistry('dummy'),
+      // Part of the asset's cache key (CDK keys staged assets by these options as JSON, where tryBundle does not
+      // show): without it every function of one synth would get the first one's bundle.
+      environment: { SUPPORT_DESK_ENTRY: entry },
+      local: {
+        tryBundle(outputDir) {
+          bundleFunction(entry, outputDir);
+          return true;
+        },
+      },
+    },
+  });
+}
+
+/** Relative specifiers a module imports statically (`import ... from "./x"`, `import "./x"`), not its dynamic `import()`s. */
+const STATIC_IMPORT = /\bimport\s*(?:[\w$]+\s*,?\s*)?(?:\{[^}]*\}|\*\s*as\s+[\w$]+)?\s*(?:from\s*)?["'](\.{1,2}\/[^"']+)["']/g;
+
+/**
+ * The files a cold start of a bundle loads: its entry file and every chunk
+ * reachable from it by static imports, with their sizes in bytes.
+ */
+export function initFiles(entryFile: string): Map<string, number> {
+  const seen = new Map<string, number>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    const text = readFileSync(file, 'utf8');
+    seen.set(file, Buffer.byteLength(text));
+    for (const m of text.matchAll(STATIC_IMPORT)) visit(join(dirname(file), m[1]));
+  };
+  visit(entryFile);
+  return seen;
+}
+
+/** Bytes a cold start of a bundle loads (see initFiles). */
+export const initBytes = (entryFile: string) => [...initFiles(entryFile).values()].reduce((a, b) => a + b, 0);

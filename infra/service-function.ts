@@ -7,7 +7,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
-import { BUNDLING } from './bundling.ts';
+import { functionCode } from './bundling.ts';
 
 /** Template metadata key of a function's entry file (relative to the project root). */
 export const ENTRY_METADATA = 'SupportDesk::Entry';
@@ -50,8 +50,9 @@ export class ServiceFunction extends Construct {
     const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com'), description: `${props.description} (its own log group only)` });
     role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn, `${logGroup.logGroupArn}:log-stream:*`] }));
     this.fn = new NodejsFunction(this, 'Fn', {
-      entry: join(PROJECT_ROOT, props.entry),
-      handler: 'handler',
+      // Bundled by infra/bundling.ts (esbuild with code splitting), not by NodejsFunction's one-file bundling.
+      code: functionCode(props.entry),
+      handler: 'index.handler',
       description: props.description,
       role,
       runtime: Runtime.NODEJS_24_X,
@@ -62,8 +63,6 @@ export class ServiceFunction extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrency,
       tracing: Tracing.ACTIVE,
       logGroup,
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
       ...(props.sessionSecret || props.secrets?.length ? { paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103) } : {}),
       environment: {
         ...(props.tableAccess !== 'none' ? { TABLE_NAME: props.table.tableName } : {}),
@@ -72,7 +71,6 @@ export class ServiceFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
-      bundling: BUNDLING,
     });
     // The entry rides along in the template, so the local stack can bundle and run each function of the
     // synthesized template (local/lambda/) without a second list of functions kept by hand.

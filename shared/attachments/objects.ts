@@ -3,6 +3,9 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { contentDisposition, URL_TTL_SECONDS } from './model.ts';
 import { bucket, callBudget, isMissingObject, malwareScan, s3 } from './s3.ts';
 
+// What attachments/service.ts uses of the client's module, so one dynamic import brings it.
+export { deleteObjects, isMissingObject } from './s3.ts';
+
 /**
  * The objects of uploads and attachments, as the messages function uses
  * them: presigned PUTs and GETs, HeadObject, the copy an attachment makes,

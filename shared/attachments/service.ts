@@ -16,10 +16,20 @@ import {
   type StoredAttachment,
   type Upload,
 } from './model.ts';
-import { copyObject, presignDownload, presignUpload, putObject, scanStatus, SCAN_CLEAN, storedSize, uploadHeaders } from './objects.ts';
 import * as repo from './repository.ts';
 import type { UploadRecord } from './repository.ts';
-import { deleteObjects, isMissingObject } from './s3.ts';
+import { objectStoreSettings } from './settings.ts';
+
+// Read at cold start as ever (a function missing the bucket fails at init), though the client loads later.
+objectStoreSettings();
+
+/**
+ * The S3 client, its presigner and the object calls (~130 KB minified) load
+ * on the first call that touches an object, from their own chunk
+ * (infra/bundling.ts): a message without attachments, or a list of them,
+ * never needs them.
+ */
+const objects = () => import('./objects.ts');
 
 const inSeconds = (seconds: number, from = Date.now()) => new Date(from + seconds * 1000).toISOString();
 
@@ -32,6 +42,7 @@ export async function createUpload(p: Principal, input: CreateUploadInput): Prom
   const now = Date.now();
   const id = newId('upl', now).slice(UPLOAD_PREFIX.length);
   const uploadKey = objectKeys.upload(p.accountId, id);
+  const { presignUpload, uploadHeaders } = await objects();
   const uploadUrl = await presignUpload(uploadKey, input.name, input.size, input.contentType);
   const record: UploadRecord = {
     accountId: p.accountId,
@@ -61,6 +72,7 @@ export async function createUpload(p: Principal, input: CreateUploadInput): Prom
 
 /** An attachment as the API answers it: its stored facts and a fresh download URL (no S3 request: the URL is signed locally). */
 export async function toAttachmentDto(a: StoredAttachment): Promise<Attachment> {
+  const { presignDownload } = await objects();
   return { id: a.id, name: a.name, size: a.size, contentType: a.contentType, url: await presignDownload(a.key), urlExpiresAt: inSeconds(URL_TTL_SECONDS) };
 }
 
@@ -118,6 +130,7 @@ export async function prepareAttachments(p: Principal, ticketId: string, items: 
   if (issues.length) throw refused(issues);
 
   const records = ids.map((id) => uploads.get(id!)!);
+  const { copyObject, deleteObjects, isMissingObject, scanStatus, SCAN_CLEAN, storedSize } = await objects();
   // Never the client's word: what S3 holds, and (where uploads are scanned) GuardDuty's verdict.
   const checks = await Promise.all(records.map(async (u) => ({ size: await storedSize(u.uploadKey), scan: await scanStatus(u.uploadKey) })));
   checks.forEach(({ size, scan }, i) => {
@@ -174,6 +187,7 @@ export interface ReceivedFile {
  * message commits; `discard` removes them if it does not.
  */
 export async function storeReceivedFiles(accountId: string, ticketId: string, files: readonly ReceivedFile[]): Promise<PreparedAttachments> {
+  const { deleteObjects, putObject } = await objects();
   const copy = randomBase62(12);
   const records = files.map((f) => {
     const id = newId('upl').slice(UPLOAD_PREFIX.length);

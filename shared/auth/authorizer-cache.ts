@@ -1,4 +1,3 @@
-import { APIGatewayClient, FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
 import { METRICS } from '../events/metrics.ts';
 import { logger } from '../logger.ts';
 import { recordMetric } from '../observability.ts';
@@ -8,7 +7,13 @@ import { authorizerCacheSettings } from './settings.ts';
 const ATTEMPTS = 4;
 const FIRST_BACKOFF_MS = 100;
 
-let client: APIGatewayClient | undefined;
+type ApiGateway = typeof import('@aws-sdk/client-api-gateway');
+/**
+ * The API Gateway client (~60 KB minified with its REST protocol) loads on the
+ * first flush, from its own chunk (infra/bundling.ts): only credential changes
+ * flush, so the users function's other calls never load it.
+ */
+let client: Promise<{ sdk: ApiGateway; client: InstanceType<ApiGateway['APIGatewayClient']> }> | undefined;
 let running: Promise<void> | undefined;
 let queued: Promise<void> | undefined;
 
@@ -16,10 +21,11 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function flushWithRetries(restApiId: string, stageName: string): Promise<void> {
   // Created on first use: the local stack and the CLI point AWS_ENDPOINT_URL_API_GATEWAY at the local gateway before.
-  client ??= new APIGatewayClient({});
+  client ??= import('@aws-sdk/client-api-gateway').then((sdk) => ({ sdk, client: new sdk.APIGatewayClient({}) }));
   for (let attempt = 1; ; attempt++) {
     try {
-      await client.send(new FlushStageAuthorizersCacheCommand({ restApiId, stageName }));
+      const { sdk, client: apiGateway } = await client;
+      await apiGateway.send(new sdk.FlushStageAuthorizersCacheCommand({ restApiId, stageName }));
       return;
     } catch (err) {
       if (attempt >= ATTEMPTS) {

@@ -11,7 +11,6 @@ import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from './events.ts';
 import type { CreateMessageInput, EmailDelivery, ListMessagesQuery, Message, MessageInEvent } from './model.ts';
 import * as repo from './repository.ts';
 import type { MessageRecord } from './repository.ts';
-import { htmlToText, sanitizeContent } from './sanitize.ts';
 
 /**
  * A message as the API answers it: each attachment with a fresh presigned
@@ -83,6 +82,9 @@ export async function createMessage(p: Principal, input: CreateMessageInput): Pr
       prepared ??= input.attachments?.length ? prepareAttachments(p, input.ticket_id, input.attachments) : undefined;
       const attaching = await prepared;
       const now = new Date().toISOString();
+      // sanitize-html with htmlparser2 and postcss (~170 KB) loads on the first create, from its own chunk
+      // (infra/bundling.ts): the messages function's reads never need it.
+      const { htmlToText, sanitizeContent } = await import('./sanitize.ts');
       const content = sanitizeContent(input.content);
       // Notes are internal: they never send email.
       const sendEmail = input.type === 'response' && input.send_email;
