@@ -4,7 +4,7 @@ import { bindEntity, conditions } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
 import { countMatches, mergedPage, queryPage, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
-import { ConflictError } from '../domain/errors.ts';
+import { ConflictError, NotFoundError } from '../domain/errors.ts';
 import { TICKET_PRIORITIES, TICKET_STATUSES, type Ticket } from './model.ts';
 import { historyShard } from '../db/shard.ts';
 import { indexWrites, searchIndex, type Searchable } from '../search/word-index.ts';
@@ -73,6 +73,14 @@ const unchanged = (expectedVersion: number) => conditions.version('version', exp
 /** The write that replaces a ticket if it still has the version that was read (optimistic locking). */
 export function replaceTicketWrite(next: TicketRecord, expectedVersion: number): TxWrite {
   return tickets.put(next, unchanged(expectedVersion));
+}
+
+/** Proves, inside another write's transaction, that the ticket exists (NotFoundError if not). */
+export function ticketPresentCheck(accountId: string, id: string): TxWrite {
+  return tickets.check(
+    { accountId, id },
+    conditions.present(() => new NotFoundError('Ticket')),
+  );
 }
 
 /** Proves, inside another write's transaction, that the ticket is unchanged since it was read. */
