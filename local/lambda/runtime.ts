@@ -124,7 +124,7 @@ export class LocalFunction {
           this.faults.set(key, (this.faults.get(key) ?? 0) + 1);
           return;
         }
-        if (m.type === 'heap') {
+        if (m.type === 'heap' || m.type === 'drained') {
           this.heapAsks.get(m.id!)?.(m.heapUsed);
           this.heapAsks.delete(m.id!);
           return;
@@ -226,8 +226,29 @@ export class LocalFunction {
 
   async stop(): Promise<void> {
     const worker = this.worker;
+    const ready = this.ready;
     this.worker = undefined;
     this.ready = undefined;
-    if (worker) await worker.terminate();
+    if (!worker) return;
+    // Work a handler left running after it returned (the outbox publisher's deletes, shared/events/publisher.ts)
+    // finishes first, as it would in a Lambda sandbox that lives on: a clean stop leaves nothing to publish twice.
+    if (await ready?.then(() => true).catch(() => false)) await this.drain(worker);
+    await worker.terminate();
+  }
+
+  /** Ask the worker to settle what its handlers left running (local/lambda/worker.mjs), waiting at most 5 s. */
+  private drain(worker: Worker): Promise<void> {
+    const id = ++this.seq;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.heapAsks.delete(id);
+        resolve();
+      }, 5_000);
+      this.heapAsks.set(id, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      worker.postMessage({ type: 'drain', id });
+    });
   }
 }

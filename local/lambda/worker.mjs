@@ -44,6 +44,12 @@ parentPort.on('message', async ({ type, id, event, deadline }) => {
     collectGarbage();
     return parentPort.postMessage({ type: 'heap', id, heapUsed: getHeapStatistics().used_heap_size });
   }
+  // Before a clean stop: what handlers left running after they returned (each module registers a function to await).
+  if (type === 'drain') {
+    const hooks = globalThis[Symbol.for('support-desk.drain')] ?? new Set();
+    await Promise.allSettled([...hooks].map((settle) => settle()));
+    return parentPort.postMessage({ type: 'drained', id });
+  }
   const awsRequestId = randomUUID();
   const context = {
     awsRequestId,

@@ -98,12 +98,10 @@ async function putBatch(bus: EventBusPort, batch: OutboxRecord[], fates: Map<Out
 
 /**
  * Remove published outbox items: 10 keys per BatchWriteItem, the calls side
- * by side, because a stream lane hands over its account's next events only
- * when this batch is done (why and the figures: docs/performance.md). The keys
- * are the outbox entity's, so nothing but outbox items can be addressed; an
- * item already removed (by the sweeper or a concurrent retry) is fine. A
- * batch that times out is retried by the stream, and the sweeper republishes
- * what it leaves (at least once, never lost).
+ * by side. The keys are the outbox entity's, so nothing but outbox items can
+ * be addressed; an item already removed (by the sweeper or a concurrent
+ * retry) is fine. What a delete leaves, the sweeper republishes (at least
+ * once, never lost).
  */
 const deletePublished = (records: OutboxRecord[]): Promise<void> =>
   batchDelete(
@@ -144,6 +142,31 @@ async function withConcurrency<T>(items: T[], limit: number, work: (item: T) => 
   );
 }
 
+/**
+ * Deletes the stream path left running behind it in this container (see
+ * publishStreamBatch), each settled (a failure is logged, never thrown).
+ */
+const behind = new Set<Promise<void>>();
+/** Delete rounds that may run behind at once; one more waits for the oldest, so a long burst cannot pile them up. */
+const MAX_BEHIND = 8;
+/** Where the local runtime finds what a function still has running before it stops the worker (local/lambda/worker.mjs). */
+const DRAIN_HOOK = Symbol.for('support-desk.drain');
+
+async function leaveBehind(deleting: Promise<void>): Promise<void> {
+  const settled: Promise<void> = deleting
+    .catch((err) => logger.warn('outbox: removing published items failed; the sweeper republishes them and receivers deduplicate by event id', { err }))
+    .finally(() => behind.delete(settled));
+  behind.add(settled);
+  const hooks = ((globalThis as { [DRAIN_HOOK]?: Set<() => Promise<unknown>> })[DRAIN_HOOK] ??= new Set());
+  hooks.add(outboxDeletesBehind);
+  if (behind.size > MAX_BEHIND) await behind.values().next().value;
+}
+
+/** Every outbox delete left running behind so far has settled (the local runtime waits for it before a clean stop). */
+export const outboxDeletesBehind = async (): Promise<void> => {
+  while (behind.size) await Promise.all(behind);
+};
+
 export interface PublishResult {
   published: OutboxRecord[];
   parked: OutboxRecord[];
@@ -156,9 +179,10 @@ export interface PublishResult {
  * items are deleted, items the bus refuses for good are parked, transiently
  * refused ones stay pending for the sweeper. No record ever waits on another:
  * there is no first failure to stop at. Delivery is at least once; consumers
- * deduplicate by event id.
+ * deduplicate by event id. With `deleteBehind`, the deletes are started, not
+ * waited for (publishStreamBatch says why).
  */
-export async function publishRecords(bus: EventBusPort, records: OutboxRecord[]): Promise<PublishResult> {
+export async function publishRecords(bus: EventBusPort, records: OutboxRecord[], opts: { deleteBehind?: boolean } = {}): Promise<PublishResult> {
   const fates = new Map<OutboxRecord, Fate>();
   await withConcurrency(sizedBatches(records), PUT_CONCURRENCY, (batch) => putBatch(bus, batch, fates));
   const result: PublishResult = { published: [], parked: [], unpublished: [] };
@@ -168,7 +192,8 @@ export async function publishRecords(bus: EventBusPort, records: OutboxRecord[])
     else if (fate.state === 'parked') result.parked.push(r);
     else result.unpublished.push(r);
   }
-  await Promise.all([deletePublished(result.published), ...result.parked.map((r) => park(r, (fates.get(r) as { reason: string }).reason))]);
+  const deleting = deletePublished(result.published);
+  await Promise.all([opts.deleteBehind ? leaveBehind(deleting) : deleting, ...result.parked.map((r) => park(r, (fates.get(r) as { reason: string }).reason))]);
   // Counted here, so the stream path and the sweeper (and a republish) report alike.
   if (result.published.length) recordMetric(METRICS.outboxPublished, result.published.length);
   if (result.unpublished.length) logger.warn('outbox: events not accepted yet; the sweeper retries them', { eventIds: result.unpublished.map((r) => r.eventId) });
@@ -335,6 +360,17 @@ export function outboxStreamRecords(event: DynamoDBStreamEvent): OutboxStreamRec
  * items are parked; transiently refused ones stay pending and the sweeper
  * retries them. Only a crash of the handler itself makes Lambda retry the
  * batch, bounded by the mapping's maxRecordAge (the sweeper covers the rest).
+ *
+ * It returns once the batch is on the bus, with its outbox deletes still
+ * running: a stream lane hands over an account's next batch only when this
+ * invocation returns, and under load a delete took longer than the publish it
+ * follows (docs/performance.md, issue 30). The order of an account's events
+ * is the order of their PutEvents, which stays one batch after another. A
+ * delete left behind finishes in this container while it runs, or when Lambda
+ * thaws it for the next batch; one that never finishes (the container
+ * retired, the delete failed) leaves its item to the sweeper, which
+ * republishes it after OUTBOX_SWEEP_AGE_SECONDS under the same event id,
+ * which every receiver deduplicates (docs/decisions.md, "Outbox deletes behind the publish").
  */
 export async function publishStreamBatch(bus: EventBusPort, event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const items = outboxStreamRecords(event);
@@ -342,6 +378,7 @@ export async function publishStreamBatch(bus: EventBusPort, event: DynamoDBStrea
     await publishRecords(
       bus,
       items.map((i) => i.record),
+      { deleteBehind: true },
     );
   return { batchItemFailures: [] };
 }
