@@ -24,8 +24,6 @@
  * counted by the proxy they reach DynamoDB Local through; bare calls go
  * straight to it, from a process of their own (bench/floor.ts).
  */
-import { spawnSync } from 'node:child_process';
-import { statSync } from 'node:fs';
 import { gatewayCaller } from './http.ts';
 import { startBare, type BareCallSpec } from './floor.ts';
 import { benchRequestPath, printGoals, type GoalRow } from './request-path.ts';
@@ -325,31 +323,11 @@ if (!ONLY || ONLY === 'bulk') {
   });
 }
 
-// Bundles: what each function ships (the bundles this stack ran: local/lambda/build.ts, with cdk synth's esbuild options)
-// and how long a cold import of it takes: a fresh Node process importing it with exactly the environment the stack gave
-// the function (as ../shared/hooks/bundles-init.mjs does with the deployed one), beside the init its worker reported
-// when it started in this run.
+// Bundles (bench/bundles.ts): what each function loads at a cold start and on first use, and a cold import of it in a
+// fresh Node process with the environment the stack gave the function. BENCH_BUNDLES_BEFORE=<dir> adds another build.
 if (!ONLY || ONLY === 'bundles') {
-  const RUNS = 5;
-  console.log(`\nFunction bundles (the stack's, minified ESM, node24; goal ≤ 300 KB and ≤ 60 ms to import, issue 17):\n`);
-  const bundleRows = [['function', 'bundle KB', `cold import ms (fresh process, median of ${RUNS})`, 'worker init ms (this run)']];
-  const defs = [...lambda.deployment.functions.values()].sort((a, b) => a.name.localeCompare(b.name));
-  for (const def of defs) {
-    const file = stack.bundles.file(def.entry);
-    const times: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      const r = spawnSync(process.execPath, ['--input-type=module', '-e', `const t=performance.now();await import(${JSON.stringify(file)});console.log(performance.now()-t)`], {
-        env: lambda.environment(def.logicalId),
-        encoding: 'utf8',
-      });
-      times.push(r.status === 0 ? Number(r.stdout.trim().split('\n').pop()) : NaN);
-    }
-    const fn = lambda.fn(def.logicalId);
-    const cold = times.every(Number.isFinite) ? fmt(pct(times, 50), 1) : 'FAILED';
-    bundleRows.push([def.name, fmt(statSync(file).size / 1024, 1), cold, fn.lastInitMs === undefined ? '-' : fmt(fn.lastInitMs, 1)]);
-  }
-  const bw = bundleRows[0].map((_, i) => Math.max(...bundleRows.map((r) => r[i].length)));
-  for (const r of bundleRows) console.log(r.map((c, i) => c.padEnd(bw[i])).join('  '));
+  const { benchBundles, printBundles } = await import('./bundles.ts');
+  printBundles(benchBundles({ lambda, bundles: stack.bundles, beforeDir: process.env.BENCH_BUNDLES_BEFORE }));
 }
 
 await stack.stop();
