@@ -4,6 +4,7 @@ import { ORGANIZATION_CREATED, ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE }
 import { USER_EVENT_SOURCE, USER_INVITED } from '#shared/users/events.ts';
 import { WEBHOOK_DISABLED, WEBHOOK_EVENT_SOURCE } from '#shared/webhooks/events.ts';
 import { TICKET_EVENT_SOURCE, TICKET_EVENT_TYPES } from '#shared/events/ticket-event-names.ts';
+import { INBOUND_OBJECT_PREFIX, QUARANTINE_OBJECT_PREFIX } from '#shared/email/ses-events.ts';
 
 /**
  * The event pipeline in one table: which bus events go to which queue, and
@@ -369,6 +370,29 @@ export const OUTBOX_PUBLISHER = {
   /** The sweeper runs every minute and republishes outbox items older than this. */
   sweepAgeSeconds: 60,
   sweepScheduleMinutes: 1,
+} as const;
+
+/**
+ * The email channel's receiving side (decisions §17): SES's receipt rule for
+ * the stage's inbound domain stores the raw message under `objectPrefix` in
+ * the uploads bucket, then invokes this function asynchronously; the same
+ * function takes the configuration set's bounce and complaint notifications
+ * from SNS. Locally the SMTP server (local/smtp.ts) does what the rule does.
+ */
+export const EMAIL_INBOUND = {
+  entry: 'functions/email-inbound/handler.ts',
+  description: "Mail received by SES (the receipt rule's Lambda action) -> tickets and replies; SES bounces and complaints (SNS) -> undeliverable contacts",
+  /** A mail of SES's largest size (40 MB) with 25 MiB attachments is parsed and copied within this. */
+  functionTimeoutSeconds: 120,
+  /** Where the rule's S3 action stores a received mail (then SES's message id). */
+  objectPrefix: INBOUND_OBJECT_PREFIX,
+  /** Raw mail is kept this long after its ticket is made: time to re-run a failed invocation or look into a complaint. */
+  inboundRetentionDays: 30,
+  /** What the function refuses (spam, virus) is kept for review this long. */
+  quarantinePrefix: QUARANTINE_OBJECT_PREFIX,
+  quarantineRetentionDays: 90,
+  /** SES accepts messages of up to 40 MB (headers included); the local SMTP server refuses larger ones as SES does. */
+  maxMessageBytes: 40 * 1024 * 1024,
 } as const;
 
 /** Does an entry match a rule's pattern? (exact matches on source and detail-type, as EventBridge evaluates them) */

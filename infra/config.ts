@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { inboundSettings } from '#shared/email/settings.ts';
 
 /**
  * One deployment stage, typed and validated at synth: everything that differs
@@ -12,6 +13,13 @@ export const StageConfigSchema = z.object({
   region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'an AWS region such as eu-west-1'),
   /** SES identity (address or domain) response and invitation emails are sent from; verify it in SES first. */
   emailFrom: z.string().regex(/^([^@\s]+@)?[a-z0-9.-]+\.[a-z]{2,}$/i, 'an email address or domain'),
+  /**
+   * The domain customers' mail comes in on (decisions §17): every account's inbound address is
+   * `<account id>@<inboundDomain>`. SES receives it (a receipt rule set of the stage, activated by hand) once the
+   * platform team points its MX at SES and the domain's identity is verified (docs/email.md). The same rule as the
+   * functions' INBOUND_DOMAIN.
+   */
+  inboundDomain: inboundSettings.schema.shape.INBOUND_DOMAIN as z.ZodString,
   /** Who is paged: an existing SNS topic (e.g. wired to PagerDuty/Opsgenie), and/or an email subscribed to the stage's own topic. */
   alarms: z
     .object({ topicArn: z.string().startsWith('arn:aws').optional(), email: z.email().optional() })

@@ -1,12 +1,14 @@
-import { Duration, type Stack } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
 import type { StageConfig } from './config.ts';
 import type { Data } from './data.ts';
 import { bundles } from './imports.ts';
+import { nagAck, nagReference } from './nag.ts';
 import { ServiceFunction } from './service-function.ts';
 import { checkFunctionSettings } from './settings.ts';
 import { OBJECT_STORE_MODULE, type Uploads } from './uploads.ts';
@@ -17,6 +19,8 @@ const ENRICHMENT_MODULE = 'shared/organizations/enrichment.ts';
 const RATE_LIMITER_MODULE = 'shared/ratelimit/limiter.ts';
 /** Audits (decisions §15); functions whose bundles write them are told the stage's retention. */
 const AUDIT_MODULE = 'shared/audits/repository.ts';
+/** The email channel's addresses (decisions §17); functions whose bundles include it are told the stage's inbound domain. */
+const INBOUND_ADDRESS_MODULE = 'shared/email/addresses.ts';
 
 /** One function of the stack. */
 export interface FunctionOptions {
@@ -32,6 +36,8 @@ export interface FunctionOptions {
   /** Default: ServiceFunction's, below API Gateway's integration timeout. */
   timeoutSeconds?: number;
   reservedConcurrency?: number;
+  /** Where the function is built: the stack itself (default), or a nested stack of its part (the email channel's). */
+  scope?: Construct;
 }
 
 export interface StackFunction {
@@ -67,11 +73,11 @@ export class Functions {
 
   /** A function of the stack, in the stack's scope, with what its bundle needs. */
   add(options: FunctionOptions): NodejsFunction {
-    const { id, entry, description, tableAccess, environment = {}, timeoutSeconds, reservedConcurrency } = options;
+    const { id, entry, description, tableAccess, environment = {}, timeoutSeconds, reservedConcurrency, scope = this.scope } = options;
     const { config, data, bus, uploads } = this.props;
     const enriches = bundles(entry, ENRICHMENT_MODULE);
     const table = bundles(entry, 'shared/db/client.ts') ? tableAccess : 'none';
-    const fn = new ServiceFunction(this.scope, id, {
+    const fn = new ServiceFunction(scope, id, {
       entry,
       description,
       table: data.table,
@@ -83,6 +89,7 @@ export class Functions {
         STACK_NAME: this.scope.stackName,
         ...(enriches ? this.enrichmentEnv : {}),
         ...(bundles(entry, OBJECT_STORE_MODULE) ? uploads.environment : {}),
+        ...(bundles(entry, INBOUND_ADDRESS_MODULE) ? { INBOUND_DOMAIN: config.inboundDomain } : {}),
         ...environment,
       },
       timeout: timeoutSeconds === undefined ? undefined : Duration.seconds(timeoutSeconds),
@@ -91,6 +98,14 @@ export class Functions {
       reservedConcurrency,
     }).fn;
     if (table === 'readUpdate') data.table.grant(fn, 'dynamodb:UpdateItem');
+    // ServiceFunction acknowledges the table's index grant as its own stack names the table; a nested stack names it by a parameter.
+    if (table !== 'none' && Stack.of(fn) !== this.scope && fn.role) {
+      nagAck(
+        fn.role,
+        `IAM5[Resource::<${nagReference(fn, data.table.node.defaultChild as CfnElement, 'Arn')}>/index/*]`,
+        "Queries use the table's own GSIs; the grant covers exactly this table's indexes.",
+      );
+    }
     uploads.grantTo(fn, entry);
     // decisions §15: audits expire after the stage's retention, however they are written.
     if (bundles(entry, AUDIT_MODULE)) fn.addEnvironment('AUDIT_RETENTION_DAYS', String(config.auditRetentionDays));
@@ -109,7 +124,7 @@ export class Functions {
    */
   checkSettings(): void {
     for (const { name, entry, fn } of this.all) {
-      const environment = this.scope.resolve((fn.node.defaultChild as CfnFunction).environment) as { variables?: Record<string, unknown> } | undefined;
+      const environment = Stack.of(fn).resolve((fn.node.defaultChild as CfnFunction).environment) as { variables?: Record<string, unknown> } | undefined;
       checkFunctionSettings(name, entry, environment?.variables ?? {}, this.scope.region);
     }
   }

@@ -1,4 +1,4 @@
-import { Duration, NestedStack, type Stack } from 'aws-cdk-lib';
+import { Duration, NestedStack, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, Dashboard, GraphWidget, MathExpression, Metric, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -7,6 +7,7 @@ import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { Construct } from 'constructs';
 import { OLDEST_MESSAGE_ALARM_SECONDS, QUEUES } from '#app/topology.ts';
 import { METRICS } from '#shared/events/metrics.ts';
 import { metricDimensions } from '#shared/service.ts';
@@ -29,6 +30,8 @@ interface AlarmOptions {
    * one now would replace it); they live in the nested stack `Alarms`.
    */
   named?: boolean;
+  /** Where a named alarm is built, when not the stack itself: the nested stack of a function that lives in one. */
+  home?: Construct;
 }
 
 /**
@@ -113,18 +116,22 @@ export class Operations {
     // --- The service: functions, API, queues, table.
     for (const { name, fn } of functions) {
       const authorizer = name === 'AuthorizerFunction';
+      // A function of a nested stack (the email channel's) keeps its alarms there: the stack has no room to spare.
+      const home = Stack.of(fn);
       // Any authorizer error is an outage of the whole API; other functions page on a burst of errors.
       this.alarm(`${name}-errors`, {
         description: `${name}: invocation errors${authorizer ? ' (every API call goes through the authorizer)' : ''}`,
         metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
         threshold: authorizer ? 0 : 4,
         named: true,
+        home,
       });
       this.alarm(`${name}-throttles`, {
         description: `${name}: Lambda throttled invocations`,
         metric: fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
         threshold: 0,
         named: true,
+        home,
       });
     }
     this.alarm('Api5xx', { description: 'The API answered 5XX', metric: api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }), threshold: 4, named: true });
@@ -181,7 +188,7 @@ export class Operations {
 
   /** The one way an alarm of the stack is built. */
   private alarm(id: string, o: AlarmOptions): Alarm {
-    return new Alarm(o.named ? this.scope : this.alarms, id, {
+    return new Alarm(o.named ? (o.home ?? this.scope) : this.alarms, id, {
       alarmName: o.named ? `${this.scope.stackName}-${id}` : undefined,
       alarmDescription: o.description,
       metric: o.metric,

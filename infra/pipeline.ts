@@ -2,13 +2,14 @@ import { CfnOutput, Duration, type Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { type IEventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction, SqsQueue } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { BUS_MESSAGE_GROUP, DEFAULT_MAX_CONCURRENCY, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueDef, type QueueName } from '#app/topology.ts';
 import type { StageConfig } from './config.ts';
+import type { EmailChannel } from './email.ts';
 import type { Functions } from './functions.ts';
 import { nagAck } from './nag.ts';
 
@@ -21,7 +22,7 @@ import { nagAck } from './nag.ts';
  */
 export class Pipeline {
   readonly queues = {} as Record<QueueName, Queue>;
-  /** Every dead-letter queue: one per topology queue (in QUEUES order), the rule targets', the stream publisher's. */
+  /** Every dead-letter queue: one per topology queue (in QUEUES order), the rule targets', the stream publisher's, the inbound mail function's. */
   readonly dlqs: Queue[] = [];
   readonly rules: Rule[] = [];
   /** The table stream's consumer. */
@@ -29,9 +30,9 @@ export class Pipeline {
 
   constructor(
     private readonly scope: Stack,
-    props: { config: StageConfig; table: ITable; bus: IEventBus; functions: Functions },
+    props: { config: StageConfig; table: ITable; bus: IEventBus; functions: Functions; email: EmailChannel },
   ) {
-    const { config, table, bus, functions } = props;
+    const { config, table, bus, functions, email } = props;
     const retentionPeriod = Duration.seconds(MESSAGE_RETENTION_SECONDS);
     const dlqOf = new Map<QueueName, Queue>();
     for (const q of QUEUES) {
@@ -71,7 +72,7 @@ export class Pipeline {
       );
     }
 
-    for (const q of QUEUES) this.consumer(q, dlqOf.get(q.name)!, config, functions);
+    for (const q of QUEUES) this.consumer(q, dlqOf.get(q.name)!, config, functions, email);
 
     // --- Outbox publisher (table stream) and its sweeper (schedule): no ticket event is lost.
     const publisherDlq = new Queue(scope, 'outbox-publisher-failures', { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
@@ -98,6 +99,8 @@ export class Pipeline {
       }),
     );
     bus.grantPutEventsTo(this.publisher);
+    // Alarmed and charted with the others (infra/operations.ts); it lives in the email channel's nested stack.
+    this.dlqs.push(email.failures);
     const sweeper = functions.add({
       id: 'OutboxSweeper',
       entry: OUTBOX_PUBLISHER.sweeper,
@@ -135,7 +138,7 @@ export class Pipeline {
   }
 
   /** A row's consumer: its event source, and what the row declares it needs. */
-  private consumer(q: QueueDef, dlq: Queue, config: StageConfig, functions: Functions) {
+  private consumer(q: QueueDef, dlq: Queue, config: StageConfig, functions: Functions, email: EmailChannel) {
     const queue = this.queues[q.name];
     const consumer = functions.add({
       id: `Consumer-${q.name}`,
@@ -155,9 +158,7 @@ export class Pipeline {
     queue.grant(consumer, 'sqs:ChangeMessageVisibility');
     this.grantSends(consumer, q.sendsTo);
     if (q.dlqUrlEnv) dlq.grantSendMessages(consumer);
-    if (q.sendsEmail) {
-      const identity = config.emailFrom.split('@').pop()!;
-      consumer.addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail'], resources: [this.scope.formatArn({ service: 'ses', resource: 'identity', resourceName: identity })] }));
-    }
+    // With the stage's configuration set, whose bounces and complaints reach the inbound function (decisions §17).
+    if (q.sendsEmail) email.grantSend(consumer, config);
   }
 }

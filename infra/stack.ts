@@ -7,6 +7,7 @@ import { Api, API_STAGE } from './api.ts';
 import { BusSubscribers } from './bus-subscribers.ts';
 import type { StageConfig } from './config.ts';
 import { Data } from './data.ts';
+import { EmailChannel } from './email.ts';
 import { Functions } from './functions.ts';
 import { Operations } from './operations.ts';
 import { Pipeline } from './pipeline.ts';
@@ -43,6 +44,8 @@ export class SupportDeskStack extends Stack {
   readonly uploads: Uploads;
   /** The nested stack of the alarms that carry no name (infra/operations.ts). */
   readonly alarms: NestedStack;
+  /** The email channel's receiving and notifications, in its nested stack `Email` (infra/email.ts). */
+  readonly email: EmailChannel;
 
   constructor(scope: Construct, id: string, props: SupportDeskStackProps) {
     super(scope, id, { ...props, env: { account: props.config.account, region: props.config.region, ...props.env } });
@@ -58,7 +61,8 @@ export class SupportDeskStack extends Stack {
     this.uploads = new Uploads(this, 'Uploads', { config });
 
     const functions = new Functions(this, { config, data, bus: this.bus, uploads: this.uploads });
-    const pipeline = new Pipeline(this, { config, table: this.table, bus: this.bus, functions });
+    this.email = new EmailChannel(this, { config, functions, uploads: this.uploads });
+    const pipeline = new Pipeline(this, { config, table: this.table, bus: this.bus, functions, email: this.email });
     const api = new Api(this, { config, functions, pipeline });
     this.api = api.api;
     this.usagePlans = api.usagePlans;
@@ -78,6 +82,14 @@ export class SupportDeskStack extends Stack {
     new CfnOutput(this, 'EventBusArn', { value: this.bus.eventBusArn });
     new CfnOutput(this, 'EventArchiveArn', { value: this.subscribers.archive.archiveArn });
     new CfnOutput(this, 'EventSchemaRegistryName', { value: this.subscribers.registryName });
+    // The email channel (docs/email.md): the domain the platform team points its MX at, the rule set it activates by
+    // hand, and the domain identity's DKIM records (CNAME name and value, three of them).
+    new CfnOutput(this, 'InboundDomain', { value: config.inboundDomain });
+    new CfnOutput(this, 'ReceiptRuleSetName', { value: this.email.receiptRuleSetName });
+    new CfnOutput(this, 'SesConfigurationSetName', { value: this.email.configurationSetName });
+    new CfnOutput(this, 'InboundDkimRecords', {
+      value: this.email.identity.dkimRecords.map((r) => `${r.name} CNAME ${r.value}`).join(' ; '),
+    });
     for (const [plan, p] of Object.entries(this.usagePlans)) new CfnOutput(this, `UsagePlan-${plan}`, { value: p.usagePlanId });
   }
 }

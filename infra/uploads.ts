@@ -6,9 +6,11 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
 import { Construct, type IConstruct } from 'constructs';
+import { EMAIL_INBOUND } from '#app/topology.ts';
 import { objectKeys } from '#shared/attachments/model.ts';
 import type { StageConfig } from './config.ts';
 import { bundles } from './imports.ts';
+import { nagReference } from './nag.ts';
 
 /** The module that holds the S3 client: a function that bundles it is told the bucket. */
 export const OBJECT_STORE_MODULE = 'shared/attachments/s3.ts';
@@ -16,6 +18,11 @@ export const OBJECT_STORE_MODULE = 'shared/attachments/s3.ts';
 const READ_WRITE_MODULE = 'shared/attachments/objects.ts';
 /** Deleting a deleted ticket's objects (the clean-up consumer): list and delete under `attachments/`, nothing else. */
 const CLEANUP_MODULE = 'shared/attachments/object-cleanup.ts';
+/**
+ * SES's receipt events (decisions §17): a function that takes them reads the raw mail the receipt rule stored under
+ * `inbound/`, keeps what it refuses under `quarantine/`, and writes the mail's attachments under `attachments/`.
+ */
+const RECEIPT_EVENTS_MODULE = 'shared/email/ses-events.ts';
 
 const nagAck = (scope: IConstruct, rule: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions::${rule}`, reason });
 
@@ -61,7 +68,12 @@ export class Uploads extends Construct {
         ? [{ allowedMethods: [HttpMethods.PUT], allowedOrigins: uploads.corsOrigins, allowedHeaders: ['Content-Type', 'Content-Disposition'], exposedHeaders: ['ETag'], maxAge: 3600 }]
         : undefined,
       // Uploads never attached: a day after they were made (S3 rounds up to the next midnight UTC). Attached ones were copied under their ticket.
-      lifecycleRules: [{ id: 'unattached-uploads', prefix: objectKeys.uploadPrefix, expiration: Duration.days(1), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      lifecycleRules: [
+        { id: 'unattached-uploads', prefix: objectKeys.uploadPrefix, expiration: Duration.days(1), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        // Raw mail as SES received it: its ticket and attachments are copies, so it is kept only to re-run or look into a delivery.
+        { id: 'inbound-mail', prefix: EMAIL_INBOUND.objectPrefix, expiration: Duration.days(EMAIL_INBOUND.inboundRetentionDays) },
+        { id: 'quarantined-mail', prefix: EMAIL_INBOUND.quarantinePrefix, expiration: Duration.days(EMAIL_INBOUND.quarantineRetentionDays) },
+      ],
       ...(serverAccessLogs ? { serverAccessLogsBucket: logs, serverAccessLogsPrefix: 'uploads/' } : {}),
     });
     if (!serverAccessLogs) {
@@ -138,12 +150,19 @@ export class Uploads extends Construct {
       fn.addToRolePolicy(list(objectKeys.attachmentPrefix));
       granted = true;
     }
+    if (bundles(entry, RECEIPT_EVENTS_MODULE)) {
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.bucket.arnForObjects(`${EMAIL_INBOUND.objectPrefix}*`)] }));
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [this.bucket.arnForObjects(`${EMAIL_INBOUND.quarantinePrefix}*`), attachments] }));
+      // A mail already expired reads as missing (404), not forbidden.
+      fn.addToRolePolicy(list(EMAIL_INBOUND.objectPrefix));
+      granted = true;
+    }
     if (granted && fn.role) {
-      const id = Stack.of(this).getLogicalId(this.bucket.node.defaultChild as CfnElement);
-      for (const prefix of [objectKeys.uploadPrefix, objectKeys.attachmentPrefix]) {
+      const arn = nagReference(fn, this.bucket.node.defaultChild as CfnElement, 'Arn');
+      for (const prefix of [objectKeys.uploadPrefix, objectKeys.attachmentPrefix, EMAIL_INBOUND.objectPrefix, EMAIL_INBOUND.quarantinePrefix]) {
         Validations.of(fn.role).acknowledge({
-          id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${id}.Arn>/${prefix}*]`,
-          reason: "Objects are created at run time under the bucket's fixed prefixes (uploads/, attachments/); the grant is limited to the prefix the code uses.",
+          id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${arn}>/${prefix}*]`,
+          reason: "Objects are created at run time under the bucket's fixed prefixes (uploads/, attachments/, inbound/, quarantine/); the grant is limited to the prefixes the code uses.",
         });
       }
     }

@@ -82,6 +82,27 @@ export interface ApiRoute {
   authorized: boolean;
 }
 
+/** One action of an SES receipt rule, in the rule's order (the local SMTP server runs them so). */
+export type ReceiptAction = { type: 'S3'; bucketId: string; objectKeyPrefix: string } | { type: 'Lambda'; functionId: string; invocationType: 'Event' | 'RequestResponse' };
+
+/** An SES receipt rule (AWS::SES::ReceiptRule): the mail it takes and what it does with it. */
+export interface ReceiptRule {
+  logicalId: string;
+  name: string;
+  /** Addresses or domains it matches (a domain: every address at it). */
+  recipients: string[];
+  scanEnabled: boolean;
+  actions: ReceiptAction[];
+}
+
+/** A Lambda function subscribed to an SNS topic of the stack (the SES notifications' topic). */
+export interface TopicSubscription {
+  topicId: string;
+  /** The topic's name (its TopicName, else its construct id). */
+  topicName: string;
+  functionId: string;
+}
+
 export interface Deployment {
   stackName: string;
   tableId: string;
@@ -111,6 +132,10 @@ export interface Deployment {
   secrets: Map<string, string>;
   /** S3 buckets of the stack (logical id -> the bucket's local name, from its construct path). */
   buckets: Map<string, string>;
+  /** The SES receipt rules (the email channel's, decisions §17): what the local SMTP server does with a mail. */
+  receiptRules: ReceiptRule[];
+  /** Functions subscribed to the stack's SNS topics. */
+  topicSubscriptions: TopicSubscription[];
 }
 
 const refId = (v: unknown): string | undefined => (v && typeof v === 'object' && 'Ref' in v ? String((v as { Ref: unknown }).Ref) : undefined);
@@ -260,6 +285,32 @@ export function readDeployment(stackName: string, template: Template): Deploymen
   const secrets = new Map(resourcesOf(template, 'AWS::SecretsManager::Secret').map(([id, r]) => [id, constructId(r) ?? id]));
   const buckets = new Map(resourcesOf(template, 'AWS::S3::Bucket').map(([id, r]) => [id, localBucketName(stackName, r, id)]));
 
+  const receiptRules: ReceiptRule[] = resourcesOf(template, 'AWS::SES::ReceiptRule')
+    .map(([id, r]) => {
+      const rule = (r.Properties?.Rule ?? {}) as Record<string, any>;
+      if (rule.Enabled === false) return undefined;
+      const actions = ((rule.Actions ?? []) as Record<string, any>[]).map((a): ReceiptAction => {
+        if (a.S3Action) return { type: 'S3', bucketId: refId(a.S3Action.BucketName)!, objectKeyPrefix: String(a.S3Action.ObjectKeyPrefix ?? '') };
+        if (a.LambdaAction) return { type: 'Lambda', functionId: getAttId(a.LambdaAction.FunctionArn)!, invocationType: a.LambdaAction.InvocationType ?? 'Event' };
+        throw new Error(`Receipt rule ${id}: only S3 and Lambda actions run locally, found ${Object.keys(a).join(', ')}`);
+      });
+      for (const a of actions) {
+        if (a.type === 'S3' && !buckets.has(a.bucketId)) throw new Error(`Receipt rule ${id} stores mail in ${a.bucketId}, not a bucket of the stack`);
+        if (a.type === 'Lambda' && !functions.has(a.functionId)) throw new Error(`Receipt rule ${id} invokes ${a.functionId}, not a function of the stack`);
+      }
+      return { logicalId: id, name: String(rule.Name ?? id), recipients: (rule.Recipients ?? []).map(String), scanEnabled: rule.ScanEnabled === true, actions };
+    })
+    .filter((r): r is ReceiptRule => r !== undefined);
+
+  const topics = new Map(resourcesOf(template, 'AWS::SNS::Topic').map(([id, r]) => [id, String(r.Properties?.TopicName ?? constructId(r) ?? id)]));
+  const topicSubscriptions: TopicSubscription[] = resourcesOf(template, 'AWS::SNS::Subscription').flatMap(([, r]) => {
+    const p = r.Properties ?? {};
+    const topicId = refId(p.TopicArn);
+    const functionId = getAttId(p.Endpoint);
+    if (p.Protocol !== 'lambda' || !topicId || !topics.has(topicId) || !functionId || !functions.has(functionId)) return [];
+    return [{ topicId, topicName: topics.get(topicId)!, functionId }];
+  });
+
   return {
     stackName,
     tableId,
@@ -276,6 +327,8 @@ export function readDeployment(stackName: string, template: Template): Deploymen
     api: { routes, authorizerFunctionId, restApiId, stageName: String(stage.Properties?.StageName), authorizerCacheTtlSeconds },
     secrets,
     buckets,
+    receiptRules,
+    topicSubscriptions,
   };
 }
 

@@ -15,6 +15,9 @@ export const LOCAL_ACCOUNT = LOCAL_STAGE.account;
 
 export const localQueueUrl = (sqsEndpoint: string, name: string) => `${sqsEndpoint}/${LOCAL_ACCOUNT}/${name}`;
 
+/** A function's ARN locally (what its Fn::GetAtt Arn resolves to, and the receipt event's functionArn). */
+export const localFunctionArn = (region: string, name: string) => `arn:aws:lambda:${region}:${LOCAL_ACCOUNT}:function:${name}`;
+
 /** The REST API's id locally (what its Ref resolves to, and the local gateway's requestContext.apiId). */
 export const LOCAL_REST_API_ID = 'local';
 
@@ -117,6 +120,9 @@ export interface LocalLambda {
   archiveArn?: string;
   /** The local API Gateway control plane (AWS_ENDPOINT_URL_API_GATEWAY of every function): authorizer-cache flushes. */
   apiGateway: LocalApiGatewayControl;
+  /** The S3 endpoint the functions use (AWS_ENDPOINT_URL_S3): what else writes the buckets (the SMTP server) goes through it too. */
+  s3Endpoint: string;
+  region: string;
   /** Faults injected so far by every function's SDK clients (FAULTS, decisions §19), by `service:kind`. */
   injectedFaults(): Record<string, number>;
   stop(): Promise<void>;
@@ -156,6 +162,8 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
       if (id === d.busId && attr === 'Name') return d.busName;
       if (d.buckets.has(id) && attr === 'Arn') return `arn:aws:s3:::${d.buckets.get(id)}`;
       if (id === d.busId && attr === 'Arn') return `arn:aws:events:${opts.region}:${LOCAL_ACCOUNT}:event-bus/${d.busName}`;
+      const fnDef = d.functions.get(id);
+      if (fnDef && attr === 'Arn') return localFunctionArn(opts.region, fnDef.name);
       return undefined;
     },
   };
@@ -219,6 +227,8 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
     busArn: eventBridge.busArn,
     archiveArn: eventBridge.archiveArn,
     apiGateway,
+    s3Endpoint: s3.endpoint,
+    region: opts.region,
     injectedFaults() {
       const total: Record<string, number> = {};
       for (const f of functions.values()) for (const [key, n] of f.faults) total[key] = (total[key] ?? 0) + n;

@@ -1,3 +1,5 @@
+import type { Stack as CdkStack } from 'aws-cdk-lib';
+
 /**
  * The local stack's one source of truth: the CloudFormation template that the
  * CDK app synthesizes for a `local` stage. Functions (entry, environment,
@@ -12,6 +14,8 @@ export const LOCAL_STAGE = {
   account: '000000000000',
   region: 'us-east-1',
   emailFrom: 'support@local.support-desk.example',
+  /** decisions §17: mail to `<account id>@inbound.localhost` reaches the local SMTP server (local/smtp.ts). */
+  inboundDomain: 'inbound.localhost',
   alarms: { email: 'oncall@local.support-desk.example' },
   enrichment: { provider: 'none' as const },
   authorizerCacheTtlSeconds: 300,
@@ -28,6 +32,8 @@ export interface CfnResource {
 
 export interface Template {
   Resources: Record<string, CfnResource>;
+  Parameters?: Record<string, unknown>;
+  Outputs?: Record<string, { Value: unknown }>;
 }
 
 export interface SynthesizedStack {
@@ -42,7 +48,7 @@ export interface SynthesizedStack {
  * it on the real stages).
  */
 export async function synthesizeLocalStack(overrides: Partial<typeof LOCAL_STAGE> = {}): Promise<SynthesizedStack> {
-  const [{ App }, { stageConfig, stackNameOf }, { SupportDeskStack }, { mkdtempSync, rmSync }, { tmpdir }, { join }] = await Promise.all([
+  const [{ App, NestedStack }, { stageConfig, stackNameOf }, { SupportDeskStack }, { mkdtempSync, readFileSync, rmSync }, { tmpdir }, { join }] = await Promise.all([
     import('aws-cdk-lib'),
     import('../../infra/config.ts'),
     import('../../infra/stack.ts'),
@@ -55,12 +61,71 @@ export async function synthesizeLocalStack(overrides: Partial<typeof LOCAL_STAGE
     const app = new App({ outdir, builtinCloudFormationValidation: false, context: { 'aws:cdk:bundling-stacks': [], 'aws:cdk:enable-path-metadata': true } });
     const config = stageConfig({ ...LOCAL_STAGE, ...overrides });
     const stackName = stackNameOf(config.stage);
-    new SupportDeskStack(app, stackName, { config, description: 'Support Desk (local)' });
-    const template = app.synth().getStackByName(stackName).template as Template;
+    const stack = new SupportDeskStack(app, stackName, { config, description: 'Support Desk (local)' });
+    const assembly = app.synth();
+    // The nested stacks' templates (the email channel's, the alarms') are files of the assembly, by their resource in the parent.
+    const nestedOf = (parent: CdkStack): Map<string, Template> =>
+      new Map(
+        parent.node
+          .findAll()
+          .filter((c) => NestedStack.isNestedStack(c) && c.nestedStackParent === parent)
+          .map((c) => {
+            const nested = c as InstanceType<typeof NestedStack>;
+            const own = JSON.parse(readFileSync(join(assembly.directory, nested.templateFile), 'utf8')) as Template;
+            return [parent.getLogicalId(nested.nestedStackResource!), flattenNestedStacks(own, nestedOf(nested))];
+          }),
+      );
+    const template = flattenNestedStacks(assembly.getStackByName(stackName).template as Template, nestedOf(stack));
     return { stackName, template };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
+}
+
+/**
+ * One template out of a stack's and its nested stacks' (the email channel's, the alarms'), as the local stack runs
+ * one deployment: each nested stack's resources join the parent's under their own logical ids, a Ref to one of its
+ * parameters becomes the value the parent passes it, and the parent's `Fn::GetAtt [<nested stack>, Outputs.X]`
+ * becomes that output's value. The nested stack resources themselves go.
+ */
+export function flattenNestedStacks(template: Template, nested: ReadonlyMap<string, Template>): Template {
+  if (!nested.size) return template;
+  const resources: Record<string, CfnResource> = {};
+  const outputs = new Map<string, unknown>();
+  for (const [stackId, child] of nested) {
+    const given = (template.Resources[stackId]?.Properties?.Parameters ?? {}) as Record<string, unknown>;
+    const inParent = (v: unknown): unknown => mapIntrinsics(v, (ref) => (Object.hasOwn(given, ref) ? given[ref] : undefined));
+    for (const [id, r] of Object.entries(child.Resources)) {
+      if (id in template.Resources || id in resources) throw new Error(`Logical id ${id} of nested stack ${stackId} is also used in its parent`);
+      resources[id] = inParent(r) as CfnResource;
+    }
+    for (const [name, o] of Object.entries(child.Outputs ?? {})) outputs.set(`${stackId}.Outputs.${name}`, inParent(o.Value));
+  }
+  const resolveOutputs = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(resolveOutputs);
+    if (!v || typeof v !== 'object') return v;
+    const att = (v as Record<string, unknown>)['Fn::GetAtt'];
+    if (Array.isArray(att) && nested.has(String(att[0]))) {
+      const key = `${att[0]}.${att[1]}`;
+      if (!outputs.has(key)) throw new Error(`No output ${att[1]} in nested stack ${att[0]}`);
+      return outputs.get(key);
+    }
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolveOutputs(x)]));
+  };
+  const own = Object.fromEntries(Object.entries(template.Resources).filter(([id]) => !nested.has(id)));
+  return { ...template, Resources: resolveOutputs({ ...own, ...resources }) as Record<string, CfnResource>, Outputs: resolveOutputs(template.Outputs) as Template['Outputs'] };
+}
+
+/** A copy of `v` with each `{Ref: name}` that `replace` answers for replaced by its answer. */
+function mapIntrinsics(v: unknown, replace: (ref: string) => unknown): unknown {
+  if (Array.isArray(v)) return v.map((x) => mapIntrinsics(x, replace));
+  if (!v || typeof v !== 'object') return v;
+  const entries = Object.entries(v);
+  if (entries.length === 1 && entries[0][0] === 'Ref' && typeof entries[0][1] === 'string') {
+    const replaced = replace(entries[0][1]);
+    if (replaced !== undefined) return replaced;
+  }
+  return Object.fromEntries(entries.map(([k, x]) => [k, mapIntrinsics(x, replace)]));
 }
 
 /** The construct id a resource was created with (the path segment before `/Resource`), e.g. a queue's name. */
