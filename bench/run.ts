@@ -31,7 +31,7 @@ import { startBenchStack } from './stack.ts';
 import { LOCAL_TABLE } from '../local/stack.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
-/** BENCH_ONLY=requests|endpoints|automations|consumers|groups|pipeline|growth|history|bulk|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
+/** BENCH_ONLY=requests|endpoints|bill|automations|consumers|groups|pipeline|growth|history|bulk|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
 const ONLY = process.env.BENCH_ONLY;
 const WARMUP = 20;
 
@@ -259,6 +259,28 @@ if (!ONLY || ONLY === 'endpoints') {
   await cachedGw.close();
 }
 await bare?.stop();
+
+// The bill (bench/bill.ts): what a million requests of each endpoint and a million ticket events cost in AWS.
+if (!ONLY || ONLY === 'bill') {
+  const billGw = await stack.gateway({ authorizerCacheTtlSeconds: 300 });
+  const { runBill } = await import('./bill.ts');
+  await runBill({
+    lambda,
+    store,
+    dynamodbEndpoint: dynamo.endpoint,
+    sqsEndpoint: stack.sqs.endpoint,
+    tableName: LOCAL_TABLE,
+    gatewayUrl: billGw.url,
+    call: callerVia(billGw.url),
+    scenarios,
+    iterations: Math.min(ITERATIONS, 100),
+    createAccount: async () => {
+      const a = await accounts.createAccount({ name: 'Bill', plan: 'enterprise', ownerEmail: 'owner@bill.example' });
+      return { accountId: a.accountId, apiKey: a.apiKey };
+    },
+  });
+  await billGw.close();
+}
 
 if (!ONLY || ONLY === 'automations') {
   const { benchAutomations } = await import('./automations.ts');

@@ -22,6 +22,9 @@ export interface DdbCallStats {
   requests: number;
   byCommand: Record<string, number>;
   capacityUnits: number;
+  /** The capacity units split as DynamoDB bills them on demand: read request units and write request units (consumedCapacity on). */
+  readUnits: number;
+  writeUnits: number;
   /** Items the store read for the answers (Query/Scan ScannedCount, GetItem's item, BatchGetItem's responses); counted with consumedCapacity on. */
   itemsRead: number;
   millis: number;
@@ -82,10 +85,20 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'tra
 
 const endToEnd = (headers: IncomingHttpHeaders): IncomingHttpHeaders => Object.fromEntries(Object.entries(headers).filter(([k]) => !HOP_BY_HOP.has(k)));
 
-const sumCapacity = (c: unknown): number => {
-  if (!c) return 0;
-  if (Array.isArray(c)) return c.reduce((s: number, x) => s + sumCapacity(x), 0);
-  return Number((c as { CapacityUnits?: number }).CapacityUnits ?? 0);
+/** Operations whose capacity is read units (the rest of CAPACITY_OPERATIONS consume write units). */
+const READ_OPERATIONS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
+
+/**
+ * An answer's ConsumedCapacity as [read, write] units: the split DynamoDB
+ * reports where it does (ReadCapacityUnits, WriteCapacityUnits), else the
+ * total by the operation's kind (DynamoDB Local reports only CapacityUnits).
+ */
+const capacityOf = (c: unknown, operation: string): [number, number] => {
+  if (!c) return [0, 0];
+  if (Array.isArray(c)) return c.reduce((s: [number, number], x) => ((v) => [s[0] + v[0], s[1] + v[1]])(capacityOf(x, operation)), [0, 0]);
+  const { CapacityUnits = 0, ReadCapacityUnits, WriteCapacityUnits } = c as { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number };
+  if (ReadCapacityUnits !== undefined || WriteCapacityUnits !== undefined) return [Number(ReadCapacityUnits ?? 0), Number(WriteCapacityUnits ?? 0)];
+  return READ_OPERATIONS.has(operation) ? [Number(CapacityUnits), 0] : [0, Number(CapacityUnits)];
 };
 
 /** Items an answer read: a Query's or Scan's ScannedCount, a GetItem's item, a BatchGetItem's responses. */
@@ -120,13 +133,16 @@ export async function startDynamoDbProxy(opts: { upstream: string; port?: number
   const upstream = new URL(opts.upstream);
   const agent = new Agent({ keepAlive: true });
   let hook: StoreFailureHook | undefined;
-  let stats: DdbCallStats = { requests: 0, byCommand: {}, capacityUnits: 0, itemsRead: 0, millis: 0, spans: [] };
+  const empty = (): DdbCallStats => ({ requests: 0, byCommand: {}, capacityUnits: 0, readUnits: 0, writeUnits: 0, itemsRead: 0, millis: 0, spans: [] });
+  let stats = empty();
 
-  const record = (operation: string, started: number, capacity = 0, items = 0) => {
+  const record = (operation: string, started: number, capacity: [number, number] = [0, 0], items = 0) => {
     const ended = performance.now();
     stats.requests += 1;
     stats.byCommand[operation] = (stats.byCommand[operation] ?? 0) + 1;
-    stats.capacityUnits += capacity;
+    stats.capacityUnits += capacity[0] + capacity[1];
+    stats.readUnits += capacity[0];
+    stats.writeUnits += capacity[1];
     stats.itemsRead += items;
     stats.millis += ended - started;
     stats.spans.push([started, ended]);
@@ -142,12 +158,12 @@ export async function startDynamoDbProxy(opts: { upstream: string; port?: number
       if (readCapacity) upRes.on('data', (c: Buffer) => chunks.push(c));
       // Counted before the answer's last byte goes on to the function, so a caller that resets right after its call sees it.
       upRes.on('end', () => {
-        let capacity = 0;
+        let capacity: [number, number] = [0, 0];
         let items = 0;
         if (readCapacity) {
           try {
             const answer = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-            capacity = sumCapacity(answer.ConsumedCapacity);
+            capacity = capacityOf(answer.ConsumedCapacity, operation);
             items = itemsIn(answer);
           } catch {
             // not JSON (an error page): nothing consumed
@@ -224,7 +240,7 @@ export async function startDynamoDbProxy(opts: { upstream: string; port?: number
     },
     reset() {
       const snapshot = { ...stats, criticalPath: sequentialSteps(stats.spans) };
-      stats = { requests: 0, byCommand: {}, capacityUnits: 0, itemsRead: 0, millis: 0, spans: [] };
+      stats = empty();
       return snapshot;
     },
     stop: () =>
