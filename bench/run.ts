@@ -168,13 +168,13 @@ const scenarios: Scenario[] = [
  */
 async function endpointTable(title: string, c: typeof call, only?: string[]) {
   console.log(`\n${title}\n`);
-  const rows: string[][] = [['endpoint', 'RT critical path', 'DDB req/call', 'by command', 'p50 ms', 'p99 ms', 'bare call', 'bare p50 ms (own process)', 'ratio']];
+  const rows: string[][] = [['endpoint', 'RT critical path', 'DDB req/call', 'RRU/call', 'WRU/call', 'by command', 'p50 ms', 'p99 ms', 'bare call', 'bare p50 ms (own process)', 'ratio']];
   for (const s of scenarios.filter((x) => !only || only.includes(x.name))) {
     for (let i = 0; i < WARMUP; i++) await s.run(c);
     resetDdbStats();
     const lat: number[] = [];
     const critical: number[] = [];
-    const totals = { requests: 0, byCommand: {} as Record<string, number> };
+    const totals = { requests: 0, readUnits: 0, writeUnits: 0, byCommand: {} as Record<string, number> };
     for (let i = 0; i < ITERATIONS; i++) {
       const t0 = performance.now();
       await s.run(c);
@@ -182,6 +182,8 @@ async function endpointTable(title: string, c: typeof call, only?: string[]) {
       const st = resetDdbStats();
       critical.push(st.criticalPath);
       totals.requests += st.requests;
+      totals.readUnits += st.readUnits;
+      totals.writeUnits += st.writeUnits;
       for (const [k, v] of Object.entries(st.byCommand)) totals.byCommand[k] = (totals.byCommand[k] ?? 0) + v;
     }
     const bareMs = await bare!.latency(s.bare[1], ITERATIONS, WARMUP);
@@ -191,6 +193,8 @@ async function endpointTable(title: string, c: typeof call, only?: string[]) {
       s.name,
       fmt(pct(critical, 50), 0),
       fmt(totals.requests / ITERATIONS, 1),
+      fmt(totals.readUnits / ITERATIONS, 1),
+      fmt(totals.writeUnits / ITERATIONS, 1),
       Object.entries(totals.byCommand)
         .map(([k, v]) => `${k}×${fmt(v / ITERATIONS, 1)}`)
         .join(' '),
@@ -223,7 +227,12 @@ if (!ONLY || ONLY === 'pipeline')
   await (await import('./pipeline.ts')).runPipelineBench({ lambda, store, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: stack.sqs.endpoint, gatewayUrl: gw.url, tableName: LOCAL_TABLE });
 
 if (!ONLY || ONLY === 'endpoints') {
-  console.log(`\nEndpoints: ${ITERATIONS} warm calls each through the local gateway (DynamoDB Local, in memory), then as many bare calls of its access pattern from a process of their own.`);
+  console.log(
+    `\nEndpoints: ${ITERATIONS} warm calls each through the local gateway (DynamoDB Local ${process.env.BENCH_STORE === 'memory' ? 'in memory' : 'on disk, as npm start keeps it'}), then as many bare calls of its access pattern from a process of their own.`,
+  );
+  console.log('RRU/WRU: the read and write request units DynamoDB bills on demand, per call, as the store reports them (ReturnConsumedCapacity).');
+  // Store work as capacity units beside the requests (the proxy adds ReturnConsumedCapacity and reads the answers).
+  store.consumedCapacity = true;
   console.log('"RT critical path": DynamoDB round trips in sequence (calls that overlap count once). Authorizer: 1 GetItem (API key) or 1 BatchGetItem (session);');
   console.log("the rate-limit UpdateItem runs beside the route's reads and before its writes.");
   // Warm the store first: a fresh DynamoDB Local answers its first few thousand calls at half speed while its JIT

@@ -2,9 +2,12 @@
  * The local stack as `npm start` runs it (local/stack.ts: the authorizer
  * cache, the pipeline with its idle backoff, each function in a worker
  * thread), in a process of its own so its CPU can be read from /proc apart
- * from the client's (bench/request-path.ts). Differences from `npm start`:
- * DynamoDB Local in memory, free ports, the functions' logs off, and an
- * enterprise account made here instead of the demo one.
+ * from the client's (bench/request-path.ts). Its store is on disk, as
+ * `npm start` keeps it (DynamoDB Local with -dbPath, queues and objects in
+ * files), in a fresh data directory removed at the end; BENCH_STORE=memory
+ * runs DynamoDB Local in memory instead (the bench's figures before issue 30).
+ * Other differences from `npm start`: free ports, the functions' logs off, and
+ * an enterprise account made here instead of the demo one.
  *
  * Started with an IPC channel (bench/request-path.ts: startStackProcess); it
  * sends its endpoints once ready, and stops on 'stop' or when the channel
@@ -12,7 +15,8 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../local/ports.ts';
 
@@ -120,7 +124,8 @@ async function profileThreads(dir: string) {
 
 if (process.argv[1] === import.meta.filename && process.send) {
   const { startLocalStack } = await import('../local/stack.ts');
-  const stack = await startLocalStack({ port: await freePort(), dynamodbPort: await freePort(), sessionSecret: randomBytes(48).toString('base64url') });
+  const dataDir = process.env.BENCH_STORE === 'memory' ? undefined : mkdtempSync(join(tmpdir(), 'support-desk-bench-'));
+  const stack = await startLocalStack({ port: await freePort(), dynamodbPort: await freePort(), dataDir, sessionSecret: randomBytes(48).toString('base64url') });
   const accounts = await import('#shared/accounts/service.ts');
   const acct = await accounts.createAccount({ name: 'Bench', plan: 'enterprise', ownerEmail: 'owner@bench.example' });
   const ready: StackProcessReady = { baseUrl: stack.baseUrl, dynamodbEndpoint: stack.dynamodbEndpoint, apiKey: acct.apiKey, accountId: acct.accountId };
@@ -132,6 +137,7 @@ if (process.argv[1] === import.meta.filename && process.send) {
     stopping = true;
     await profiles?.write();
     await stack.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);
   };
   let n = 0;

@@ -1,7 +1,8 @@
 /**
  * The stack every bench script measures, started as `npm start` starts it:
- * the `local` stage's synthesized template and its bundles, DynamoDB Local (in
- * memory), fauxqs with the template's queues, and each function in its own
+ * the `local` stage's synthesized template and its bundles, DynamoDB Local
+ * keeping its table on disk as `npm start` does (in a fresh directory removed
+ * at the end; BENCH_STORE=memory: in memory), fauxqs with the template's queues, and each function in its own
  * worker with its template's environment (local/lambda/). One difference: the
  * functions reach DynamoDB Local through the counting proxy
  * (local/dynamodb-proxy.ts), because their calls happen in their workers where
@@ -9,6 +10,9 @@
  * baselines) go straight to DynamoDB Local.
  */
 import type { Message } from '@aws-sdk/client-sqs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { SQSEvent } from 'aws-lambda';
 import { startDynamoDbProxy, type DynamoDbProxy } from '../local/dynamodb-proxy.ts';
 import { ensureTable, startDynamoDbLocal, type DynamoLocal } from '../local/dynamodb-local.ts';
@@ -39,7 +43,8 @@ export async function startBenchStack(): Promise<BenchStack> {
   process.env.LOG_LEVEL = 'silent';
   const prepared = prepareDeployment();
   prepared.catch(() => undefined);
-  const dynamo = await startDynamoDbLocal(await freePort());
+  const dataDir = process.env.BENCH_STORE === 'memory' ? undefined : mkdtempSync(join(tmpdir(), 'support-desk-bench-store-'));
+  const dynamo = await startDynamoDbLocal(await freePort(), dataDir);
   await ensureTable(dynamo.endpoint, LOCAL_TABLE);
   const sqs = await startLocalSqs(0);
   configureLocalEnv({ dynamodbEndpoint: dynamo.endpoint, sessionSecret: BENCH_SECRET, sqsEndpoint: sqs.endpoint });
@@ -75,6 +80,7 @@ export async function startBenchStack(): Promise<BenchStack> {
       await store.stop();
       await sqs.stop();
       await dynamo.stop();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
