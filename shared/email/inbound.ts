@@ -61,11 +61,12 @@ function senderOf(mail: Email, envelopeFrom: string): Mailbox | null {
 
 /** The message's HTML (sanitized as §12) and text, each within the message's limits. */
 function bodyOf(mail: Email): { content: string; textContent: string } {
-  const text = (mail.text ?? '').slice(0, CONTENT_MAX);
-  let content = mail.html ? sanitizeContent(mail.html) : textAsHtml(text);
+  // The text part's trailing line breaks are the MIME body's end, not the customer's words.
+  const text = (mail.text ?? '').trimEnd().slice(0, CONTENT_MAX);
+  let content = mail.html ? sanitizeContent(mail.html).trim() : textAsHtml(text);
   // A newsletter's HTML can exceed what a message holds: its text part (escaped paragraphs) stands in.
   if (content.length > CONTENT_MAX) content = textAsHtml(text.slice(0, CONTENT_MAX / 2));
-  return { content, textContent: (mail.text ?? htmlToText(content)).slice(0, CONTENT_MAX) };
+  return { content, textContent: mail.text === undefined ? htmlToText(content).slice(0, CONTENT_MAX) : text };
 }
 
 /** The mail's attachments and inline images that a message may carry (§14: at most 20, each at most 25 MiB); the rest are named in a note. */
