@@ -26,6 +26,7 @@ try {
 }
 
 const accounts = await import('#shared/accounts/service.ts');
+const { inboundAddress } = await import('#shared/email/addresses.ts');
 const repo = await import('#shared/accounts/repository.ts');
 
 // The demo key is shown once by the API, so the local stack keeps it in its data directory (the table holds only its hash).
@@ -57,6 +58,7 @@ Support Desk is running (local stack).
   Health:          ${base}/health
   DynamoDB Local:  ${stack.dynamodbEndpoint}   data in ${settings.dataDir}
   SQS (fauxqs):    ${stack.sqsEndpoint}   event pipeline running (webhooks, email, enrichment; see docs/events.md)
+  SMTP (inbound):  localhost:${stack.smtp.port}   mail to ${inboundAddress(demo.accountId, stack.smtp.domain)} becomes tickets (docs/email.md)
 Faults: ${describeFaults(settings.faults)}${settings.faults.length ? '   (injected into the functions\' AWS SDK calls; README "Faults")' : ''}
 
   Demo account:    ${demo.accountId} (plan paid)

@@ -91,7 +91,7 @@ async function burstAndKill(base: string, key: string, kill: () => void): Promis
 async function crashAndRestart(signal: 'SIGKILL' | 'SIGTERM') {
   const dataDir = mkdtempSync(join(tmpdir(), `sd-crash-${signal}-`));
   dirs.push(dataDir);
-  const env = { ...shellEnv(), PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+  const env = { ...shellEnv(), PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()), SMTP_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
   const base = `http://localhost:${env.PORT}`;
   const began = Date.now();
   const seconds: Record<string, number> = {};

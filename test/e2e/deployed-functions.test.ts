@@ -7,7 +7,7 @@
  * gets the messages the bus routes to it. Each path is proved by its effect;
  * the counters of the running functions then show nothing was left out.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +20,9 @@ import { addMembers, newGroup } from '../support/groups.ts';
 import { localLambda } from '../support/lambda.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { storedSlaState, type StoredSlaState } from '../support/store.ts';
+import { readOutbox } from '../support/mail.ts';
+import { useSmtp } from '../support/smtp.ts';
+import { inboundAddress } from '#shared/email/addresses.ts';
 
 // The email sender writes its messages here (localOverlay); set before the functions start.
 const emailDir = mkdtempSync(join(tmpdir(), 'sd-deployed-emails-'));
@@ -43,20 +46,13 @@ const EVERY_QUEUE: readonly QueueName[] = [
 const { client } = useGateway();
 const { account, pipeline } = usePipeline(EVERY_QUEUE);
 const receiver = useReceiver();
+const smtp = useSmtp();
 
 // Generous bounds: on a busy machine each function's first (cold) start takes seconds, and a path may chain four.
 const WAIT_MS = 30_000;
 
-/** The emails written so far (one being written is skipped until it is whole). */
-function emails(): { to: string[]; subject: string }[] {
-  return readdirSync(emailDir).flatMap((f) => {
-    try {
-      return [JSON.parse(readFileSync(join(emailDir, f), 'utf8'))];
-    } catch {
-      return [];
-    }
-  });
-}
+/** The emails written so far (`.eml`, decisions §17), as a mail client reads them. */
+const emails = () => readOutbox(emailDir);
 
 /** A fresh account of this file's pipeline, its owner's desk and a session token (messages take only those). */
 async function tenant(): Promise<{ acct: TestAccount; d: Desk; session: string }> {
@@ -87,8 +83,16 @@ async function emailsSent() {
   const ticket = await newTicket(d, { subject: 'Where is my order', requesterEmail: 'buyer@deployed.example' });
   const message = await client.request('POST', '/helpdesk/api/messages', { token: session, body: { ticket_id: ticket.id, type: 'response', content: '<p>On its way</p>' } });
   created(message, 'create message');
-  await eventually(() => emails().some((e) => e.to[0] === invitee), WAIT_MS, 'the invitation email');
-  await eventually(() => emails().some((e) => e.to[0] === 'buyer@deployed.example' && e.subject.includes(ticket.id)), WAIT_MS, 'the response email');
+  await eventually(async () => (await emails()).some((e) => e.to[0] === invitee), WAIT_MS, 'the invitation email');
+  await eventually(async () => (await emails()).some((e) => e.to[0] === 'buyer@deployed.example' && e.subject.includes(ticket.id)), WAIT_MS, 'the response email');
+}
+
+/** SMTP, as the SES receipt rule -> the inbound mail function (the 250 comes once it has returned). */
+async function mailReceived() {
+  const { acct } = await tenant();
+  const to = inboundAddress(acct.accountId, smtp.domain());
+  const info = await smtp.transport().sendMail({ from: 'casey@deployed.example', to, subject: 'Mail in', text: 'Hello support' });
+  expect(info.accepted).toEqual([to]);
 }
 
 /** organizations API -> enrichment consumer fills the company facts. */
@@ -265,6 +269,7 @@ describe('the deployed functions', () => {
     await Promise.all([
       webhookDelivered(),
       emailsSent(),
+      mailReceived(),
       organizationEnriched(),
       automationsApplied(),
       groupBackfilled(),

@@ -35,7 +35,7 @@ afterAll(() => {
 /** The environment of a new user's shell: ports picked for the test, and nothing of ours (no DATA_DIR). */
 async function settings() {
   const { DATA_DIR: _d, ...inherited } = process.env;
-  return { ...inherited, PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()), LOG_LEVEL: 'silent' };
+  return { ...inherited, PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()), SMTP_PORT: String(await freePort()), LOG_LEVEL: 'silent' };
 }
 
 async function npmStart(env: NodeJS.ProcessEnv) {
@@ -64,6 +64,8 @@ describe('npm start and the admin CLI', () => {
       expect((await fetch(`http://localhost:${env.PORT}/health`)).status).toBe(200);
       // No fault is injected unless asked for (decisions §19), and the start lines say so.
       expect(first.output()).toMatch(/^Faults: none$/m);
+      // The SMTP server of the inbound domain (decisions §17) listens on SMTP_PORT, and the line says where mail goes.
+      expect(first.output()).toMatch(new RegExp(`SMTP \\(inbound\\):\\s+localhost:${env.SMTP_PORT}\\s+mail to acct_[0-9a-z]{26}@inbound\\.localhost `));
       const res = await runPrintedCurl(first.output());
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ role: 'owner', email: 'owner@demo.example' });
