@@ -6,14 +6,15 @@ import { ConflictError, ServiceUnavailableError } from '../domain/errors.ts';
 import { injectFaults } from '../faults/inject.ts';
 import { dbSettings } from './settings.ts';
 
-const { AWS_REGION, DYNAMODB_ENDPOINT } = dbSettings();
+const { AWS_REGION, DYNAMODB_ENDPOINT, DYNAMODB_REQUEST_TIMEOUT_MS } = dbSettings();
 
 /**
  * Per-attempt socket limits: a DynamoDB call answers in milliseconds, so an
  * attempt that hangs for seconds is retried (up to MAX_ATTEMPTS) rather than
- * waited on until the function times out.
+ * waited on until the function times out. The request timeout is 5 s unless
+ * the local stack's tests set a shorter one (DYNAMODB_REQUEST_TIMEOUT_MS).
  */
-export const DDB_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: 5_000, throwOnRequestTimeout: true } as const;
+export const DDB_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: DYNAMODB_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true } as const;
 const MAX_ATTEMPTS = 3;
 
 /** The one DynamoDB client of a process, created at module load. */

@@ -10,5 +10,11 @@ export const dbSettings = defineSettings(
     AWS_REGION: z.string().min(1),
     /** Only the local stack sets it (DynamoDB Local). */
     DYNAMODB_ENDPOINT: z.url().optional(),
+    /**
+     * Each attempt's request timeout (ms). No deployed template sets it; the
+     * fault tests run their functions with a shorter one, so an injected hang
+     * (which waits out exactly this timeout) costs them less time.
+     */
+    DYNAMODB_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(5_000).default(5_000),
   }),
 );

@@ -26,6 +26,10 @@ import { eventually } from '../support/wait.ts';
 // quota runs dry and 503s become the rule: the arrange steps' retries then give up before the assertions).
 const FAULTS = process.env.FAULTS || 'dynamodb:throttle:0.1,dynamodb:error:0.05,dynamodb:timeout:0.02,events:partial:0.2,sqs:error:0.05,s3:error:0.1';
 withFaults(FAULTS);
+// An injected DynamoDB hang lasts exactly the client's request timeout, then the SDK retries (decisions §19): 1 s here
+// instead of 5 runs the same paths (timeout, retry, deadline) without waiting 5 s per hang. Handed to the functions by
+// the local stack (local/stack.ts FORWARDED), read at their cold start.
+process.env.DYNAMODB_REQUEST_TIMEOUT_MS = '1000';
 // Consumers retry a failed message at once (not after seconds), so the pipeline settles within the test.
 process.env.CONSUMER_RETRY_BASE_SECONDS = '0';
 const { client } = useGateway();
