@@ -37,6 +37,8 @@ export function localSettings(envVars: NodeJS.ProcessEnv = process.env) {
     port: int(envVars.PORT, 3000),
     dynamodbPort: int(envVars.DYNAMODB_PORT, 8000),
     sqsPort: int(envVars.SQS_PORT, 0),
+    // Mail to the inbound domain (decisions §17); 0: a free port (tests), printed at start.
+    smtpPort: int(envVars.SMTP_PORT, 2525),
     dataDir: resolve(envVars.DATA_DIR || '.data'),
     // Checked here so that a typo stops `npm start` with the entry named (InvalidFaultsError), before anything starts.
     faults: parseFaults(envVars.FAULTS),
@@ -157,6 +159,8 @@ export interface LocalStack {
   baseUrl: string;
   dynamodbEndpoint: string;
   sqsEndpoint: string;
+  /** The SMTP server playing the SES receipt rule (local/smtp.ts): its port and the inbound domain it takes mail for. */
+  smtp: { port: number; domain: string };
   /** Faults the functions injected so far (FAULTS), by `service:kind`. */
   injectedFaults(): Record<string, number>;
   stop(): Promise<void>;
@@ -165,10 +169,11 @@ export interface LocalStack {
 /**
  * Bring up the whole local stack: DynamoDB Local (persisted under dataDir, or
  * in memory), the table, fauxqs with the topology's queues, the event
- * pipeline (stream -> publisher -> bus -> queues -> consumers), and the
- * gateway in front of the same handlers.
+ * pipeline (stream -> publisher -> bus -> queues -> consumers), the gateway in
+ * front of the same handlers, and the SMTP server in front of the inbound
+ * mail function (`smtpPort`, default 0: a free port).
  */
-export async function startLocalStack(opts: { port: number; dynamodbPort: number; sqsPort?: number; dataDir?: string; sessionSecret: string }): Promise<LocalStack> {
+export async function startLocalStack(opts: { port: number; dynamodbPort: number; sqsPort?: number; smtpPort?: number; dataDir?: string; sessionSecret: string }): Promise<LocalStack> {
   // The template and bundles are prepared while DynamoDB Local's JVM starts.
   const prepared = prepareDeployment();
   prepared.catch(() => undefined);
@@ -236,11 +241,22 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
       idleStreamMaxMs: 1000,
     });
     stops.push(() => pipeline.stop());
+    // Mail in, as SES receiving hands it to the inbound function; its objects go to the template's bucket (DATA_DIR/s3).
+    const { startLocalSmtp } = await import('./smtp.ts');
+    const smtp = await startLocalSmtp({ port: opts.smtpPort ?? 0, lambda });
+    stops.push(() => smtp.stop());
     const { startGateway } = await import('./gateway.ts');
     // The production shape: the template's authorizer cache (LOCAL_STAGE: 300 s), flushed by credential changes.
     const gateway = await startGateway(opts.port, lambda, { pages: await localPages(), authorizerCacheTtlSeconds: deployment.api.authorizerCacheTtlSeconds });
     stops.push(() => drainGateway(gateway));
-    return { baseUrl: gateway.url, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, injectedFaults: () => lambda.injectedFaults(), stop: stopAll };
+    return {
+      baseUrl: gateway.url,
+      dynamodbEndpoint: dynamo.endpoint,
+      sqsEndpoint: sqs.endpoint,
+      smtp: { port: smtp.port, domain: smtp.domain },
+      injectedFaults: () => lambda.injectedFaults(),
+      stop: stopAll,
+    };
   } catch (err) {
     await stopAll();
     throw err;
