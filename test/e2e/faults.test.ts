@@ -145,62 +145,87 @@ async function buildWorld(acct: TestAccount, agents: string[]): Promise<World> {
   const session = await acct.session(acct.ownerId);
   const tag = `r${round}-${Date.now().toString(36)}`;
   const webhookPath = `/faults-${tag}`;
-  const hook = (await create(`${V1}/webhooks`, key, { webhook: { name: `hook ${tag}`, targetUrl: receiver().url(webhookPath), events: ['ticket.created'] } })).webhook;
-  receiver().endpoint(webhookPath, hook.signingSecret);
-  const webhookToDelete = (await create(`${V1}/webhooks`, key, { webhook: { name: `gone ${tag}`, targetUrl: receiver().url(`${webhookPath}-gone`), events: ['ticket.deleted'] } })).webhook.id;
-
-  const field = (
-    await create(`${V1}/ticket_fields`, key, {
-      ticketField: {
-        title: `Tier ${tag}`,
-        type: 'dropdown',
-        options: [
-          { name: 'Gold', value: `gold_${round}` },
-          { name: 'Silver', value: `silver_${round}` },
-        ],
-      },
-    })
-  ).ticketField;
-  const options = (await settle('GET', `${V1}/ticket_fields/${field.id}/options`, { token: key }, [200])).body.customFieldOptions;
-  const fieldToDelete = (await create(`${V1}/ticket_fields`, key, { ticketField: { title: `Scratch ${tag}`, type: 'text' } })).ticketField.id;
-
   const domain = `${tag}.faults.example`;
-  const org = (await create(`${H}/organizations`, key, { name: `Org ${tag}`, organizationalDomain: domain })).data.id;
-  const orgToDelete = (await create(`${H}/organizations`, key, { name: `Gone ${tag}`, organizationalDomain: `gone-${domain}` })).data.id;
-  const contact = (await create(`${H}/contacts`, key, { name: 'Ann Customer', email: `ann@${domain}` })).data;
-  const contactToDelete = (await create(`${H}/contacts`, key, { name: 'Bob Gone', email: `bob@gone-${domain}` })).data.id;
+  // Records that do not need each other are made side by side (each chain in its own order), as several clients would.
+  const [
+    [hook, webhookToDelete],
+    [field, options, fieldToDelete],
+    [org, orgToDelete, contact, contactToDelete],
+    [automation, automationToDelete, policy, policyToDelete],
+    groups,
+    [user, userToDelete, apiKeyToRevoke],
+  ] = await Promise.all([
+    (async () => {
+      const made = (await create(`${V1}/webhooks`, key, { webhook: { name: `hook ${tag}`, targetUrl: receiver().url(webhookPath), events: ['ticket.created'] } })).webhook;
+      receiver().endpoint(webhookPath, made.signingSecret);
+      const gone = (await create(`${V1}/webhooks`, key, { webhook: { name: `gone ${tag}`, targetUrl: receiver().url(`${webhookPath}-gone`), events: ['ticket.deleted'] } })).webhook.id;
+      return [made, gone] as const;
+    })(),
+    (async () => {
+      const made = (
+        await create(`${V1}/ticket_fields`, key, {
+          ticketField: {
+            title: `Tier ${tag}`,
+            type: 'dropdown',
+            options: [
+              { name: 'Gold', value: `gold_${round}` },
+              { name: 'Silver', value: `silver_${round}` },
+            ],
+          },
+        })
+      ).ticketField;
+      const opts = (await settle('GET', `${V1}/ticket_fields/${made.id}/options`, { token: key }, [200])).body.customFieldOptions;
+      const scratch = (await create(`${V1}/ticket_fields`, key, { ticketField: { title: `Scratch ${tag}`, type: 'text' } })).ticketField.id;
+      return [made, opts, scratch] as const;
+    })(),
+    (async () => {
+      const madeOrg = (await create(`${H}/organizations`, key, { name: `Org ${tag}`, organizationalDomain: domain })).data.id;
+      const goneOrg = (await create(`${H}/organizations`, key, { name: `Gone ${tag}`, organizationalDomain: `gone-${domain}` })).data.id;
+      const madeContact = (await create(`${H}/contacts`, key, { name: 'Ann Customer', email: `ann@${domain}` })).data;
+      const goneContact = (await create(`${H}/contacts`, key, { name: 'Bob Gone', email: `bob@gone-${domain}` })).data.id;
+      return [madeOrg, goneOrg, madeContact, goneContact] as const;
+    })(),
+    (async () => [
+      (await create(`${H}/automations`, key, inactiveAutomation(`Auto ${tag}`))).data.id as string,
+      (await create(`${H}/automations`, key, inactiveAutomation(`Gone ${tag}`))).data.id as string,
+      (await create(`${H}/sla-policies`, key, slaPolicy(`SLA ${tag}`))).data.id as string,
+      (await create(`${H}/sla-policies`, key, slaPolicy(`Gone ${tag}`))).data.id as string,
+    ])(),
+    (async () => {
+      // Groups: the first one of an account becomes its default, so the one to delete is never the first.
+      const first = (await create(`${H}/groups`, key, { name: `Tier one ${tag}`, distributionMode: 'roundRobin' })).data.id;
+      await create(`${H}/groups/${first}/members/bulk`, key, { userIds: [agents[0], agents[1], agents[2]] });
+      await settle('PUT', `${H}/groups/${first}/lead`, { token: key, body: { userId: agents[0] } }, [200]);
+      const toDeactivate = (await create(`${H}/groups`, key, { name: `Off ${tag}` })).data.id;
+      const toReactivate = (await create(`${H}/groups`, key, { name: `Back ${tag}` })).data.id;
+      await settle('PUT', `${H}/groups/${toReactivate}/deactivate`, { token: key }, [200]);
+      const toMakeDefault = (await create(`${H}/groups`, key, { name: `Default ${tag}` })).data.id;
+      const toDelete = (await create(`${H}/groups`, key, { name: `Gone ${tag}` })).data.id;
+      return { group: first, groupToDeactivate: toDeactivate, groupToReactivate: toReactivate, groupToMakeDefault: toMakeDefault, groupToDelete: toDelete };
+    })(),
+    (async () => [
+      (await create(`${P}/users`, key, { email: uniqueEmail('faults'), name: 'Faulty Tester', role: 'member', send_invitation: false })).id as string,
+      (await create(`${P}/users`, key, { email: uniqueEmail('faults-gone'), name: 'Gone Tester', role: 'viewer', send_invitation: false })).id as string,
+      (await create(`${P}/api-keys`, key, { name: `revoke ${tag}` })).id as string,
+    ])(),
+  ]);
+  const { group, groupToDeactivate, groupToReactivate, groupToMakeDefault, groupToDelete } = groups;
 
   const ticket = (await create(`${V1}/tickets`, key, { ticket: { subject: `Printer on fire ${tag}`, requesterEmail: contact.email, customFields: [{ id: field.id, value: `gold_${round}` }] } }))
     .ticket;
-  const ticketToDelete = (await create(`${V1}/tickets`, key, { ticket: { subject: `Delete me ${tag}` } })).ticket.id;
-  const message = (await create(`${H}/messages`, session, { ticket_id: ticket.id, type: 'note', content: `First note ${tag}` })).data.id;
-
   // An attachment: upload, the bytes to the presigned URL (the client's own PUT, honest), then a message with the token.
   const bytes = Buffer.from(`attachment of ${tag}`);
-  const upload = (await create(`${H}/uploads`, key, { name: `notes-${tag}.txt`, size: bytes.length, contentType: 'text/plain' })).data;
-  const put = await fetch(upload.uploadUrl, { method: upload.uploadMethod, headers: upload.uploadHeaders, body: bytes });
-  if (put.status !== 200) throw new Error(`upload PUT: ${put.status} ${await put.text()}`);
-  const attached = (await create(`${H}/messages`, session, { ticket_id: ticket.id, type: 'note', content: 'see attached', attachments: [{ token: upload.token }] })).data;
-
-  const automation = (await create(`${H}/automations`, key, inactiveAutomation(`Auto ${tag}`))).data.id;
-  const automationToDelete = (await create(`${H}/automations`, key, inactiveAutomation(`Gone ${tag}`))).data.id;
-  const policy = (await create(`${H}/sla-policies`, key, slaPolicy(`SLA ${tag}`))).data.id;
-  const policyToDelete = (await create(`${H}/sla-policies`, key, slaPolicy(`Gone ${tag}`))).data.id;
-
-  // Groups: the first one of an account becomes its default, so the one to delete is never the first.
-  const group = (await create(`${H}/groups`, key, { name: `Tier one ${tag}`, distributionMode: 'roundRobin' })).data.id;
-  await create(`${H}/groups/${group}/members/bulk`, key, { userIds: [agents[0], agents[1], agents[2]] });
-  await settle('PUT', `${H}/groups/${group}/lead`, { token: key, body: { userId: agents[0] } }, [200]);
-  const groupToDeactivate = (await create(`${H}/groups`, key, { name: `Off ${tag}` })).data.id;
-  const groupToReactivate = (await create(`${H}/groups`, key, { name: `Back ${tag}` })).data.id;
-  await settle('PUT', `${H}/groups/${groupToReactivate}/deactivate`, { token: key }, [200]);
-  const groupToMakeDefault = (await create(`${H}/groups`, key, { name: `Default ${tag}` })).data.id;
-  const groupToDelete = (await create(`${H}/groups`, key, { name: `Gone ${tag}` })).data.id;
-
-  const user = (await create(`${P}/users`, key, { email: uniqueEmail('faults'), name: 'Faulty Tester', role: 'member', send_invitation: false })).id;
-  const userToDelete = (await create(`${P}/users`, key, { email: uniqueEmail('faults-gone'), name: 'Gone Tester', role: 'viewer', send_invitation: false })).id;
-  const apiKeyToRevoke = (await create(`${P}/api-keys`, key, { name: `revoke ${tag}` })).id;
-  const job = (await create(`${V1}/tickets/bulk_update`, key, { ids: [ticket.id], ticket: { addTags: ['bulk'] } }, 202)).job.id;
+  const [ticketToDelete, message, attached, job] = await Promise.all([
+    (async () => (await create(`${V1}/tickets`, key, { ticket: { subject: `Delete me ${tag}` } })).ticket.id as string)(),
+    (async () => (await create(`${H}/messages`, session, { ticket_id: ticket.id, type: 'note', content: `First note ${tag}` })).data.id as string)(),
+    (async () => {
+      const upload = (await create(`${H}/uploads`, key, { name: `notes-${tag}.txt`, size: bytes.length, contentType: 'text/plain' })).data;
+      const put = await fetch(upload.uploadUrl, { method: upload.uploadMethod, headers: upload.uploadHeaders, body: bytes });
+      if (put.status !== 200) throw new Error(`upload PUT: ${put.status} ${await put.text()}`);
+      return (await create(`${H}/messages`, session, { ticket_id: ticket.id, type: 'note', content: 'see attached', attachments: [{ token: upload.token }] })).data;
+    })(),
+    (async () => (await create(`${V1}/tickets/bulk_update`, key, { ids: [ticket.id], ticket: { addTags: ['bulk'] } }, 202)).job.id as string)(),
+  ]);
 
   // A delivery of the round's webhook (the ticket.created of the ticket above), for redeliver.
   const delivery: string = await eventually(
