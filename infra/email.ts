@@ -16,9 +16,9 @@ import type { Uploads } from './uploads.ts';
 
 /**
  * The email channel's AWS side (decisions §17), in a nested stack `Email`:
- * the stack itself is close to CloudFormation's 500 resources (see
- * infra/operations.ts), and nothing here existed before, so no logical id
- * moves.
+ * the stack itself is at CloudFormation's 500 resources (prod: 500 with the
+ * CDK's metadata resource; see infra/operations.ts), and nothing here existed
+ * before, so no logical id moves.
  *
  * - Receiving: the inbound domain's identity (its DKIM records, docs/email.md),
  *   and a receipt rule set whose one rule takes mail for the domain, scans it
