@@ -2,7 +2,8 @@ import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import { Code } from 'aws-cdk-lib/aws-lambda';
 import { buildSync, type BuildResult, type Metafile } from 'esbuild';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { trimSourceMap } from './source-map-trim.ts';
 
 /**
  * The AWS SDK's default credential chain tries the environment first and
@@ -130,6 +131,13 @@ const PROJECT_ROOT = join(import.meta.dirname, '..');
  * CDK's asset and the local build byte for byte equal, wherever each goes.
  */
 const NOMINAL_OUTDIR = join(PROJECT_ROOT, 'node_modules', '.cache', 'support-desk', 'bundle');
+/** Where a map's sources that are not ours are (its paths are relative to NOMINAL_OUTDIR, itself under node_modules). */
+const DEPENDENCIES = join(PROJECT_ROOT, 'node_modules') + sep;
+/**
+ * A map's source as its path in the project (`shared/http/error-map.ts`), resolved against the bundle's folder
+ * wherever it is: a stack trace names the file in the repository, in Lambda (/var/task/shared/...) as locally.
+ */
+const projectPath = (source: string) => relative(PROJECT_ROOT, resolve(NOMINAL_OUTDIR, source));
 
 /** The esbuild options of one function's bundle (index.mjs, chunks/, source maps), in memory: see writeBundle. */
 export function esbuildOptions(entry: string) {
@@ -159,12 +167,12 @@ export function esbuildOptions(entry: string) {
   };
 }
 
-/** Write a bundle esbuild built in memory (esbuildOptions) to `outdir`. */
+/** Write a bundle esbuild built in memory (esbuildOptions) to `outdir`, each source map cut to our own sources (source-map-trim.ts). */
 export function writeBundle(result: BuildResult<{ write: false; metafile: true }>, outdir: string): void {
   for (const file of result.outputFiles) {
     const to = join(outdir, relative(NOMINAL_OUTDIR, file.path));
     mkdirSync(dirname(to), { recursive: true });
-    writeFileSync(to, file.contents);
+    writeFileSync(to, file.path.endsWith('.map') ? trimSourceMap(file.text, (source) => !resolve(NOMINAL_OUTDIR, source).startsWith(DEPENDENCIES), projectPath) : file.contents);
   }
 }
 

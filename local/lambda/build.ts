@@ -46,7 +46,8 @@ const stamp = (file: string): [number, number] | undefined => {
  */
 export async function buildBundles(entries: readonly string[]): Promise<Bundles> {
   const wanted = [...new Set(entries)].sort();
-  const options = JSON.stringify(esbuildOptions('ENTRY'));
+  // The bundler's own files with the options: a change in how bundles are written is a change of every bundle.
+  const options = JSON.stringify([esbuildOptions('ENTRY'), stamp('infra/bundling.ts'), stamp('infra/source-map-trim.ts')]);
   const manifestFile = join(BUNDLE_CACHE, 'manifest.json');
   const make = (dir: string, built: boolean): Bundles => ({ ...bundlesAt(dir), built });
   try {

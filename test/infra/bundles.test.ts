@@ -45,10 +45,10 @@ describe('deployed artifacts', () => {
     const template = assembly.getStackByName('BundleParity').template as Template;
     // The bundles this test run uses (global setup), built by the local builder.
     const local = bundlesAt(inject('deployment').bundleDir);
-    // Every file but the source maps, whose paths to the sources are relative to where each was written.
+    // Every file, source maps included (they name their sources by path in the project, wherever they are written).
     const code = (dir: string) =>
       readdirSync(dir, { recursive: true, withFileTypes: true })
-        .flatMap((d) => (d.isFile() && !d.name.endsWith('.map') ? [relative(dir, join(d.parentPath, d.name))] : []))
+        .flatMap((d) => (d.isFile() ? [relative(dir, join(d.parentPath, d.name))] : []))
         .sort();
     for (const [i, entry] of entries.entries()) {
       const id = Object.keys(template.Resources).find((k) => k.startsWith(`F${i}`) && template.Resources[k].Type === 'AWS::Lambda::Function')!;
@@ -63,6 +63,10 @@ describe('deployed artifacts', () => {
     const chunks = readdirSync(join(messages, '..', CHUNK_DIR)).filter((f) => f.endsWith('.mjs'));
     const atInit = [...initFiles(messages).keys()].map((f) => relative(join(messages, '..'), f));
     expect(chunks.filter((c) => !atInit.includes(`${CHUNK_DIR}/${c}`)).length).toBeGreaterThan(0);
+    // Its map names our sources only, by their paths in the project (infra/source-map-trim.ts).
+    const map = JSON.parse(readFileSync(`${messages}.map`, 'utf8')) as { sources: string[] };
+    expect(map.sources).toContain('shared/messages/service.ts');
+    expect(map.sources.filter((s) => s.includes('node_modules') || s.startsWith('..'))).toEqual([]);
   }, 180_000);
 
   // The goal where it is met, else the ceiling recorded for the function (no growth while the goal is missed).
