@@ -16,6 +16,7 @@
  *   - history (bench/history.ts): the write units and requests a ticket change's audit adds, and the incremental export's
  *     items per second and work per page at 200 and at 6,000 records;
  *   - bulk (bench/bulk.ts): the wall time of a 100-ticket bulk update, from the POST to the job completed;
+ *   - email (bench/email.ts): the inbound function's DynamoDB requests per mail received over SMTP;
  *
  * and last, one table of the issue's goals beside this run's figures.
  *
@@ -31,7 +32,7 @@ import { startBenchStack } from './stack.ts';
 import { LOCAL_TABLE } from '../local/stack.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
-/** BENCH_ONLY=requests|endpoints|bill|automations|consumers|groups|pipeline|growth|history|bulk|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
+/** BENCH_ONLY=requests|endpoints|bill|automations|consumers|groups|pipeline|growth|history|bulk|email|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
 const ONLY = process.env.BENCH_ONLY;
 const WARMUP = 20;
 
@@ -350,6 +351,19 @@ if (!ONLY || ONLY === 'bulk') {
     createAccount: async () => {
       const a = await accounts.createAccount({ name: 'Bulk', plan: 'enterprise', ownerEmail: 'owner@bulk.example' });
       return { accountId: a.accountId, apiKey: a.apiKey };
+    },
+  });
+}
+
+if (!ONLY || ONLY === 'email') {
+  // Issue 29: the inbound function's DynamoDB requests per mail (a new ticket, a reply, a duplicate), mail sent over SMTP.
+  const { runEmailBench } = await import('./email.ts');
+  await runEmailBench({
+    store,
+    lambda,
+    createAccount: async () => {
+      const a = await accounts.createAccount({ name: 'Email', plan: 'enterprise', ownerEmail: 'owner@email.example' });
+      return { accountId: a.accountId };
     },
   });
 }

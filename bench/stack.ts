@@ -19,6 +19,7 @@ import { ensureTable, startDynamoDbLocal, type DynamoLocal } from '../local/dyna
 import type { GatewayExtras } from '../local/gateway.ts';
 import type { Bundles } from '../local/lambda/build.ts';
 import { LOCAL_ACCOUNT, startLocalLambda, type LocalLambda } from '../local/lambda/index.ts';
+import { createLocalBuckets } from '../local/lambda/buckets.ts';
 import { createLocalQueues } from '../local/lambda/queues.ts';
 import { startLocalSqs, type LocalSqs } from '../local/sqs-emulator.ts';
 import { freePort } from '../local/ports.ts';
@@ -50,6 +51,8 @@ export async function startBenchStack(): Promise<BenchStack> {
   configureLocalEnv({ dynamodbEndpoint: dynamo.endpoint, sessionSecret: BENCH_SECRET, sqsEndpoint: sqs.endpoint });
   const { deployment, bundles } = await prepared;
   await createLocalQueues(sqsClient(sqs.endpoint), deployment, LOCAL_REGION, LOCAL_ACCOUNT);
+  // The template's bucket, as npm start makes it: attachments and the raw mail the SMTP server stores (bench/email.ts).
+  await createLocalBuckets(sqs.endpoint, deployment, LOCAL_REGION);
   const store = await startDynamoDbProxy({ upstream: dynamo.endpoint });
   const lambda = await startLocalLambda({
     deployment,
