@@ -17,6 +17,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 export async function runEmailBench(opts: { store: DynamoDbProxy; lambda: LocalLambda; createAccount: () => Promise<{ accountId: string }> }) {
   const { startLocalSmtp } = await import('../local/smtp.ts');
+  // The SMTP server's warning says why a mail was refused (451): shown while this section runs.
+  const level = process.env.LOG_LEVEL;
   process.env.LOG_LEVEL = 'warn';
   const smtp = await startLocalSmtp({ port: 0, lambda: opts.lambda });
   try {
@@ -50,6 +52,7 @@ export async function runEmailBench(opts: { store: DynamoDbProxy; lambda: LocalL
       console.log(`  ${kind.padEnd(26)} ${String(median(r.requests)).padStart(3)} requests  (last: ${commands})`);
     }
   } finally {
+    process.env.LOG_LEVEL = level;
     await smtp.stop();
   }
 }
