@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { readDeployment } from '../../local/lambda/deployment.ts';
+import { flattenNestedStacks, type Template } from '../../local/lambda/template.ts';
+import { headerFields, sesMessageId } from '../../local/smtp.ts';
+
+/**
+ * How the local stack reads a template with nested stacks (the email
+ * channel's, the alarms'): one flat template, each reference as the parent
+ * passes it; and the receipt rule the SMTP server plays, from it.
+ */
+const parent: Template = {
+  Resources: {
+    Bucket: { Type: 'AWS::S3::Bucket', Metadata: { 'aws:cdk:path': 'S/Uploads/Bucket/Resource' } },
+    Email: {
+      Type: 'AWS::CloudFormation::Stack',
+      Properties: { Parameters: { refBucketRef: { Ref: 'Bucket' }, refBucketArn: { 'Fn::GetAtt': ['Bucket', 'Arn'] } } },
+    },
+    Sender: { Type: 'AWS::Lambda::Function', Properties: { Environment: { Variables: { QUEUE: { 'Fn::GetAtt': ['Email', 'Outputs.SFailuresUrl'] } } } } },
+  },
+  Outputs: { RuleSet: { Value: { 'Fn::GetAtt': ['Email', 'Outputs.SRuleSetRef'] } } },
+};
+const email: Template = {
+  Parameters: { refBucketRef: { Type: 'String' }, refBucketArn: { Type: 'String' } },
+  Resources: {
+    Fn: { Type: 'AWS::Lambda::Function', Metadata: { 'SupportDesk::Entry': 'functions/email-inbound/handler.ts', 'aws:cdk:path': 'S/Email/EmailInbound/Fn/Resource' } },
+    Policy: { Type: 'AWS::IAM::Policy', Properties: { Resource: { 'Fn::Join': ['', [{ Ref: 'refBucketArn' }, '/inbound/*']] }, Region: { Ref: 'AWS::Region' } } },
+    RuleSet: { Type: 'AWS::SES::ReceiptRuleSet' },
+    Rule: {
+      Type: 'AWS::SES::ReceiptRule',
+      Properties: {
+        RuleSetName: { Ref: 'RuleSet' },
+        Rule: {
+          Name: 'inbound-mail',
+          Enabled: true,
+          Recipients: ['inbound.localhost'],
+          ScanEnabled: true,
+          Actions: [{ S3Action: { BucketName: { Ref: 'refBucketRef' }, ObjectKeyPrefix: 'inbound/' } }, { LambdaAction: { FunctionArn: { 'Fn::GetAtt': ['Fn', 'Arn'] }, InvocationType: 'Event' } }],
+        },
+      },
+    },
+    Topic: { Type: 'AWS::SNS::Topic', Properties: { TopicName: 'S-ses-notifications' } },
+    Sub: { Type: 'AWS::SNS::Subscription', Properties: { Protocol: 'lambda', TopicArn: { Ref: 'Topic' }, Endpoint: { 'Fn::GetAtt': ['Fn', 'Arn'] } } },
+    Failures: { Type: 'AWS::SQS::Queue' },
+  },
+  Outputs: { SFailuresUrl: { Value: { Ref: 'Failures' } }, SRuleSetRef: { Value: { Ref: 'RuleSet' } } },
+};
+
+describe('flattenNestedStacks', () => {
+  it("joins a nested stack's resources to the parent's, its parameters and outputs replaced by what they stand for", () => {
+    // Act
+    const flat = flattenNestedStacks(parent, new Map([['Email', email]]));
+
+    // Assert
+    expect(Object.keys(flat.Resources).sort()).toEqual(['Bucket', 'Failures', 'Fn', 'Policy', 'Rule', 'RuleSet', 'Sender', 'Sub', 'Topic']);
+    expect(flat.Resources.Policy.Properties).toEqual({ Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['Bucket', 'Arn'] }, '/inbound/*']] }, Region: { Ref: 'AWS::Region' } });
+    expect(flat.Resources.Rule.Properties!.Rule.Actions[0].S3Action.BucketName).toEqual({ Ref: 'Bucket' });
+    expect(flat.Resources.Sender.Properties!.Environment.Variables.QUEUE).toEqual({ Ref: 'Failures' });
+    expect(flat.Outputs).toEqual({ RuleSet: { Value: { Ref: 'RuleSet' } } });
+  });
+
+  it('refuses a logical id used in both, and a template without nested stacks is itself', () => {
+    expect(() => flattenNestedStacks(parent, new Map([['Email', { Resources: { Bucket: { Type: 'AWS::SQS::Queue' } } }]]))).toThrow(/Bucket/);
+    expect(flattenNestedStacks(parent, new Map())).toBe(parent);
+  });
+
+  it('gives the local stack the receipt rule (actions in order) and the topic subscription of the flat template', () => {
+    // Arrange: the few resources readDeployment requires besides.
+    const flat = flattenNestedStacks(parent, new Map([['Email', email]]));
+    Object.assign(flat.Resources, {
+      Table: { Type: 'AWS::DynamoDB::Table', Properties: { StreamSpecification: {} } },
+      Bus: { Type: 'AWS::Events::EventBus', Properties: { Name: 'bus' } },
+      Api: { Type: 'AWS::ApiGateway::RestApi' },
+      Stage: { Type: 'AWS::ApiGateway::Stage', Properties: { StageName: 'live' } },
+      Auth: { Type: 'AWS::ApiGateway::Authorizer', Properties: { AuthorizerUri: { 'Fn::GetAtt': ['Fn', 'Arn'] } } },
+    });
+    delete flat.Resources.Sender;
+
+    // Act
+    const d = readDeployment('S', flat);
+
+    // Assert
+    expect(d.receiptRules).toEqual([
+      {
+        logicalId: 'Rule',
+        name: 'inbound-mail',
+        recipients: ['inbound.localhost'],
+        scanEnabled: true,
+        actions: [
+          { type: 'S3', bucketId: 'Bucket', objectKeyPrefix: 'inbound/' },
+          { type: 'Lambda', functionId: 'Fn', invocationType: 'Event' },
+        ],
+      },
+    ]);
+    expect(d.topicSubscriptions).toEqual([{ topicId: 'Topic', topicName: 'S-ses-notifications', functionId: 'Fn' }]);
+    expect(d.functions.get('Fn')!.name).toBe('EmailInbound');
+  });
+});
+
+describe('the SMTP server as SES', () => {
+  it('reads header fields in order, unfolded, with their names as written', () => {
+    const raw = Buffer.from('From: a@b.example\r\nSubject: two\r\n  lines\r\nX-Empty:\r\n\r\nBody: not a header\r\n');
+    expect(headerFields(raw)).toEqual([
+      { name: 'From', value: 'a@b.example' },
+      { name: 'Subject', value: 'two lines' },
+      { name: 'X-Empty', value: '' },
+    ]);
+  });
+
+  it('names each received mail with an id of the form SES gives (the object key under inbound/)', () => {
+    const ids = new Set(Array.from({ length: 100 }, sesMessageId));
+    expect(ids.size).toBe(100);
+    for (const id of ids) expect(id).toMatch(/^[a-z0-9]{40}$/);
+  });
+});
