@@ -9,6 +9,15 @@ import { markUndeliverable } from './repository.ts';
 import { INBOUND_OBJECT_PREFIX, QUARANTINE_OBJECT_PREFIX, type SesNotification, type SesReceiptRecord } from './ses-events.ts';
 
 /**
+ * Whether a receipt's verdicts keep its mail out (decisions §17): spam or a
+ * virus, or a DMARC failure whose domain asks receivers to reject. SPF and
+ * DKIM alone do not: forwarding from a support address breaks SPF routinely,
+ * and DMARC already weighs both against the domain's own policy.
+ */
+export const quarantines = (r: Pick<SesReceiptRecord['ses']['receipt'], 'spamVerdict' | 'virusVerdict' | 'dmarcVerdict' | 'dmarcPolicy'>): boolean =>
+  r.spamVerdict.status === 'FAIL' || r.virusVerdict.status === 'FAIL' || (r.dmarcVerdict.status === 'FAIL' && r.dmarcPolicy?.toUpperCase() === 'REJECT');
+
+/**
  * What the inbound function does with one SES receipt (decisions §17): a mail
  * whose spam or virus verdict fails is kept in quarantine and counted, never
  * a ticket; a mail for no account is dropped and counted; any other is read
@@ -17,10 +26,18 @@ import { INBOUND_OBJECT_PREFIX, QUARANTINE_OBJECT_PREFIX, type SesNotification, 
 export async function handleReceipt(record: SesReceiptRecord): Promise<MailResult[]> {
   const { mail, receipt } = record.ses;
   const key = `${INBOUND_OBJECT_PREFIX}${mail.messageId}`;
-  if (receipt.spamVerdict.status === 'FAIL' || receipt.virusVerdict.status === 'FAIL') {
+  const verdicts = {
+    spam: receipt.spamVerdict.status,
+    virus: receipt.virusVerdict.status,
+    spf: receipt.spfVerdict.status,
+    dkim: receipt.dkimVerdict.status,
+    dmarc: receipt.dmarcVerdict.status,
+    dmarcPolicy: receipt.dmarcPolicy ?? null,
+  };
+  if (quarantines(receipt)) {
     await copyObject(key, `${QUARANTINE_OBJECT_PREFIX}${mail.messageId}`, `${mail.messageId}.eml`, 'message/rfc822');
     recordMetric(METRICS.mailQuarantined);
-    logger.warn('email: quarantined', { sesMessageId: mail.messageId, spam: receipt.spamVerdict.status, virus: receipt.virusVerdict.status, from: mail.source });
+    logger.warn('email: quarantined', { sesMessageId: mail.messageId, from: mail.source, ...verdicts });
     return [{ outcome: 'dropped', note: 'quarantined' }];
   }
   const found = await Promise.all(receipt.recipients.map((r) => findInboundRecipient(r)));
@@ -36,7 +53,7 @@ export async function handleReceipt(record: SesReceiptRecord): Promise<MailResul
   for (const r of recipients) {
     const result = await receiveMail(r.accountId, parsed, { from: mail.source, replyToken: r.replyToken, fallbackId: mail.messageId });
     recordMetric(result.outcome === 'duplicate' ? METRICS.mailDuplicate : result.outcome === 'dropped' ? METRICS.mailDropped : METRICS.mailReceived);
-    logger.info('email: received', { accountId: r.accountId, sesMessageId: mail.messageId, ...result });
+    logger.info('email: received', { accountId: r.accountId, sesMessageId: mail.messageId, ...verdicts, ...result });
     results.push(result);
   }
   return results;

@@ -27,6 +27,8 @@ export const SesReceiptRecordSchema = z.object({
       spfVerdict: Verdict,
       dkimVerdict: Verdict,
       dmarcVerdict: Verdict,
+      /** The sender domain's DMARC policy when its verdict is FAIL (NONE, QUARANTINE, REJECT), as SES reports it. */
+      dmarcPolicy: z.string().optional(),
     }),
   }),
 });

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useGateway, type TestAccount } from '../support/api.ts';
 import { readOutbox, type OutboxMail } from '../support/mail.ts';
 import { usePipeline } from '../support/pipeline.ts';
@@ -279,5 +279,44 @@ describe('bounces and complaints', () => {
     const again = await respond(a, ticket.id, '<p>Again</p>');
     await sentFor(again.id);
     expect((await messages(a, ticket.id)).find((m) => m.id === first.id)!.emailDelivery.status).toBe('sent');
+  });
+});
+
+describe("SES's verdicts", () => {
+  it('quarantines spam, a virus and a DMARC failure under a reject policy: kept under quarantine/, never a ticket; a DMARC failure under none is received', async () => {
+    // Arrange: the receipt event of a real mail (the SMTP server's, verdicts PASS), to replay with other verdicts.
+    const a = await account();
+    const inboundFn = await smtp.inbound();
+    const invoke = vi.spyOn(inboundFn, 'invoke');
+    let receipt: any;
+    try {
+      await send({ from: 'maybe@spam.example', to: inbound(a), subject: 'Cheap watches', text: 'Buy now', messageId: mailId() });
+      receipt = structuredClone(invoke.mock.calls[0][0]);
+    } finally {
+      invoke.mockRestore();
+    }
+    const [ticket] = await tickets(a);
+    await client.request('DELETE', `/helpdesk/api/v1/tickets/${ticket.id}`, { token: a.ownerKey });
+    const b = await account();
+    // The same stored mail, for another account, with other verdicts (a quarantined mail records no Message-ID).
+    const replay = async (verdicts: Record<string, unknown>) => {
+      const event = structuredClone(receipt);
+      event.Records[0].ses.receipt = { ...event.Records[0].ses.receipt, ...verdicts, recipients: [inbound(b)] };
+      await smtp.invokeInbound(event);
+    };
+
+    // Act
+    await replay({ spamVerdict: { status: 'FAIL' } });
+    await replay({ virusVerdict: { status: 'FAIL' } });
+    await replay({ dmarcVerdict: { status: 'FAIL' }, dmarcPolicy: 'REJECT' });
+
+    // Assert: nothing in the account, the raw mail kept in quarantine.
+    expect(await tickets(b)).toHaveLength(0);
+    const sesId = receipt.Records[0].ses.mail.messageId;
+    expect((await smtp.readObject(`quarantine/${sesId}`)).toString('utf8')).toContain('Subject: Cheap watches');
+
+    // A DMARC failure whose domain asks for nothing is received like any mail.
+    await replay({ dmarcVerdict: { status: 'FAIL' }, dmarcPolicy: 'NONE' });
+    expect(await tickets(b)).toHaveLength(1);
   });
 });
