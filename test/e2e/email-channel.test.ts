@@ -320,3 +320,37 @@ describe("SES's verdicts", () => {
     expect(await tickets(b)).toHaveLength(1);
   });
 });
+
+describe('email settings', () => {
+  it('answer the inbound address; PUT changes the fields given, admins only, each change audited', async () => {
+    const a = await account();
+    const path = '/helpdesk/api/email/settings';
+    expect((await get(a, path)).data).toEqual({ inboundAddress: inbound(a), supportAddresses: [], fromName: null });
+
+    const put = (body: unknown, token = a.ownerKey) => client.request('PUT', path, { token, body });
+    const changed = await put({ supportAddresses: ['help@shop.example', 'billing@shop.example'], fromName: 'Shop Support' });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data).toEqual({ inboundAddress: inbound(a), supportAddresses: ['help@shop.example', 'billing@shop.example'], fromName: 'Shop Support' });
+    expect((await put({ fromName: null })).body.data).toMatchObject({ supportAddresses: ['help@shop.example', 'billing@shop.example'], fromName: null });
+
+    // Refused, naming the field, and nothing changes.
+    const tooMany = await put({ supportAddresses: Array.from({ length: 11 }, (_, i) => `s${i}@shop.example`) });
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.error.details[0].field).toBe('supportAddresses');
+    const looping = await put({ supportAddresses: ['ok@shop.example', `x@${smtp.domain()}`] });
+    expect(looping.status).toBe(422);
+    expect(looping.body.error.details[0].field).toBe('supportAddresses.1');
+    expect((await put({ supportAddresses: ['not an address'] })).status).toBe(422);
+    const viewer = await client.request('POST', '/playbook/api/v1/users', {
+      token: a.ownerKey,
+      body: { email: `viewer.${Date.now()}@shop.example`, name: 'V', role: 'viewer', send_invitation: false },
+    });
+    const viewerToken = await a.session(viewer.body.id ?? viewer.body.data?.id);
+    expect((await client.request('GET', path, { token: viewerToken })).status).toBe(403);
+    expect((await get(a, path)).data.supportAddresses).toEqual(['help@shop.example', 'billing@shop.example']);
+
+    const log = (await get(a, `/helpdesk/api/v1/audits?resource_type=account`)).audits as Record<string, any>[];
+    const fields = log.flatMap((e) => e.changes.map((c: { field: string }) => c.field));
+    expect(fields).toEqual(expect.arrayContaining(['email.supportAddresses', 'email.fromName']));
+  });
+});
