@@ -147,19 +147,66 @@ async function withConcurrency<T>(items: T[], limit: number, work: (item: T) => 
  * publishStreamBatch), each settled (a failure is logged, never thrown).
  */
 const behind = new Set<Promise<void>>();
-/** Delete rounds that may run behind at once; one more waits for the oldest, so a long burst cannot pile them up. */
-const MAX_BEHIND = 8;
+/** Published items whose deletes may run behind at once; past this, a batch waits for the oldest round, so a long burst cannot pile them up. */
+const MAX_BEHIND_ITEMS = 1_000;
+let itemsBehind = 0;
 /** Where the local runtime finds what a function still has running before it stops the worker (local/lambda/worker.mjs). */
 const DRAIN_HOOK = Symbol.for('support-desk.drain');
 
-async function leaveBehind(deleting: Promise<void>): Promise<void> {
-  const settled: Promise<void> = deleting
+/** Keys of published items the stream path has handed over for deletion, each with its round's settle. */
+const toDelete: { key: Key; settle: (err?: unknown) => void }[] = [];
+/** BatchWriteItem calls of the stream path in flight at once: fewer than a lane's rounds, so keys gather while the store is slow. */
+const DELETE_CALLS = 4;
+let deleteCalls = 0;
+
+/**
+ * Send what waits in `toDelete`: while a call is free, one call takes up to
+ * 25 keys, whichever rounds they came from. On an idle store a round's keys
+ * go at once; while the store is slow, the keys of the batches published
+ * meanwhile gather and go in full calls, so a lane that returns sooner (and
+ * so hands over smaller batches) does not make more delete calls.
+ */
+function sendDeletes(): void {
+  while (deleteCalls < DELETE_CALLS && toDelete.length) {
+    const taken = toDelete.splice(0, 25);
+    deleteCalls++;
+    batchDelete(
+      taken.map((t) => t.key),
+      { perCall: 25 },
+    )
+      .then(
+        () => taken.forEach((t) => t.settle()),
+        (err) => taken.forEach((t) => t.settle(err)),
+      )
+      .finally(() => {
+        deleteCalls--;
+        sendDeletes();
+      });
+  }
+}
+
+/** Delete published items through the shared calls above: resolves once each of them is deleted. */
+function deleteGathered(records: OutboxRecord[]): Promise<void> {
+  const done = Promise.all(records.map((r) => new Promise<void>((resolve, reject) => toDelete.push({ key: outboxItems.key(r), settle: (err) => (err === undefined ? resolve() : reject(err)) })))).then(
+    () => undefined,
+  );
+  sendDeletes();
+  return done;
+}
+
+async function leaveBehind(records: OutboxRecord[]): Promise<void> {
+  if (!records.length) return;
+  itemsBehind += records.length;
+  const settled: Promise<void> = deleteGathered(records)
     .catch((err) => logger.warn('outbox: removing published items failed; the sweeper republishes them and receivers deduplicate by event id', { err }))
-    .finally(() => behind.delete(settled));
+    .finally(() => {
+      itemsBehind -= records.length;
+      behind.delete(settled);
+    });
   behind.add(settled);
   const hooks = ((globalThis as { [DRAIN_HOOK]?: Set<() => Promise<unknown>> })[DRAIN_HOOK] ??= new Set());
   hooks.add(outboxDeletesBehind);
-  if (behind.size > MAX_BEHIND) await behind.values().next().value;
+  while (itemsBehind > MAX_BEHIND_ITEMS) await behind.values().next().value;
 }
 
 /** Every outbox delete left running behind so far has settled (the local runtime waits for it before a clean stop). */
@@ -192,8 +239,7 @@ export async function publishRecords(bus: EventBusPort, records: OutboxRecord[],
     else if (fate.state === 'parked') result.parked.push(r);
     else result.unpublished.push(r);
   }
-  const deleting = deletePublished(result.published);
-  await Promise.all([opts.deleteBehind ? leaveBehind(deleting) : deleting, ...result.parked.map((r) => park(r, (fates.get(r) as { reason: string }).reason))]);
+  await Promise.all([opts.deleteBehind ? leaveBehind(result.published) : deletePublished(result.published), ...result.parked.map((r) => park(r, (fates.get(r) as { reason: string }).reason))]);
   // Counted here, so the stream path and the sweeper (and a republish) report alike.
   if (result.published.length) recordMetric(METRICS.outboxPublished, result.published.length);
   if (result.unpublished.length) logger.warn('outbox: events not accepted yet; the sweeper retries them', { eventIds: result.unpublished.map((r) => r.eventId) });

@@ -92,4 +92,31 @@ describe('the stream publisher leaves its outbox deletes behind it (issue 30)', 
     await draining;
     expect(settled).toBe(true);
   });
+
+  it('gathers the keys of batches published while every delete call is busy into full calls of 25', async () => {
+    const bus = recordingBus();
+    held.length = 0;
+    // Act: twenty batches of 5, as a lane hands them over under a burst; the store answers nothing meanwhile.
+    for (let b = 0; b < 20; b++)
+      await publishStreamBatch(
+        bus,
+        streamBatch(
+          'acc_burst',
+          Array.from({ length: 5 }, (_, i) => `evt_b${b}_${i}`),
+        ),
+      );
+    await until(() => held.length === 4);
+    // ... then answers each call as it comes.
+    for (let answered = 0; answered < held.length;) {
+      held[answered++].answer();
+      await until(() => answered < held.length || held.reduce((n, h) => n + h.keys.length, 0) === 100);
+    }
+    await outboxDeletesBehind();
+
+    // Assert: all published, in order; every key deleted once, in 8 calls: the first four batches' own, then the
+    // sixteen waiting batches' keys 25 to a call (a call per batch would have made 20).
+    expect(bus.calls.map((c) => c[0])).toEqual(Array.from({ length: 20 }, (_, b) => `evt_b${b}_0`));
+    expect(new Set(held.flatMap((h) => h.keys)).size).toBe(100);
+    expect(held.map((h) => h.keys.length)).toEqual([5, 5, 5, 5, 25, 25, 25, 5]);
+  });
 });
