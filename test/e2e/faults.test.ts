@@ -396,6 +396,8 @@ const REQUESTS: Record<string, (w: World, n: number) => RouteRequest | Promise<R
     path: `${H}/sla-policies/schedule`,
     body: { schedule: { timeZone: 'Europe/Berlin', days: { mon: [{ start: '09:00', end: '17:00' }], tue: [{ start: '09:00', end: '17:00' }] } } },
   }),
+  [routeKey('GET', `${H}/email/settings`)]: () => ({ path: `${H}/email/settings` }),
+  [routeKey('PUT', `${H}/email/settings`)]: (_, n) => ({ path: `${H}/email/settings`, body: { supportAddresses: [`help${n}@customer.example`], fromName: `Support ${n}` } }),
   [routeKey('PUT', `${H}/sla-policies/{policyId}`)]: (w) => ({ path: `${H}/sla-policies/${w.policy}`, body: slaPolicy('Renamed SLA') }),
   [routeKey('DELETE', `${H}/sla-policies/{policyId}`)]: (w) => ({ path: `${H}/sla-policies/${w.policyToDelete}` }),
 
