@@ -118,18 +118,19 @@ export class Operations {
       const authorizer = name === 'AuthorizerFunction';
       // A function of a nested stack (the email channel's) keeps its alarms there: the stack has no room to spare.
       const home = Stack.of(fn);
-      // Any authorizer error is an outage of the whole API; other functions page on a burst of errors.
-      this.alarm(`${name}-errors`, {
-        description: `${name}: invocation errors${authorizer ? ' (every API call goes through the authorizer)' : ''}`,
-        metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+      // One alarm a function, on its errors and its throttles together (the stack is at CloudFormation's 500 resources,
+      // and a second alarm per function was 30 of them): any throttle pages, and a burst of errors (any error of the
+      // authorizer: every API call goes through it). Named anew (`-failing`), so the two alarms it replaces are deleted
+      // rather than clashing with it.
+      this.alarm(`${name}-failing`, {
+        description: `${name}: ${authorizer ? 'any invocation error (every API call goes through the authorizer)' : 'more than 4 invocation errors in 5 minutes'} or any throttled invocation`,
+        metric: new MathExpression({
+          expression: authorizer ? 'errors + throttles' : 'errors + 5 * throttles',
+          usingMetrics: { errors: fn.metricErrors({ statistic: 'Sum' }), throttles: fn.metricThrottles({ statistic: 'Sum' }) },
+          period: Duration.minutes(5),
+          label: `${name} errors and throttles`,
+        }),
         threshold: authorizer ? 0 : 4,
-        named: true,
-        home,
-      });
-      this.alarm(`${name}-throttles`, {
-        description: `${name}: Lambda throttled invocations`,
-        metric: fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
-        threshold: 0,
         named: true,
         home,
       });

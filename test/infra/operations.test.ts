@@ -76,9 +76,18 @@ describe('stages and operations', () => {
     prod.resourceCountIs('AWS::SNS::Topic', 0);
 
     const byName = (suffix: string) => alarms.filter((a) => String(a.Properties.AlarmName).endsWith(suffix));
-    expect(byName('AuthorizerFunction-errors')[0].Properties).toMatchObject({ Threshold: 0, MetricName: 'Errors' });
-    expect(byName('AuthorizerFunction-throttles')).toHaveLength(1);
-    expect(byName('-errors').length).toBe(functionsOf(dev).length);
+    // One alarm a function over its errors and throttles: any throttle pages, and any authorizer error.
+    const authorizer = byName('AuthorizerFunction-failing')[0].Properties;
+    expect(authorizer).toMatchObject({ Threshold: 0 });
+    expect(authorizer.Metrics.map((m: { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string } } }) => m.Expression ?? m.MetricStat!.Metric.MetricName).sort()).toEqual([
+      'Errors',
+      'Throttles',
+      'errors + throttles',
+    ]);
+    const other = alarms.find((a) => String(a.Properties.AlarmName).endsWith('-failing') && !String(a.Properties.AlarmName).includes('Authorizer'))!.Properties;
+    expect(other).toMatchObject({ Threshold: 4 });
+    expect(other.Metrics.find((m: { Expression?: string }) => m.Expression).Expression).toBe('errors + 5 * throttles');
+    expect(byName('-failing').length).toBe(functionsOf(dev).length);
     expect(byName('Api5xx')[0].Properties.MetricName).toBe('5XXError');
     expect(byName('ApiLatencyP99')[0].Properties.ExtendedStatistic).toBe('p99');
     for (const q of QUEUES) expect(byName(`${q.name}-oldest-message`)[0].Properties.MetricName).toBe('ApproximateAgeOfOldestMessage');

@@ -46,7 +46,7 @@ describe('the uploads bucket', () => {
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
       CorsConfiguration: { CorsRules: [Match.objectLike({ AllowedMethods: ['PUT'], AllowedOrigins: ['https://app.test.example'] })] },
-      LifecycleConfiguration: { Rules: [Match.objectLike({ Prefix: 'uploads/', ExpirationInDays: 1, Status: 'Enabled' })] },
+      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Prefix: 'uploads/', ExpirationInDays: 1, Status: 'Enabled' })]) },
       LoggingConfiguration: Match.objectLike({ DestinationBucketName: Match.anyValue() }),
     });
     logged.hasResourceProperties('AWS::S3::BucketPolicy', {
