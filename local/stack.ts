@@ -14,7 +14,7 @@ import { readDeployment, type Deployment, type FunctionDef } from './lambda/depl
 import { authorizerCacheEnv, LOCAL_ACCOUNT, startLocalLambda } from './lambda/index.ts';
 import { createLocalBuckets } from './lambda/buckets.ts';
 import { createLocalQueues } from './lambda/queues.ts';
-import { synthesizeLocalStack, type Template } from './lambda/template.ts';
+import { LOCAL_STAGE, synthesizeLocalStack, type Template } from './lambda/template.ts';
 import { pipelineEnvVars, startLocalSqs } from './sqs-emulator.ts';
 
 /** An SQS client of this process on the emulator (queue setup). */
@@ -67,6 +67,8 @@ export function configureLocalEnv(opts: { dynamodbEndpoint: string; sessionSecre
   process.env.AWS_REGION = LOCAL_REGION;
   process.env.DYNAMODB_ENDPOINT = opts.dynamodbEndpoint;
   process.env.SESSION_SECRET = opts.sessionSecret;
+  // The local stage's inbound mail domain: this process's tools build and read inbound addresses as the functions do.
+  process.env.INBOUND_DOMAIN = LOCAL_STAGE.inboundDomain;
   // The SDK must never reach for real credentials locally.
   process.env.AWS_ACCESS_KEY_ID = 'local';
   process.env.AWS_SECRET_ACCESS_KEY = 'local';

@@ -10,7 +10,7 @@ import { transactWrite } from '../db/transact.ts';
 import type { EmailDelivery } from '../messages/model.ts';
 import { setEmailDelivery } from '../messages/api.ts';
 import { inboundDomain, replyAddress } from './addresses.ts';
-import { senderAddress, type EmailPort } from './port.ts';
+import type { EmailPort } from './port.ts';
 import { getEmailSettings, getThread, mailIdWrite, threadWrites, undeliverableOf } from './repository.ts';
 import { newReplyToken } from './tokens.ts';
 import { withoutReplyPrefix } from './mail-rules.ts';
@@ -123,7 +123,7 @@ export function sendResponseEmail(port: EmailPort, accountId: string, message: M
     const { references, replyToken } = await recordOutboundIds(accountId, ticket.id, message.id, [ourId]);
     const sent = await port.send({
       id: message.id,
-      from: { email: senderAddress(), name: settings?.fromName ?? null },
+      fromName: settings?.fromName ?? null,
       to: to.map((email) => ({ email })),
       cc,
       replyTo: { email: replyAddress(accountId, replyToken) },
@@ -170,7 +170,6 @@ export async function sendWebhookDisabledEmails(port: EmailPort, accountId: stri
       return sendOnce({ accountId, id }, async () => {
         await port.send({
           id,
-          from: { email: senderAddress() },
           to: [{ email: admin.email, name: admin.name }],
           messageId: outboundMailId(id),
           autoSubmitted: 'auto-generated',
@@ -191,7 +190,6 @@ export function sendInvitationEmail(port: EmailPort, accountId: string, invited:
     const text = `Hello ${invited.name},\n\nYou have been invited to the support desk as ${invited.role}. Your administrator will send you your sign-in credentials.`;
     await port.send({
       id: `invite-${invited.id}`,
-      from: { email: senderAddress() },
       to: [{ email: invited.email, name: invited.name }],
       messageId: outboundMailId(`invite-${invited.id}`),
       autoSubmitted: 'auto-generated',
