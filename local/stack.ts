@@ -86,7 +86,7 @@ const FORWARDED = ['LOG_LEVEL', 'WEBHOOK_RETRY_SCALE', 'CONSUMER_RETRY_BASE_SECO
  * What the local stack changes in a function's environment, and nothing
  * else (README, "How the local stack maps to the deployed one"):
  * - webhook targets may be loopback addresses with self-signed certificates;
- * - email goes to JSON files under DATA_DIR/emails instead of SES, and
+ * - email goes to `.eml` files under DATA_DIR/emails instead of SES, and
  *   enrichment reads data/companies.json instead of a provider's API;
  * - no CloudWatch: EMF metrics are off;
  * - the knobs in FORWARDED, when this process sets them (tests speed up retries;
