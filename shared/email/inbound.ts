@@ -10,7 +10,6 @@ import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import { commitMessage, messageWrites } from '../messages/service.ts';
 import type { MessageRecord } from '../messages/api.ts';
-import { htmlToText, sanitizeContent } from '../messages/sanitize.ts';
 import { createTicket, findTicket, MAIL_ACTOR, messageAuditWrite, planTicketUpdate, ticketUnchangedCheck, type ChangeContext } from '../tickets/service.ts';
 import { inboundDomain } from './addresses.ts';
 import { attachmentName, followUpNote, isAutomatic, oneLine, textAsHtml, threadCandidates, ticketSubject } from './mail-rules.ts';
@@ -59,14 +58,19 @@ function senderOf(mail: Email, envelopeFrom: string): Mailbox | null {
   return validAddress(mailboxes(mail.from ? [mail.from] : [])[0]) ?? validAddress(mailboxes(mail.replyTo)[0]) ?? validAddress({ name: '', address: envelopeFrom });
 }
 
-/** The message's HTML (sanitized as §12) and text, each within the message's limits. */
-function bodyOf(mail: Email): { content: string; textContent: string } {
+/**
+ * The message's HTML (sanitized as §12) and text, each within the message's
+ * limits. sanitize-html with postcss (~170 KB) loads from its own chunk at
+ * the first mail with an HTML part, not at every cold start.
+ */
+async function bodyOf(mail: Email): Promise<{ content: string; textContent: string }> {
   // The text part's trailing line breaks are the MIME body's end, not the customer's words.
   const text = (mail.text ?? '').trimEnd().slice(0, CONTENT_MAX);
-  let content = mail.html ? sanitizeContent(mail.html).trim() : textAsHtml(text);
+  const html = mail.html ? await import('../messages/sanitize.ts') : null;
+  let content = html ? html.sanitizeContent(mail.html!).trim() : textAsHtml(text);
   // A newsletter's HTML can exceed what a message holds: its text part (escaped paragraphs) stands in.
   if (content.length > CONTENT_MAX) content = textAsHtml(text.slice(0, CONTENT_MAX / 2));
-  return { content, textContent: mail.text === undefined ? htmlToText(content).slice(0, CONTENT_MAX) : text };
+  return { content, textContent: mail.text === undefined && html ? html.htmlToText(content).slice(0, CONTENT_MAX) : text };
 }
 
 /** The mail's attachments and inline images that a message may carry (§14: at most 20, each at most 25 MiB); the rest are named in a note. */
@@ -112,7 +116,7 @@ export async function receiveMail(accountId: string, mail: Email, envelope: { fr
     return { outcome: 'dropped', note: 'sent from one of the account’s own addresses' };
   }
   const automatic = isAutomatic(mail.headers);
-  const { content, textContent } = bodyOf(mail);
+  const { content, textContent } = await bodyOf(mail);
   const { files, left } = filesOf(mail);
   if (left.length) logger.warn('email: attachments over the limits were left out', { accountId, mailId, left });
   const ccs = mailboxes(mail.cc)

@@ -1,4 +1,3 @@
-import { copyObject, readObject } from '../attachments/objects.ts';
 import { METRICS } from '../events/metrics.ts';
 import { logger } from '../logger.ts';
 import { getMessageRecord, setEmailDelivery } from '../messages/api.ts';
@@ -7,6 +6,9 @@ import { findInboundRecipient, type InboundRecipient } from './addresses.ts';
 import { parseMail, receiveMail, type MailResult } from './inbound.ts';
 import { markUndeliverable } from './repository.ts';
 import { INBOUND_OBJECT_PREFIX, QUARANTINE_OBJECT_PREFIX, type SesNotification, type SesReceiptRecord } from './ses-events.ts';
+
+/** The S3 client and its commands load from their chunk at the first mail that needs the bucket (not for a notification). */
+const objects = () => import('../attachments/objects.ts');
 
 /**
  * Whether a receipt's verdicts keep its mail out (decisions §17): spam or a
@@ -35,7 +37,7 @@ export async function handleReceipt(record: SesReceiptRecord): Promise<MailResul
     dmarcPolicy: receipt.dmarcPolicy ?? null,
   };
   if (quarantines(receipt)) {
-    await copyObject(key, `${QUARANTINE_OBJECT_PREFIX}${mail.messageId}`, `${mail.messageId}.eml`, 'message/rfc822');
+    await (await objects()).copyObject(key, `${QUARANTINE_OBJECT_PREFIX}${mail.messageId}`, `${mail.messageId}.eml`, 'message/rfc822');
     recordMetric(METRICS.mailQuarantined);
     logger.warn('email: quarantined', { sesMessageId: mail.messageId, from: mail.source, ...verdicts });
     return [{ outcome: 'dropped', note: 'quarantined' }];
@@ -48,7 +50,7 @@ export async function handleReceipt(record: SesReceiptRecord): Promise<MailResul
     logger.warn('email: for no account', { sesMessageId: mail.messageId, recipients: receipt.recipients });
     return [{ outcome: 'dropped', note: 'no account has this address' }];
   }
-  const parsed = await parseMail(await readObject(key));
+  const parsed = await parseMail(await (await objects()).readObject(key));
   const results: MailResult[] = [];
   for (const r of recipients) {
     const result = await receiveMail(r.accountId, parsed, { from: mail.source, replyToken: r.replyToken, fallbackId: mail.messageId });

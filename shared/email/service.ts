@@ -1,19 +1,17 @@
 import { bindEntity } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
-import { writeNow } from '../db/transact.ts';
-import type { MessageInEvent } from '../messages/model.ts';
+import { retryOnConflict } from '../db/retry.ts';
+import { transactWrite, writeNow } from '../db/transact.ts';
+import { setEmailDelivery } from '../messages/api.ts';
+import type { EmailDelivery, MessageInEvent } from '../messages/model.ts';
 import { findTicket } from '../tickets/service.ts';
 import { listAccountAdmins } from '../users/api.ts';
 import type { WebhookDisabledData } from '../webhooks/events.ts';
-import { retryOnConflict } from '../db/retry.ts';
-import { transactWrite } from '../db/transact.ts';
-import type { EmailDelivery } from '../messages/model.ts';
-import { setEmailDelivery } from '../messages/api.ts';
 import { inboundDomain, replyAddress } from './addresses.ts';
+import { textAsHtml, withoutReplyPrefix } from './mail-rules.ts';
 import type { EmailPort } from './port.ts';
 import { getEmailSettings, getThread, mailIdWrite, threadWrites, undeliverableOf } from './repository.ts';
 import { newReplyToken } from './tokens.ts';
-import { withoutReplyPrefix } from './mail-rules.ts';
 
 /** A claim older than this belongs to a sender that crashed (the consumer's timeout is 30 s): it may be taken over. */
 const CLAIM_STALE_MS = 5 * 60_000;
@@ -87,12 +85,14 @@ export const outboundMailId = (id: string, domain = inboundDomain()) => `<${id}@
 export async function recordOutboundIds(accountId: string, ticketId: string, messageId: string, ids: readonly string[]) {
   return retryOnConflict(async () => {
     const thread = await getThread(accountId, ticketId);
+    const replyToken = thread?.replyToken ?? newReplyToken();
     const at = new Date().toISOString();
     await transactWrite([
-      ...threadWrites(accountId, ticketId, thread, ids, newReplyToken),
+      ...threadWrites(accountId, ticketId, thread, ids, () => replyToken),
       ...ids.map((mailId) => mailIdWrite({ accountId, mailId, ticketId, messageId, direction: 'out', at }, () => undefined)),
     ]);
-    return { references: thread?.mailIds ?? [], replyToken: thread?.replyToken ?? (await getThread(accountId, ticketId))!.replyToken };
+    // A send tried again after a failure finds its own id in the thread already: a mail never refers to itself.
+    return { references: (thread?.mailIds ?? []).filter((id) => !ids.includes(id)), replyToken };
   });
 }
 
@@ -143,9 +143,6 @@ export function sendResponseEmail(port: EmailPort, accountId: string, message: M
   });
 }
 
-const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-const paragraphs = (text: string) => `<p>${escapeHtml(text).replace(/\n\n/g, '</p><p>')}</p>`;
-
 const DISABLED_BECAUSE: Record<WebhookDisabledData['disabledReason'], (n: number) => string> = {
   failing: (n) => `${n} events in a row failed every retry (about 28 hours each) with no success in between`,
   gone: () => 'its target answered 410 Gone, which asks for no more deliveries',
@@ -175,7 +172,7 @@ export async function sendWebhookDisabledEmails(port: EmailPort, accountId: stri
           autoSubmitted: 'auto-generated',
           subject: `Webhook switched off: ${webhook.name}`,
           text: `Hello ${admin.name},\n\n${text}`,
-          html: paragraphs(`Hello ${admin.name},\n\n${text}`),
+          html: textAsHtml(`Hello ${admin.name},\n\n${text}`),
         });
         return 'sent';
       });
@@ -195,7 +192,7 @@ export function sendInvitationEmail(port: EmailPort, accountId: string, invited:
       autoSubmitted: 'auto-generated',
       subject: 'You are invited to the support desk',
       text,
-      html: `<p>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/\n\n/g, '</p><p>')}</p>`,
+      html: textAsHtml(text),
     });
     return 'sent';
   });
