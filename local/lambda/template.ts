@@ -47,7 +47,16 @@ export interface SynthesizedStack {
  * CloudFormation validation plugin (4 s of WebAssembly; `cdk synth` in CI runs
  * it on the real stages).
  */
-export async function synthesizeLocalStack(overrides: Partial<typeof LOCAL_STAGE> = {}): Promise<SynthesizedStack> {
+export function synthesizeLocalStack(overrides: Partial<typeof LOCAL_STAGE> = {}): Promise<SynthesizedStack> {
+  return synthesizeStage({ ...LOCAL_STAGE, ...overrides }, 'Support Desk (local)');
+}
+
+/**
+ * Synthesize a stage (the settings cdk.json gives it) into one template, its
+ * nested stacks folded in, as the local stack runs it and as the bundle tests
+ * read every function a stage deploys (the email channel's included).
+ */
+export async function synthesizeStage(stage: Record<string, unknown>, description?: string): Promise<SynthesizedStack> {
   const [{ App, NestedStack }, { stageConfig, stackNameOf }, { SupportDeskStack }, { mkdtempSync, readFileSync, rmSync }, { tmpdir }, { join }] = await Promise.all([
     import('aws-cdk-lib'),
     import('../../infra/config.ts'),
@@ -59,9 +68,9 @@ export async function synthesizeLocalStack(overrides: Partial<typeof LOCAL_STAGE
   const outdir = mkdtempSync(join(tmpdir(), 'support-desk-synth-'));
   try {
     const app = new App({ outdir, builtinCloudFormationValidation: false, context: { 'aws:cdk:bundling-stacks': [], 'aws:cdk:enable-path-metadata': true } });
-    const config = stageConfig({ ...LOCAL_STAGE, ...overrides });
+    const config = stageConfig(stage as Parameters<typeof stageConfig>[0]);
     const stackName = stackNameOf(config.stage);
-    const stack = new SupportDeskStack(app, stackName, { config, description: 'Support Desk (local)' });
+    const stack = new SupportDeskStack(app, stackName, { config, ...(description ? { description } : {}) });
     const assembly = app.synth();
     // The nested stacks' templates (the email channel's, the alarms') are files of the assembly, by their resource in the parent.
     const nestedOf = (parent: CdkStack): Map<string, Template> =>
