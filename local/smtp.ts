@@ -193,10 +193,13 @@ export async function startLocalSmtp(opts: { port: number; lambda: LocalLambda; 
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, opts.host ?? '127.0.0.1', () => {
+    // Like the gateway: every interface, IPv4 and IPv6, so `localhost` reaches it whichever family a client tries first.
+    const listening = () => {
       server.off('error', reject);
       resolve();
-    });
+    };
+    if (opts.host) server.listen(opts.port, opts.host, listening);
+    else server.listen(opts.port, listening);
   });
   // A client's connection error (a reset, a timeout) is that client's, not the server's end.
   server.on('error', (err: Error) => warn('SMTP connection error', { error: err.message }));
