@@ -21,9 +21,11 @@ export const quarantines = (r: Pick<SesReceiptRecord['ses']['receipt'], 'spamVer
 
 /**
  * What the inbound function does with one SES receipt (decisions §17): a mail
- * whose spam or virus verdict fails is kept in quarantine and counted, never
- * a ticket; a mail for no account is dropped and counted; any other is read
- * from the bucket, parsed once, and received by each account it is for.
+ * whose verdicts keep it out (`quarantines`) is kept in quarantine and
+ * counted, never a ticket; a mail for no account is dropped and counted; any
+ * other is read from the bucket, parsed once, and received by each account it
+ * is for. A mail the parser refuses (nesting or headers beyond its limits) is
+ * quarantined too: retrying could never read it, and it must not be lost.
  */
 export async function handleReceipt(record: SesReceiptRecord): Promise<MailResult[]> {
   const { mail, receipt } = record.ses;
@@ -36,12 +38,13 @@ export async function handleReceipt(record: SesReceiptRecord): Promise<MailResul
     dmarc: receipt.dmarcVerdict.status,
     dmarcPolicy: receipt.dmarcPolicy ?? null,
   };
-  if (quarantines(receipt)) {
+  const quarantine = async (reason: string): Promise<MailResult[]> => {
     await (await objects()).copyObject(key, `${QUARANTINE_OBJECT_PREFIX}${mail.messageId}`, `${mail.messageId}.eml`, 'message/rfc822');
     recordMetric(METRICS.mailQuarantined);
-    logger.warn('email: quarantined', { sesMessageId: mail.messageId, from: mail.source, ...verdicts });
-    return [{ outcome: 'dropped', note: 'quarantined' }];
-  }
+    logger.warn('email: quarantined', { sesMessageId: mail.messageId, from: mail.source, reason, ...verdicts });
+    return [{ outcome: 'dropped', note: `quarantined: ${reason}` }];
+  };
+  if (quarantines(receipt)) return quarantine('verdicts');
   const found = await Promise.all(receipt.recipients.map((r) => findInboundRecipient(r)));
   // One ticket per account, however many of its addresses the mail names.
   const recipients = [...new Map(found.filter((r): r is InboundRecipient => Boolean(r)).map((r) => [r.accountId, r])).values()];
@@ -50,7 +53,13 @@ export async function handleReceipt(record: SesReceiptRecord): Promise<MailResul
     logger.warn('email: for no account', { sesMessageId: mail.messageId, recipients: receipt.recipients });
     return [{ outcome: 'dropped', note: 'no account has this address' }];
   }
-  const parsed = await parseMail(await (await objects()).readObject(key));
+  const raw = await (await objects()).readObject(key);
+  let parsed: Awaited<ReturnType<typeof parseMail>>;
+  try {
+    parsed = await parseMail(raw);
+  } catch (err) {
+    return quarantine(`unparseable: ${(err as Error).message}`);
+  }
   const results: MailResult[] = [];
   for (const r of recipients) {
     const result = await receiveMail(r.accountId, parsed, { from: mail.source, replyToken: r.replyToken, fallbackId: mail.messageId });

@@ -321,6 +321,20 @@ describe("SES's verdicts", () => {
   });
 });
 
+describe('a mail the parser refuses', () => {
+  it('is accepted, kept in quarantine and makes nothing, rather than being retried for ever', async () => {
+    const a = await account();
+    let raw = `From: deep@customer.example\r\nTo: ${inbound(a)}\r\nSubject: Nested\r\nMessage-ID: ${mailId()}\r\nContent-Type: multipart/mixed; boundary=b0\r\n\r\n`;
+    for (let i = 0; i < 60; i++) raw += `--b${i}\r\nContent-Type: multipart/mixed; boundary=b${i + 1}\r\n\r\n`;
+    const sent = await sendRaw(inbound(a), raw, 'deep@customer.example');
+    expect(sent.response).toMatch(/^250 /);
+    const response = sent.response!;
+    expect(await tickets(a)).toHaveLength(0);
+    const sesId = /queued as (\S+)/.exec(response)![1];
+    expect((await smtp.readObject(`quarantine/${sesId}`)).toString('utf8')).toContain('Subject: Nested');
+  });
+});
+
 describe('email settings', () => {
   it('answer the inbound address; PUT changes the fields given, admins only, each change audited', async () => {
     const a = await account();
