@@ -159,8 +159,11 @@ export async function receiveMail(accountId: string, mail: Email, envelope: { fr
     if (answered && answered.status !== 'closed') {
       const authorId = (await ensureContact(accountId, answered.requesterEmail ?? sender.address, answered.requesterEmail ? answered.requesterName : oneLine(sender.name, 128))) ?? sender.address;
       prepared = files.length ? await storeReceivedFiles(accountId, answered.id, files) : undefined;
+      // The ticket as just read; a retry after a conflict reads it again.
+      let read: typeof answered | null = answered;
       await retryOnConflict(async () => {
-        const ticket = (await findTicket(accountId, answered.id)) ?? answered;
+        const ticket = read ?? (await findTicket(accountId, answered.id)) ?? answered;
+        read = null;
         // decisions §17: a customer's reply reopens a pending or resolved ticket.
         const reopen = ticket.status === 'pending' || ticket.status === 'resolved';
         const plan = reopen ? await planTicketUpdate(caller, ticket.id, { status: 'open' }, context) : null;

@@ -8,6 +8,7 @@ import { useReceiver } from '../fixtures/webhook-receiver.ts';
 import { uniqueEmail, useGateway, type Response, type TestAccount } from '../support/api.ts';
 import { fileSqsEndpoint } from '../support/file-sqs.ts';
 import { localLambda, withFaults } from '../support/lambda.ts';
+import { accountItems } from '../support/desk.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { eventually } from '../support/wait.ts';
 
@@ -569,7 +570,7 @@ describe('writes and events under injected AWS faults', () => {
     const fields = await import('#shared/ticket-fields/repository.ts');
     const contacts = await import('#shared/contacts/repository.ts');
     const organizations = await import('#shared/organizations/repository.ts');
-    const stored = await listTicketsOf(acct.accountId);
+    const stored = await accountItems(acct.accountId, 'TICKET#', 'ticket');
     const bySubject = new Map<string, Json[]>();
     for (const t of stored) bySubject.set(t.subject, [...(bySubject.get(t.subject) ?? []), t]);
     const committed = outcomes.filter((o) => o.ticketId);
@@ -656,30 +657,6 @@ describe('attachments under injected AWS faults', () => {
     expect(ledger.violations).toEqual([]);
   }, 180_000);
 });
-
-/** Every ticket of an account, from the store (this file's fixtures are honest). */
-async function listTicketsOf(accountId: string): Promise<Json[]> {
-  const { ddb, tableName } = await import('#shared/db/client.ts');
-  const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
-  const items: Json[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        FilterExpression: '#type = :ticket',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':pk': `A#${accountId}`, ':p': 'TICKET#', ':ticket': 'ticket' },
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-}
 
 /** The ticket count the store keeps for a requester email. */
 async function requesterTickets(accountId: string, email: string): Promise<number> {

@@ -137,8 +137,8 @@ export async function insertTicketRecord(accountId: string, overrides: Record<st
   return dto;
 }
 
-/** Outbox items of an account (pk A#<accountId>, sk OUTBOX#...), read straight from DynamoDB Local. */
-export async function outboxItems(accountId: string): Promise<Json[]> {
+/** An account's items whose sort key begins with `prefix` (of one item type, if given), read straight from DynamoDB Local, consistently. */
+export async function accountItems(accountId: string, prefix: string, type?: string): Promise<Json[]> {
   const { ddb, tableName } = await import('#shared/db/client.ts');
   const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
   const items: Json[] = [];
@@ -148,8 +148,10 @@ export async function outboxItems(accountId: string): Promise<Json[]> {
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': `A#${accountId}`, ':p': 'OUTBOX#' },
+        ...(type ? { FilterExpression: '#type = :type', ExpressionAttributeNames: { '#type': 'type' } } : {}),
+        ExpressionAttributeValues: { ':pk': `A#${accountId}`, ':p': prefix, ...(type ? { ':type': type } : {}) },
         ExclusiveStartKey: startKey,
+        ConsistentRead: true,
       }),
     );
     items.push(...(out.Items ?? []));
@@ -157,6 +159,9 @@ export async function outboxItems(accountId: string): Promise<Json[]> {
   } while (startKey);
   return items;
 }
+
+/** Outbox items of an account (pk A#<accountId>, sk OUTBOX#...). */
+export const outboxItems = (accountId: string): Promise<Json[]> => accountItems(accountId, 'OUTBOX#');
 
 /** Count of answers per status code, e.g. {201: 1, 409: 29}. */
 export const statusCounts = (responses: Response[]) => responses.reduce<Record<number, number>>((acc, r) => ((acc[r.status] = (acc[r.status] ?? 0) + 1), acc), {});
