@@ -14,6 +14,7 @@ import { automationRoutes } from '#shared/automations/contract.ts';
 import { slaPolicyRoutes } from '#shared/sla/contract.ts';
 import { groupRoutes } from '#shared/groups/contract.ts';
 import { historyRoutes } from '#shared/audits/contract.ts';
+import { bulkRoutes } from '#shared/bulk/contract.ts';
 import { jobRoutes } from '#shared/jobs/contract.ts';
 
 export interface ApiGroup {
@@ -44,8 +45,8 @@ export const API_GROUPS: readonly ApiGroup[] = [
   { name: 'webhooks', entry: 'functions/webhooks/handler.ts', routes: webhookRoutes, sendsTo: ['webhook-delivery'] },
   { name: 'slaPolicies', entry: 'functions/sla-policies/handler.ts', routes: slaPolicyRoutes, sendsTo: ['sla-recompute'] },
   { name: 'history', entry: 'functions/history/handler.ts', routes: historyRoutes },
-  // Bulk actions and the jobs they make: their own function, the only API function that sends to the bulk-jobs queue.
-  { name: 'jobs', entry: 'functions/jobs/handler.ts', routes: jobRoutes, sendsTo: ['bulk-jobs'] },
+  // Requests that make jobs (bulk actions) and the jobs they make: their own function, the only API function that sends to the bulk-jobs queue.
+  { name: 'jobs', entry: 'functions/jobs/handler.ts', routes: [...bulkRoutes, ...jobRoutes], sendsTo: ['bulk-jobs'] },
 ];
 
 export const AUTHORIZER = { entry: 'functions/authorizer/handler.ts' };

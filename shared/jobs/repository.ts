@@ -4,30 +4,30 @@ import { ENTITIES } from '../db/keys.ts';
 import { TTL_ATTRIBUTE } from '../db/table-definition.ts';
 import { writeNow } from '../db/transact.ts';
 import type { UpdateParts } from '../db/update.ts';
-import type { BulkTicketChange, JobResult, JobStatus, JobType } from './model.ts';
+import type { JobResult, JobStatus, JobType } from './model.ts';
 
-/** A ticket's result as the job keeps it (at the ticket's position in `ids`). */
+/** An item's result as the job keeps it (at the item's position in `ids`). */
 export type StoredResult = Omit<JobResult, 'id'>;
 
-/** A bulk job as stored (one item, read whole by GET /v1/jobs/{id} and by each step of its consumer). */
+/** A job as stored (one item, read whole by GET /v1/jobs/{id} and by each step of its consumer). */
 export interface JobRecord {
   id: string;
   accountId: string;
   type: JobType;
   status: JobStatus;
-  /** The distinct ticket ids, in the order given. */
+  /** The distinct items (ticket ids), in the order given. */
   ids: string[];
-  /** What a bulk_update applies to each ticket (null for a delete). */
-  change: BulkTicketChange | null;
-  /** The caller of the POST: each ticket is changed as this caller's PUT or DELETE would change it. */
+  /** What the job type's executor applies to each item, as the request gave it (a bulk_update's change; null when there is nothing beside the ids). Stored as `change`. */
+  input: unknown;
+  /** The caller of the POST: each item is done as this caller's own request would do it. */
   principal: Principal;
-  /** The POST's correlation id, carried by the events of every ticket the job changes. */
+  /** The POST's correlation id, carried by the events of every change the job makes. */
   correlationId: string | null;
-  /** Each ticket's result, at its position in `ids`; null until it is done. Positions, not ids, key what the job keeps: an id is any string the caller sent. */
+  /** Each item's result, at its position in `ids`; null until it is done. Positions, not ids, key what the job keeps: an id is any string the caller sent. */
   results: (StoredResult | null)[];
   succeeded: number;
   failed: number;
-  /** The chunk in progress, by position in `ids`: each ticket's version before it (0: it was not found). */
+  /** The chunk in progress, by position in `ids`: what the executor's claim read of each item before it ran (bulk: the ticket's version, 0: not found). */
   claims: Record<string, number>;
   leaseId: string | null;
   /** Epoch ms until which `leaseId` holds the job; 0 when no one does. */
@@ -45,7 +45,7 @@ const jobs = bindEntity<JobRecord>(ENTITIES.job, {
     'type',
     'status',
     'ids',
-    'change',
+    'input',
     'principal',
     'correlationId',
     'results',
@@ -58,8 +58,8 @@ const jobs = bindEntity<JobRecord>(ENTITIES.job, {
     'completedAt',
     'expiresAt',
   ],
-  renames: { type: 'jobType', expiresAt: TTL_ATTRIBUTE },
-  normalize: (j) => ({ ...j, results: j.results ?? j.ids.map(() => null), claims: j.claims ?? {}, leaseUntil: Number(j.leaseUntil ?? 0) }),
+  renames: { type: 'jobType', input: 'change', expiresAt: TTL_ATTRIBUTE },
+  normalize: (j) => ({ ...j, input: j.input ?? null, results: j.results ?? j.ids.map(() => null), claims: j.claims ?? {}, leaseUntil: Number(j.leaseUntil ?? 0) }),
 });
 
 const conditionFailed = (err: unknown) => (err as Error).name === 'ConditionalCheckFailedException';
@@ -111,7 +111,7 @@ export async function takeLease(accountId: string, id: string, leaseId: string, 
   }
 }
 
-/** Record the versions the chunk's tickets have before it is run. */
+/** Record the chunk's claims (what each item was before it is run). */
 export const saveClaims = (accountId: string, id: string, leaseId: string, claims: Record<string, number>) => whileHeld(accountId, id, leaseId, { set: { claims } });
 
 /** Record a chunk's results (every result so far, with the counts) and let the lease go; with `completedAt`, the job is completed. */

@@ -287,19 +287,21 @@ describe('bulk request validation (decisions §3)', () => {
 describe('a job cut short', () => {
   it('resumes after its consumer dies mid-chunk without changing any ticket twice: version +1 and one audit each', async () => {
     const jobs = await import('#shared/jobs/service.ts');
+    const { JOB_EXECUTORS: executors } = await import('#functions/bulk-jobs/executors.ts');
     const ticketsRepo = await import('#shared/tickets/repository.ts');
     const versionOf = async (id: string) => (await ticketsRepo.getTicket(acct.accountId, id))!.version;
     const tickets = await seedTickets(acct, 30, { priority: 'low' });
-    const job = await jobs.newBulkJob(principalOf(acct, agentId), { type: 'bulk_update', ids: tickets.map((t) => t.id), change: { priority: 'high', addTags: ['resumed'] } });
+    const job = await jobs.newJob(principalOf(acct, agentId), { type: 'bulk_update', ids: tickets.map((t) => t.id), input: { priority: 'high', addTags: ['resumed'] } });
     const msg = { accountId: acct.accountId, jobId: job.id };
     const queued: unknown[] = [];
     const next = async (m: unknown) => void queued.push(m);
 
     // Act: the first step dies once 10 of its tickets are changed (the others under way finish), before it records anything.
     let done = 0;
-    const crash = jobs.runBulkStep(msg, {
+    const crash = jobs.runJobStep(msg, {
+      executors,
       next,
-      afterTicket: () => {
+      afterItem: () => {
         if (++done === 10) throw new Error('the consumer died');
       },
     });
@@ -312,9 +314,9 @@ describe('a job cut short', () => {
     const notReached = tickets[versions.indexOf(1)];
     for (const t of [changedEarly, notReached]) expect((await owner.put(`${TICKETS}/${t.id}`, { ticket: { priority: 'normal' } })).status).toBe(200);
     // Then the message comes back: the step resumes its chunk, and the next step finishes the job.
-    const resumed = await jobs.runBulkStep(msg, { next });
-    const last = await jobs.runBulkStep(msg, { next });
-    const after = await jobs.runBulkStep(msg, { next });
+    const resumed = await jobs.runJobStep(msg, { executors, next });
+    const last = await jobs.runJobStep(msg, { executors, next });
+    const after = await jobs.runJobStep(msg, { executors, next });
 
     // Assert
     expect(versions.filter((v) => v === 2).length).toBeGreaterThanOrEqual(10);
@@ -342,11 +344,12 @@ describe('a job cut short', () => {
 
   it('runs a step once when its message is delivered twice at the same time: the other finds the job held (or already done)', async () => {
     const jobs = await import('#shared/jobs/service.ts');
+    const { JOB_EXECUTORS: executors } = await import('#functions/bulk-jobs/executors.ts');
     const tickets = await seedTickets(acct, 3);
-    const job = await jobs.newBulkJob(principalOf(acct), { type: 'bulk_update', ids: tickets.map((t) => t.id), change: { status: 'open' } });
+    const job = await jobs.newJob(principalOf(acct), { type: 'bulk_update', ids: tickets.map((t) => t.id), input: { status: 'open' } });
     const msg = { accountId: acct.accountId, jobId: job.id };
 
-    const outcomes = await Promise.all([jobs.runBulkStep(msg, { next: async () => undefined }), jobs.runBulkStep(msg, { next: async () => undefined })]);
+    const outcomes = await Promise.all([jobs.runJobStep(msg, { executors, next: async () => undefined }), jobs.runJobStep(msg, { executors, next: async () => undefined })]);
 
     const states = outcomes.map((o) => o.state);
     expect(states.filter((s) => s === 'completed')).toHaveLength(1);

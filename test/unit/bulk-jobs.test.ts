@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { BulkDeleteBodySchema, BulkUpdateBodySchema } from '#shared/jobs/model.ts';
+import { BulkDeleteBodySchema, BulkUpdateBodySchema } from '#shared/bulk/model.ts';
+import { changedByJob, editedTags, ticketEdit } from '#shared/bulk/rules.ts';
 import type { JobRecord, StoredResult } from '#shared/jobs/repository.ts';
-import { changedByJob, distinctIds, editedTags, nextChunk, ticketEdit, toJobDto, withResults } from '#shared/jobs/rules.ts';
+import { distinctIds, nextChunk, toJobDto, withResults } from '#shared/jobs/rules.ts';
 import type { TicketRecord } from '#shared/tickets/repository.ts';
 import { ticketFixture } from '../support/ticket-fixture.ts';
 
@@ -17,7 +18,7 @@ const job = (ids: string[], results: (StoredResult | null)[] = ids.map(() => nul
   type: 'bulk_update',
   status: 'running',
   ids,
-  change: { priority: 'high' },
+  input: { priority: 'high' },
   principal: { accountId: 'acct_1', userId: 'usr_1', role: 'member', plan: 'paid', credential: 'api_key' },
   correlationId: null,
   results,
