@@ -16,11 +16,11 @@ export const apiKeyRoutes = defineRoutes([
     path: BASE,
     group: 'users',
     summary: 'Create an API key',
-    description: `The key acts as its user, with that user's role, further limited by its scopes: users:read allows GET under /playbook, users:write every method there; desk:read and desk:write the same under /helpdesk. scopes defaults to all four; expires_at (at most 1 year ahead) to none; user_id (owners and admins only; not the owner, for an admin) to the caller. A call made with an API key can create keys only within that key's own scopes (403 otherwise). The answer's key is shown only here: a repeat under the same Idempotency-Key answers the first answer without key, which is never stored. ${SCOPE_NOTE}`,
+    description: `The key acts as its user, with that user's role, further limited by its scopes: users:read allows GET under /playbook, users:write every method there; desk:read and desk:write the same under /helpdesk. scopes defaults to all four; expires_at (at most 1 year ahead) to none; user_id (owners and admins only; not the owner, for an admin) to the caller. A call made with an API key can create keys only within that key's own scopes (403 otherwise) and, if that key expires, only keys that expire no later than it (expires_at missing or later: 422 naming expires_at). The answer's key is shown only here: a repeat under the same Idempotency-Key answers the first answer without key, which is never stored. ${SCOPE_NOTE}`,
     body: CreateApiKeyBodySchema,
     success: { status: 201, description: 'The created key, with the key itself (shown once)', schema: CreatedApiKeySchema },
     shownOnce: ['key'],
-    errors: [400, 403],
+    errors: [400, 403, 422],
   },
   {
     operationId: 'listApiKeys',

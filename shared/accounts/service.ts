@@ -7,7 +7,7 @@ import type { Plan, Principal } from '../auth/principal.ts';
 import { missingScopes, normalizeScopes, SCOPES, type Scope } from '../auth/scopes.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import type { TxWrite } from '../db/transact.ts';
-import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../domain/errors.ts';
+import { ForbiddenError, NotFoundError, UnauthorizedError, UnprocessableError, ValidationError } from '../domain/errors.ts';
 import { newId } from '../ids.ts';
 import { findUser } from '../users/api.ts';
 import { newUserRecord, recordLogin, toUserDto, userAuditWrites } from '../users/service.ts';
@@ -146,8 +146,9 @@ export function toApiKeyDto(k: ApiKeyRecord): ApiKeyDto {
 /**
  * POST /api-keys: a key for the caller, or (owners and admins) for another
  * user of the account. A call made with a key creates keys only within that
- * key's scopes. An admin cannot make a key that acts as the owner: it would
- * act with more than the admin's own role.
+ * key's scopes and expires no later than that key (decisions §18: a leaked
+ * short-lived key must not mint a permanent one). An admin cannot make a key
+ * that acts as the owner: it would act with more than the admin's own role.
  */
 export async function createApiKeyFor(p: Principal, body: CreateApiKeyBody): Promise<ApiKeyDto & { key: string }> {
   requireKeyManagement(p);
@@ -158,12 +159,18 @@ export async function createApiKeyFor(p: Principal, body: CreateApiKeyBody): Pro
   const scopes = normalizeScopes(body.scopes ?? SCOPES);
   const beyond = missingScopes(p.scopes, scopes);
   if (beyond.length) throw new ForbiddenError(`An API key can create keys only within its own scopes; this key lacks ${beyond.join(', ')}`);
+  const expiresAt = body.expires_at ?? null;
+  if (p.keyExpiresAt && (expiresAt === null || Date.parse(expiresAt) > Date.parse(p.keyExpiresAt))) {
+    throw new UnprocessableError(`A key made with an API key that expires cannot outlive it: expires_at must be at or before ${p.keyExpiresAt}`, [
+      { field: 'expires_at', message: `required, at or before ${p.keyExpiresAt} (when the calling key expires)` },
+    ]);
+  }
   if (userId !== p.userId) {
     const target = await findUser(p.accountId, userId);
     if (target?.role === 'owner' && p.role !== 'owner') throw new ForbiddenError('Only the owner may create keys that act as the owner');
   }
   const noSuchUser = () => new ValidationError('No such user in the account', [{ field: 'user_id', message: 'no such user' }]);
-  const { apiKey, record } = await storeApiKey(p.accountId, userId, body.name, { scopes, expiresAt: body.expires_at ?? null }, userActor(p), noSuchUser);
+  const { apiKey, record } = await storeApiKey(p.accountId, userId, body.name, { scopes, expiresAt }, userActor(p), noSuchUser);
   return { ...toApiKeyDto(record), key: apiKey };
 }
 

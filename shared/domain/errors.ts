@@ -31,6 +31,9 @@ export class ValidationError extends DomainError {
 /** The request itself is malformed: bad JSON, missing wrapper, invalid query parameters. */
 export class BadRequestError extends ValidationError {}
 
+/** Values valid in themselves that this caller may not ask for (a key outliving the key that makes it, decisions §18): 422 in both interfaces. */
+export class UnprocessableError extends ValidationError {}
+
 export class InvalidCursorError extends DomainError {
   constructor(message = 'Cursor is invalid or expired; restart pagination without a cursor') {
     super(message);

@@ -10,6 +10,7 @@ import {
   RuleViolationError,
   ServiceUnavailableError,
   UnauthorizedError,
+  UnprocessableError,
   ValidationError,
   type RuleCode,
 } from '../domain/errors.ts';
@@ -117,8 +118,8 @@ export function toHttpError(err: unknown, iface: Interface): HttpError {
       message = (err as Error).message;
     }
   }
-  // User management reports every invalid input as 400 (api-spec Errors).
-  if (iface === 'playbook' && status === 422) status = 400;
+  // User management reports every invalid input as 400 (api-spec Errors), but for what §18 names 422.
+  if (iface === 'playbook' && status === 422 && !(err instanceof UnprocessableError)) status = 400;
   if (err instanceof RateLimitedError) headers['Retry-After'] = String(err.retryAfterSeconds);
 
   if (iface === 'playbook') {

@@ -3,6 +3,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ddb, tableName } from '#shared/db/client.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
+import { must } from '../support/helpdesk.ts';
 import { expectUserError, USERS } from '../support/users.ts';
 
 /**
@@ -119,6 +120,32 @@ describe('POST /api-keys', () => {
     // Listing and revoking are key management too.
     expectUserError(await client.request('GET', KEYS, { token: reader }), 403, 'forbidden');
     expectUserError(await client.request('DELETE', `${KEYS}/${within.body.id}`, { token: reader }), 403, 'forbidden');
+  });
+
+  it('lets a key that expires create only keys that expire no later than it (422 naming expires_at otherwise)', async () => {
+    // Arrange: an admin's key that expires in 7 days
+    const acct = await createTestAccount();
+    const admin = await acct.addUser('admin');
+    const expiring = must(await create(admin.key, { name: 'expiring', expires_at: inDays(7) }), 201, 'expiring key');
+    // Act
+    const forever = await create(expiring.key, { name: 'forever', expires_at: null });
+    const unset = await create(expiring.key, { name: 'unset' });
+    const later = await create(expiring.key, { name: 'later', expires_at: new Date(Date.parse(expiring.expires_at) + 1000).toISOString() });
+    const same = await create(expiring.key, { name: 'same', expires_at: expiring.expires_at });
+    const sooner = await create(expiring.key, { name: 'sooner', expires_at: inDays(1) });
+    // Assert
+    for (const res of [forever, unset, later]) {
+      expectUserError(res, 422, 'validation_error', 'expires_at');
+      expect(res.body.error.message).toContain(expiring.expires_at);
+    }
+    expect(same.status, same.text).toBe(201);
+    expect(same.body.expires_at).toBe(expiring.expires_at);
+    expect(sooner.status, sooner.text).toBe(201);
+    // A key that never expires, and a session token, may still create keys that never expire.
+    expect((await create(admin.key, { name: 'forever' })).status).toBe(201);
+    expect((await create(await acct.session(admin.id), { name: 'unset' })).status).toBe(201);
+    const names = (await client.request('GET', KEYS, { token: acct.ownerKey })).body.data.map((k: { name: string }) => k.name);
+    expect(names.filter((n: string) => ['forever', 'unset', 'later', 'same', 'sooner'].includes(n)).sort()).toEqual(['forever', 'same', 'sooner', 'unset']);
   });
 
   it('answers a repeat under the same Idempotency-Key with the first answer, without the key, which is never stored', async () => {
