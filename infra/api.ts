@@ -18,7 +18,7 @@ import {
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { CfnPermission } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { API_GROUPS, API_PREFIXES, AUTHORIZER, NOT_FOUND } from '#app/registry.ts';
+import { allRoutes, API_GROUPS, API_PREFIXES, AUTHORIZER, NOT_FOUND } from '#app/registry.ts';
 import { PLAN_LIMITS, PLANS } from '#shared/auth/principal.ts';
 import { MISSING_CREDENTIALS_MESSAGE } from '#shared/http/contract.ts';
 import type { StageConfig } from './config.ts';
@@ -73,6 +73,12 @@ export class Api {
         // Stage-wide ceiling; per-tier limits come from the usage plans below.
         throttlingRateLimit: 2000,
         throttlingBurstLimit: 5000,
+        // Public pages (RouteContract.public) have no usage plan: each is throttled on its own here.
+        methodOptions: Object.fromEntries(
+          allRoutes()
+            .filter((r) => r.public)
+            .map((r) => [`${r.path}/${r.method}`, { throttlingRateLimit: r.public!.rateLimit, throttlingBurstLimit: r.public!.burstLimit }]),
+        ),
       },
     });
 
@@ -121,9 +127,15 @@ export class Api {
       // One invoke permission per function for the API, not one per method (liveStageOnly below).
       const integration = new LambdaIntegration(handler, { scopePermissionToMethod: false });
       for (const route of group.routes) {
-        this.api.root
-          .resourceForPath(route.path)
-          .addMethod(route.method, integration, { authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true, operationName: route.operationId });
+        const resource = this.api.root.resourceForPath(route.path);
+        if (!route.public) {
+          resource.addMethod(route.method, integration, { authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true, operationName: route.operationId });
+          continue;
+        }
+        // A public page: no authorizer, no API key (no usage plan meters it); its own throttle in the stage's method settings.
+        const method = resource.addMethod(route.method, integration, { authorizationType: AuthorizationType.NONE, apiKeyRequired: false, operationName: route.operationId });
+        nagAck(method, 'APIG4', 'A public page (RouteContract.public): no credentials by design; throttled on its own in the stage settings.');
+        nagAck(method, 'COG4', 'A public page (RouteContract.public): no credentials by design.');
       }
     }
 

@@ -42,10 +42,13 @@ const HEADERS = {
   },
 };
 const header = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
-/** The headers of an answer with this status: the correlation id always; the rate-limit count once the request was counted (not on 401). */
-function responseHeaders(status: number) {
+/**
+ * The headers of an answer with this status: the correlation id always; the account's rate-limit count once the
+ * request was counted (not on 401, nor on a public route, which has no account: the stage throttles it).
+ */
+function responseHeaders(status: number, counted = true) {
   const names: Array<keyof typeof HEADERS> = ['X-Request-Id'];
-  if (status !== 401) names.push('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
+  if (counted && status !== 401) names.push('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
   if (status === 429 || status === 503) names.push('Retry-After');
   return Object.fromEntries(names.map((n) => [n, header(n)]));
 }
@@ -127,22 +130,23 @@ const IDEMPOTENCY_PARAMETER = {
 
 function operation(route: RouteContract, components: Record<string, JsonSchema>) {
   const errorRef = { $ref: `#/components/schemas/${interfaceOf(route.path) === 'playbook' ? 'PlaybookError' : 'HelpdeskError'}` };
-  const statuses = new Set([...(route.errors ?? []), 401, 413, 429, 500, 503]);
+  const statuses = new Set([...(route.errors ?? []), ...(route.public ? [] : [401]), 413, 429, 500, 503]);
+  const counted = !route.public;
   if (route.body) statuses.add(400);
   const responses: Record<string, unknown> = {
     [route.success.status]: {
       description: route.success.description,
-      headers: responseHeaders(route.success.status),
+      headers: responseHeaders(route.success.status, counted),
       ...(route.success.schema ? { content: { 'application/json': { schema: convert(route.success.schema, 'output', components) } } } : {}),
     },
   };
-  for (const s of [...statuses].sort()) responses[s] = { description: STATUS_TEXT[s] ?? 'Error', headers: responseHeaders(s), content: { 'application/json': { schema: errorRef } } };
+  for (const s of [...statuses].sort()) responses[s] = { description: STATUS_TEXT[s] ?? 'Error', headers: responseHeaders(s, counted), content: { 'application/json': { schema: errorRef } } };
   return {
     operationId: route.operationId,
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.group],
-    security: route.auth === 'session' ? [{ sessionToken: [] }] : [{ apiKey: [] }, { sessionToken: [] }],
+    security: route.public ? [] : route.auth === 'session' ? [{ sessionToken: [] }] : [{ apiKey: [] }, { sessionToken: [] }],
     parameters: [
       ...parameters(route.params, 'path', components),
       ...parameters(route.query, 'query', components),

@@ -20,6 +20,12 @@ export interface RouteContract {
   description?: string;
   /** Which credentials the endpoint accepts (decisions §1). Default: API key or session token. */
   auth?: 'any' | 'session';
+  /**
+   * A public page (no credentials): API Gateway runs no authorizer and asks no API key for it (so no usage plan
+   * meters it), and throttles it on its own, per method in the stage's settings (requests per second, burst).
+   * The local gateway skips the authorizer for it too. `auth` and `access` do not apply.
+   */
+  public?: PublicThrottle;
   /** Minimum support-desk role (on user-management routes: owner/admin = admin, member = agent); finer user rules live in the users service. */
   access?: DeskRole;
   params?: z.ZodObject;
@@ -34,6 +40,12 @@ export interface RouteContract {
   errors?: readonly number[];
   /** Answer fields shown only once (a new credential's secret): an Idempotency-Key repeat answers the first answer without them, and they are never stored. */
   shownOnce?: readonly string[];
+}
+
+/** The stage throttle of a public route (API Gateway method settings): steady requests per second, and the burst. */
+export interface PublicThrottle {
+  rateLimit: number;
+  burstLimit: number;
 }
 
 /** Keep literal operation ids so handler maps are checked against the contract. */
