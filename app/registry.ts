@@ -13,7 +13,7 @@ import { webhookRoutes } from '#shared/webhooks/contract.ts';
 import { automationRoutes } from '#shared/automations/contract.ts';
 import { slaPolicyRoutes } from '#shared/sla/contract.ts';
 import { groupRoutes } from '#shared/groups/contract.ts';
-import { historyRoutes } from '#shared/audits/contract.ts';
+import { historyRoutes } from '#shared/history/contract.ts';
 import { bulkRoutes } from '#shared/bulk/contract.ts';
 import { jobRoutes } from '#shared/jobs/contract.ts';
 

@@ -3,7 +3,7 @@ import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from '#shared/messages/events.t
 import { ORGANIZATION_CREATED, ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE } from '#shared/organizations/events.ts';
 import { USER_EVENT_SOURCE, USER_INVITED } from '#shared/users/events.ts';
 import { WEBHOOK_DISABLED, WEBHOOK_EVENT_SOURCE } from '#shared/webhooks/events.ts';
-import { TICKET_EVENT_SOURCE, TICKET_EVENT_TYPES } from '#shared/events/ticket-event-names.ts';
+import { TICKET_EVENT_SOURCE, TICKET_EVENT_TYPES } from '#shared/tickets/event-names.ts';
 import { INBOUND_OBJECT_PREFIX, QUARANTINE_OBJECT_PREFIX } from '#shared/email/ses-events.ts';
 
 /**

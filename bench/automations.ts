@@ -29,7 +29,7 @@ export async function benchAutomations(call: Call, principal: Principal, stack: 
   const { lambda, store } = stack;
   const resetDdbStats = () => store.reset();
   const { explainRule, firstMatch } = await import('#shared/automations/engine.ts');
-  const { TICKET_EVENT_SOURCE } = await import('#shared/events/ticket-events.ts');
+  const { TICKET_EVENT_SOURCE } = await import('#shared/tickets/events.ts');
   const tickets = await import('#shared/tickets/service.ts');
   const { newId } = await import('#shared/ids.ts');
   const { SCHEDULES } = await import('#app/topology.ts');

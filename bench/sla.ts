@@ -28,7 +28,7 @@ const ticketsRepo = await import('#shared/tickets/repository.ts');
 const sla = await import('#shared/sla/service.ts');
 const { newId } = await import('#shared/ids.ts');
 const { transactWrite } = await import('#shared/db/transact.ts');
-const { TICKET_EVENT_SOURCE } = await import('#shared/events/ticket-events.ts');
+const { TICKET_EVENT_SOURCE } = await import('#shared/tickets/events.ts');
 const { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } = await import('#shared/messages/events.ts');
 
 const acct = await accounts.createAccount({ name: 'SLA bench', plan: 'enterprise', ownerEmail: 'owner@sla-bench.example' });

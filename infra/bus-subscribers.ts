@@ -3,7 +3,7 @@ import { Archive, EventBusPolicy, type EventBus } from 'aws-cdk-lib/aws-events';
 import { CfnRegistry, CfnSchema } from 'aws-cdk-lib/aws-eventschemas';
 import { AccountPrincipal, PolicyStatement, StarPrincipal, type IPrincipal } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { PUBLISHED_EVENTS, PUBLISHED_SOURCES, registrySchema } from '#shared/events/bus-schemas.ts';
+import { PUBLISHED_EVENTS, PUBLISHED_SOURCES, registrySchema } from '#app/event-catalog.ts';
 import type { StageConfig } from './config.ts';
 
 /** What the bus policy lets a subscriber account do with the rules it created (besides creating them). */
@@ -14,7 +14,7 @@ export const SUBSCRIBER_RULE_ACTIONS = ['events:PutTargets', 'events:RemoveTarge
  * from their own AWS accounts) get besides the bus itself (docs/events.md,
  * "For EventBridge subscribers"):
  * - a schema registry with one JSONSchemaDraft4 schema per published
- *   detail-type, generated from the zod schemas (shared/events/bus-schemas.ts);
+ *   detail-type, generated from the zod schemas (app/event-catalog.ts);
  * - a bus policy that lets the stage's subscriber accounts (or organization)
  *   create rules on the bus for the published sources and manage the rules they
  *   created, as AWS documents for cross-account rules, and nothing else (no

@@ -1,11 +1,11 @@
 /**
  * `npm run docs:events`: refresh what docs/events.md shows from the code, the
- * table of published event schemas (shared/events/bus-schemas.ts) and the
+ * table of published event schemas (app/event-catalog.ts) and the
  * subscriber example (docs/examples/ticket-resolved-subscriber.ts); a unit
  * test fails while either is stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { withEventsDocSection } from '#shared/events/bus-schemas.ts';
+import { withEventsDocSection } from '#app/event-catalog.ts';
 
 export const EVENTS_DOC = 'docs/events.md';
 export const SUBSCRIBER_EXAMPLE = 'docs/examples/ticket-resolved-subscriber.ts';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { interfaceOf, takesIdempotencyKey, type RouteContract } from '#shared/http/contract.ts';
-import { TICKET_EVENT_TYPES, TicketEventDetailSchema, TicketEventPayloadSchemas } from '#shared/events/ticket-events.ts';
-import { PUBLISHED_EVENTS } from '#shared/events/bus-schemas.ts';
+import { TICKET_EVENT_TYPES, TicketEventDetailSchema, TicketEventPayloadSchemas } from '#shared/tickets/events.ts';
+import { PUBLISHED_EVENTS } from '#app/event-catalog.ts';
 import { WEBHOOK_TEST, WebhookTestEventSchema } from '#shared/webhooks/events.ts';
 import { allRoutes } from '../registry.ts';
 
@@ -168,7 +168,7 @@ export function openApiDocument(extra: { schemas?: Record<string, JsonSchema> } 
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, components);
   }
   // Event schemas (docs/events.md): what webhook receivers get, and the EventBridge detail of every event published
-  // on the bus, one per detail-type, from the generator that also fills the schema registry (shared/events/bus-schemas.ts).
+  // on the bus, one per detail-type, from the generator that also fills the schema registry (app/event-catalog.ts).
   convert(TicketEventDetailSchema, 'output', components);
   for (const e of PUBLISHED_EVENTS) convert(e.detail, 'output', components);
   const webhooks: Record<string, unknown> = {};

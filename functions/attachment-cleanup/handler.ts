@@ -2,7 +2,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { deleteTicketAttachments } from '#shared/attachments/cleanup.ts';
 import { eventConsumer } from '#shared/events/consumer.ts';
 import { sqs } from '#shared/events/sqs.ts';
-import { ticketRefDetailSchema } from '#shared/events/ticket-events.ts';
+import { ticketRefDetailSchema } from '#shared/tickets/events.ts';
 import { cleanupSettings } from './settings.ts';
 
 const queueUrl = cleanupSettings().ATTACHMENT_CLEANUP_QUEUE_URL;

@@ -1,6 +1,6 @@
 import { onTicketEvent } from '#shared/automations/service.ts';
 import { eventConsumer } from '#shared/events/consumer.ts';
-import { TicketEventDetailSchema } from '#shared/events/ticket-events.ts';
+import { TicketEventDetailSchema } from '#shared/tickets/events.ts';
 
 /** What the automations queue receives (rule ticket-events-to-automations). */
 const AutomationEventDetailSchema = TicketEventDetailSchema.extend({ event: TicketEventDetailSchema.shape.event.extract(['ticket.created', 'ticket.updated']) });

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { eventConsumer } from '#shared/events/consumer.ts';
-import { TicketEventDetailSchema, ticketRefDetailSchema } from '#shared/events/ticket-events.ts';
+import { TicketEventDetailSchema, ticketRefDetailSchema } from '#shared/tickets/events.ts';
 import { MessageCreatedDetailSchema } from '#shared/messages/event-schemas.ts';
 import * as sla from '#shared/sla/service.ts';
 import { TicketSchema } from '#shared/tickets/model.ts';

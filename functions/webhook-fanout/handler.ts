@@ -1,5 +1,5 @@
 import { eventConsumer } from '#shared/events/consumer.ts';
-import { TicketEventDetailSchema } from '#shared/events/ticket-events.ts';
+import { TicketEventDetailSchema } from '#shared/tickets/events.ts';
 import { fanOut } from '#shared/webhooks/delivery.ts';
 import { fanoutSettings } from './settings.ts';
 

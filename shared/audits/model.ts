@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { LinksSchema, PageMetaSchema } from '../ticket-fields/model.ts';
+import { LinksSchema, PageMetaSchema } from '../pagination/cursor-page.ts';
 
 /** What an audit can be about (decisions §15): tickets, and the account's settings. */
 export const AUDIT_RESOURCE_TYPES = ['ticket', 'user', 'api_key', 'webhook', 'automation', 'sla_policy', 'group', 'ticket_field', 'account'] as const;

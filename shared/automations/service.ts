@@ -5,7 +5,7 @@ import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { ConflictError, NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import type { BatchMemo } from '../events/consumer.ts';
-import type { TicketEventDetail } from '../events/ticket-events.ts';
+import type { TicketEventDetail } from '../tickets/events.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import { listAllFields, loadPatterns, optionIdsByValue } from '../ticket-fields/api.ts';

@@ -4,7 +4,7 @@ import * as z from 'zod';
  * The EventBridge `detail` envelope every domain event shares (ticket events
  * add `actor`): the event's own id, the account, what caused it, its name,
  * the time of the change and its `data`. One schema per event type is built
- * from it; shared/events/bus-schemas.ts publishes them.
+ * from it; app/event-catalog.ts publishes them.
  */
 export const detailEnvelope = {
   eventId: z.string().describe('evt_…: stable across retries, republishes and replays; deduplicate on it'),

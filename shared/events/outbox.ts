@@ -7,14 +7,12 @@ import { newId } from '../ids.ts';
 import { currentCorrelationId } from '../observability.ts';
 import type { EventDetail } from './detail.ts';
 import { boundDetail } from './entry-size.ts';
-import { TICKET_EVENT_SOURCE } from './ticket-event-names.ts';
-import type { TicketEventDetail, TicketEventPayload } from './ticket-events.ts';
 
 /** An outbox item as stored: the full EventBridge detail, fixed at write time so a republish is identical. */
 export interface OutboxRecord {
   eventId: string;
   accountId: string;
-  /** EventBridge source: support-desk.tickets unless the domain says otherwise. */
+  /** EventBridge source: the domain's own (support-desk.tickets, support-desk.messages, ...). */
   source: string;
   detailType: string;
   detail: EventDetail;
@@ -42,9 +40,9 @@ export const outboxItems = bindEntity<OutboxItem>(ENTITIES.outbox, {
   normalize: ({ state, parkedAt, parkReason, ...r }) => (state === 'parked' ? { ...r, state, parkedAt: parkedAt ?? undefined, parkReason: parkReason ?? undefined } : r),
 });
 
-/** Build the event detail for a payload (the id is minted here, once). */
-export function newEventDetail(accountId: string, payload: TicketEventPayload): TicketEventDetail {
-  return { eventId: newId('evt'), accountId, ...correlated(), ...payload } as TicketEventDetail;
+/** The event detail of a payload of a module's own shape (the id is minted here, once). */
+export function newEventDetail<P extends Pick<EventDetail, 'event' | 'timestamp' | 'data'>>(accountId: string, payload: P): P & Pick<EventDetail, 'eventId' | 'accountId' | 'correlationId'> {
+  return { eventId: newId('evt'), accountId, ...correlated(), ...payload };
 }
 
 const correlated = () => {
@@ -52,19 +50,19 @@ const correlated = () => {
   return correlationId ? { correlationId } : {};
 };
 
-/** A non-ticket domain event (same id scheme and shape). */
+/** A domain event of the common shape (ticket events add `actor`: newEventDetail). */
 export function newDomainEvent(accountId: string, event: string, data: Record<string, unknown>, timestamp = new Date().toISOString()): EventDetail {
   return { eventId: newId('evt'), accountId, ...correlated(), event, timestamp, data };
 }
 
 /**
- * The writes that record events in the same transaction as the ticket change
+ * The writes that record events of `source` in the same transaction as the change
  * (transactional outbox). The table stream feeds the publisher; pending items
  * are also indexed (OUTBOX_INDEX, sharded) so a sweeper can republish anything
  * a crash left behind. Each event is bounded here, once, so that it is
  * publishable whatever the ticket holds and every republish is identical.
  */
-export function outboxWrites(details: EventDetail[], source: string = TICKET_EVENT_SOURCE): TxWrite[] {
+export function outboxWrites(details: EventDetail[], source: string): TxWrite[] {
   return details.map((given) => {
     const detail = boundDetail(given, source);
     const record: OutboxRecord = { eventId: detail.eventId, accountId: detail.accountId, source, detailType: detail.event, detail, createdAt: detail.timestamp };

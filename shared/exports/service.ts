@@ -1,10 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
-import { exportContacts } from '../contacts/service.ts';
 import { BadRequestError } from '../domain/errors.ts';
-import { exportOrganizations } from '../organizations/service.ts';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
-import { exportTickets } from '../tickets/service.ts';
-import { exportUsers } from '../users/service.ts';
 import type { ExportQuery } from './model.ts';
 import { changePage, isTombstone, TOMBSTONE_DAYS, type ExportKind } from './repository.ts';
 
@@ -22,17 +18,18 @@ export const SETTLE_MS = 10_000;
 const CURSOR_DAYS = TOMBSTONE_DAYS;
 
 type Exported = { id: string; updatedAt: string; object: unknown };
-const OBJECTS: Record<ExportKind, (accountId: string, items: Record<string, unknown>[]) => Promise<Exported[]>> = {
-  ticket: exportTickets,
-  contact: exportContacts,
-  organization: exportOrganizations,
-  user: exportUsers,
-};
+/**
+ * A kind's feed: the records of its change-index entries as its GET answers
+ * them. Each exported module owns its feed (its service's export function);
+ * the history function assembles them (shared/history/feeds.ts), so this module
+ * stays below the modules that write tombstones through it.
+ */
+export type ExportFeed = (accountId: string, items: Record<string, unknown>[]) => Promise<Exported[]>;
 
 /** The smallest string above `s`: the position just after an entry, for an inclusive range. */
 const justAfter = (s: string) => `${s}\u0000`;
 
-export async function exportPage(p: Principal, kind: ExportKind, q: ExportQuery, now = Date.now()) {
+export async function exportPage(p: Principal, kind: ExportKind, feed: ExportFeed, q: ExportQuery, now = Date.now()) {
   const list = `export:${kind}`;
   let lo: string;
   if (q.cursor) {
@@ -45,7 +42,7 @@ export async function exportPage(p: Principal, kind: ExportKind, q: ExportQuery,
   const hi = new Date(now - SETTLE_MS).toISOString();
   const page = lo > hi ? { items: [] as Record<string, unknown>[], resumeAfter: undefined, more: false } : await changePage(p.accountId, kind, lo, hi, q.page_size);
   const records = page.items.filter((i) => !isTombstone(i));
-  const objects = new Map((await OBJECTS[kind](p.accountId, records)).map((o) => [o.id, o]));
+  const objects = new Map((await feed(p.accountId, records)).map((o) => [o.id, o]));
   const items = page.items.map((i) => {
     if (isTombstone(i)) return { id: String(i.id), updatedAt: String(i.updatedAt), deleted: true as const };
     const o = objects.get(String(i.id))!;

@@ -1,15 +1,14 @@
 import * as z from 'zod';
 import { defineRoutes } from '../http/contract.ts';
+import { LinksSchema, PageMetaSchema } from '../pagination/cursor-page.ts';
 import {
   CreateOptionBodySchema,
   CreateTicketFieldBodySchema,
   FieldIdParamsSchema,
   FieldOptionsParamsSchema,
-  LinksSchema,
   ListTicketFieldsQuerySchema,
   OptionParamsSchema,
   OptionSchema,
-  PageMetaSchema,
   TicketFieldSchema,
   UpdateOptionBodySchema,
   UpdateTicketFieldBodySchema,

@@ -105,6 +105,3 @@ export const FieldIdParamsSchema = z.object({ id });
 // API Gateway allows one variable name per path level, so the field is `{id}` under /ticket_fields in every route.
 export const FieldOptionsParamsSchema = z.object({ id });
 export const OptionParamsSchema = z.object({ id, optionId: id });
-
-export const PageMetaSchema = z.object({ pageSize: z.number().int(), hasMore: z.boolean() });
-export const LinksSchema = z.object({ next: z.string().nullable().describe('Relative path of the next page (all query parameters kept, plus after=<cursor>), or null') });

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineRoutes } from '../http/contract.ts';
-import { LinksSchema, PageMetaSchema } from '../ticket-fields/model.ts';
+import { LinksSchema, PageMetaSchema } from '../pagination/cursor-page.ts';
 import { CreateTicketBodySchema, ListTicketsQuerySchema, TicketIdParamsSchema, TicketSchema, UpdateTicketBodySchema } from './model.ts';
 
 const BASE = '/helpdesk/api/v1/tickets';

@@ -1,9 +1,12 @@
 import type { AuditChange } from '../audits/model.ts';
 import { newEventDetail } from '../events/outbox.ts';
-import type { TicketEventDetail } from '../events/ticket-events.ts';
+import type { TicketEventDetail, TicketEventPayload } from './events.ts';
 import type { CustomFieldValue } from '../ticket-fields/values.ts';
 import type { Ticket, UpdateTicketInput } from './model.ts';
 import type { TicketRecord } from './repository.ts';
+
+/** A ticket event's detail: the payload, its id (minted here, once) and the account. */
+export const newTicketEvent = (accountId: string, payload: TicketEventPayload): TicketEventDetail => newEventDetail(accountId, payload) as TicketEventDetail;
 
 /**
  * The rules of a ticket change as pure functions (no I/O): what a PUT makes
@@ -34,17 +37,17 @@ export function changeEvents(accountId: string, before: TicketRecord, after: Tic
     updatedFields.customFields = { from: before.customFields.filter((e) => !same(e, after.customFields)), to: after.customFields.filter((e) => !same(e, before.customFields)) };
   }
   if (!Object.keys(updatedFields).length) return [];
-  const events = [newEventDetail(accountId, { event: 'ticket.updated', timestamp: at, data: { ticket: { id: after.id, updatedFields } } })];
+  const events = [newTicketEvent(accountId, { event: 'ticket.updated', timestamp: at, data: { ticket: { id: after.id, updatedFields } } })];
   if (updatedFields.assigneeId) {
     events.push(
-      newEventDetail(accountId, {
+      newTicketEvent(accountId, {
         event: 'ticket.assignment.changed',
         timestamp: at,
         data: { ticket: { id: after.id, updatedFields: { assigneeId: { from: before.assigneeId, to: after.assigneeId } } } },
       }),
     );
   }
-  if (updatedFields.status && after.status === 'resolved') events.push(newEventDetail(accountId, { event: 'ticket.resolved', timestamp: at, data: { ticket: toTicketDto(after) } }));
+  if (updatedFields.status && after.status === 'resolved') events.push(newTicketEvent(accountId, { event: 'ticket.resolved', timestamp: at, data: { ticket: toTicketDto(after) } }));
   return actor ? events.map((e) => ({ ...e, actor })) : events;
 }
 

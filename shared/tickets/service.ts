@@ -5,10 +5,10 @@ import { requesterWrites } from '../contacts/service.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
-import { newEventDetail, outboxWrites } from '../events/outbox.ts';
+import { outboxWrites } from '../events/outbox.ts';
 import { tombstoneWrite } from '../exports/api.ts';
 import { checkGroup, OPEN_STATUSES, ticketGroupChange } from '../groups/service.ts';
-import type { TicketEventDetail } from '../events/ticket-events.ts';
+import { TICKET_EVENT_SOURCE, type TicketEventDetail } from './events.ts';
 import { newId } from '../ids.ts';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { listAllFields, optionIdsByValue, optionUsageWrite, type FieldRecord } from '../ticket-fields/api.ts';
@@ -16,7 +16,7 @@ import { loadPatternsFor, mergeCustomFields, optionValuesOf, type CustomFieldVal
 import { findUser as getUser } from '../users/api.ts';
 import type { CreateTicketInput, ListTicketsQuery, UpdateTicketInput } from './model.ts';
 import * as repo from './repository.ts';
-import { appliedUpdate, changeEvents, ticketChanges, toTicketDto } from './rules.ts';
+import { appliedUpdate, changeEvents, newTicketEvent, ticketChanges, toTicketDto } from './rules.ts';
 import type { TicketFilter, TicketRecord } from './repository.ts';
 
 export { toTicketDto };
@@ -126,7 +126,7 @@ async function createTicketOnce(p: Principal | MailCaller, input: CreateTicketIn
     updatedAt: at,
     version: 1,
   };
-  const events: TicketEventDetail[] = [newEventDetail(p.accountId, { event: 'ticket.created', timestamp: at, data: { ticket: toTicketDto(ticket) } })];
+  const events: TicketEventDetail[] = [newTicketEvent(p.accountId, { event: 'ticket.created', timestamp: at, data: { ticket: toTicketDto(ticket) } })];
   // Distribution assigns after creation, as a manual assignment would: ticket.updated and ticket.assignment.changed follow ticket.created.
   const distribution = await ticketGroupChange(p.accountId, null, ticket, { group });
   const created = distribution.assigneeId ? { ...ticket, assigneeId: distribution.assigneeId } : ticket;
@@ -135,7 +135,7 @@ async function createTicketOnce(p: Principal | MailCaller, input: CreateTicketIn
   // Two audits when distribution assigns, as two sets of events: the caller's create, then the distribution's assignment.
   const audits = [ticketAudit(null, ticket, fields, contextOf(p, opts.context))];
   if (distribution.assigneeId) audits.push(ticketAudit(ticket, created, fields, { via: 'distribution', actor: SYSTEM_ACTOR }));
-  await repo.createTicket(created, [...usage, ...requester, ...distribution.writes, ...outboxWrites(events), ...audits, ...(opts.related?.(created) ?? [])]);
+  await repo.createTicket(created, [...usage, ...requester, ...distribution.writes, ...outboxWrites(events, TICKET_EVENT_SOURCE), ...audits, ...(opts.related?.(created) ?? [])]);
   return created;
 }
 
@@ -245,7 +245,7 @@ export async function planTicketUpdate(p: Caller, id: string, given: TicketEdit,
       ...usage,
       ...(await requesterChangeWrites(p.accountId, current, next)),
       ...group.writes,
-      ...outboxWrites(events),
+      ...outboxWrites(events, TICKET_EVENT_SOURCE),
       ticketAudit(current, next, fields, contextOf(p, context)),
     ],
   };
@@ -270,7 +270,7 @@ export function deleteTicket(p: Principal, id: string, context?: Partial<ChangeC
     const current = await getTicket(p, id);
     const fields = current.customFields.length ? await fieldMap(p.accountId) : new Map<string, FieldRecord>();
     const usage = await optionUsageWrites(p.accountId, fields, current.customFields, [], []);
-    const event = newEventDetail(p.accountId, { event: 'ticket.deleted', timestamp: new Date().toISOString(), data: { ticket: { id } } });
+    const event = newTicketEvent(p.accountId, { event: 'ticket.deleted', timestamp: new Date().toISOString(), data: { ticket: { id } } });
     const group = await ticketGroupChange(p.accountId, current, null);
     const at = event.timestamp;
     const gone = { ...current, updatedAt: at, version: current.version + 1 };
@@ -278,7 +278,7 @@ export function deleteTicket(p: Principal, id: string, context?: Partial<ChangeC
       ...usage,
       ...(await requesterChangeWrites(p.accountId, current, null)),
       ...group.writes,
-      ...outboxWrites([event]),
+      ...outboxWrites([event], TICKET_EVENT_SOURCE),
       ticketAudit(current, gone, fields, contextOf(p, context), { deleted: true }),
       tombstoneWrite('ticket', p.accountId, id, at),
     ]);
@@ -292,7 +292,7 @@ async function applySystemChange(current: TicketRecord, next: TicketRecord, grou
     repo.replaceTicketWrite(next, current.version),
     ...repo.ticketWordWrites(current, next),
     ...groupWrites,
-    ...outboxWrites(events),
+    ...outboxWrites(events, TICKET_EVENT_SOURCE),
     ticketAudit(current, next, new Map(), { via: 'distribution', actor: SYSTEM_ACTOR }),
   ]);
 }

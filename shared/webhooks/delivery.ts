@@ -4,7 +4,7 @@ import type { BatchMemo } from '../events/consumer.ts';
 import { METRICS } from '../events/metrics.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
 import { sqs } from '../events/sqs.ts';
-import type { TicketEventDetail, TicketEventPayload } from '../events/ticket-events.ts';
+import type { TicketEventDetail, TicketEventPayload } from '../tickets/events.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import { currentCorrelationId, recordMetric } from '../observability.ts';

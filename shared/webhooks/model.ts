@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { TICKET_EVENT_TYPES } from '../events/ticket-event-names.ts';
+import { TICKET_EVENT_TYPES } from '../tickets/event-names.ts';
 import { plainText } from '../text.ts';
 import { DISABLED_REASONS, WEBHOOK_TEST } from './events.ts';
 

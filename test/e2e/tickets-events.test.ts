@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TicketEventDetailSchema, TicketEventPayloadSchemas, type TicketEventType } from '#shared/events/ticket-events.ts';
+import { TicketEventDetailSchema, TicketEventPayloadSchemas, type TicketEventType } from '#shared/tickets/events.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, newTicket, outboxItems, TICKETS, type Desk, type Json } from '../support/desk.ts';
 

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { fileSqsEndpoint } from '../support/file-sqs.ts';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_TABLE } from '../../local/stack.ts';
-import { TicketEventPayloadSchemas, type TicketEventType } from '#shared/events/ticket-events.ts';
+import { TicketEventPayloadSchemas, type TicketEventType } from '#shared/tickets/events.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { useGateway, type TestAccount } from '../support/api.ts';
 import { useReceiver, type Script } from '../fixtures/webhook-receiver.ts';

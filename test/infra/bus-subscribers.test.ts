@@ -5,7 +5,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { BusSubscribers, SUBSCRIBER_RULE_ACTIONS } from '../../infra/bus-subscribers.ts';
 import { SupportDeskStack } from '../../infra/stack.ts';
-import { PUBLISHED_EVENTS, PUBLISHED_SOURCES, registrySchema } from '#shared/events/bus-schemas.ts';
+import { PUBLISHED_EVENTS, PUBLISHED_SOURCES, registrySchema } from '#app/event-catalog.ts';
 import { testStage } from '../support/stage.ts';
 
 /** The service's stack of a stage (bundling skipped), its template and its nested subscriber stack's. */

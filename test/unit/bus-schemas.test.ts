@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PUBLISHED_EVENTS, PUBLISHED_SOURCES, registrySchema } from '#shared/events/bus-schemas.ts';
+import { PUBLISHED_EVENTS, PUBLISHED_SOURCES, registrySchema } from '#app/event-catalog.ts';
 import { openApiDocument } from '#app/openapi/document.ts';
 import { RULES } from '#app/topology.ts';
 import { currentEventsDoc, EVENTS_DOC, SUBSCRIBER_EXAMPLE } from '../../scripts/event-docs.ts';

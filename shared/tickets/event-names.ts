@@ -2,7 +2,7 @@
  * The names of ticket events, without their schemas: what publishing,
  * routing and subscribing need. Building the payload schemas (and the ticket
  * schema inside them) is work at import that only validation and the OpenAPI
- * document use (`ticket-events.ts`).
+ * document use (`events.ts`).
  */
 
 /** EventBridge source of every ticket event (decisions §7). */

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { TicketSchema } from '../tickets/model.ts';
-import { TICKET_EVENT_TYPES, type TicketEventType } from './ticket-event-names.ts';
+import { TicketSchema } from './model.ts';
+import { TICKET_EVENT_TYPES, type TicketEventType } from './event-names.ts';
 
-export { TICKET_EVENT_SOURCE, TICKET_EVENT_TYPES, type TicketEventType } from './ticket-event-names.ts';
+export { TICKET_EVENT_SOURCE, TICKET_EVENT_TYPES, type TicketEventType } from './event-names.ts';
 
 const timestamp = z.iso.datetime({ precision: 3 }).describe('ISO 8601 UTC with milliseconds');
 const change = z.object({ from: z.unknown(), to: z.unknown() });
@@ -74,7 +74,7 @@ const idOnly = z.object({ ticket: z.object({ id: z.string() }) }).describe('Last
 /**
  * The EventBridge `detail` of each ticket event type: the detail envelope with
  * that type's `data` (the webhook payload's), as the schema registry, the
- * OpenAPI document and docs/events.md publish it (shared/events/bus-schemas.ts).
+ * OpenAPI document and docs/events.md publish it (app/event-catalog.ts).
  */
 export const TicketEventDetailSchemas = Object.fromEntries(
   TICKET_EVENT_TYPES.map((type) => {

@@ -5,7 +5,7 @@ import { defineRoutes } from '../http/contract.ts';
 import { OrganizationSchema } from '../organizations/model.ts';
 import { TicketSchema } from '../tickets/model.ts';
 import { UserSchema } from '../users/model.ts';
-import { AccountAuditsQuerySchema, AuditListSchema, AuditTicketParamsSchema, TicketAuditsQuerySchema } from './model.ts';
+import { AccountAuditsQuerySchema, AuditListSchema, AuditTicketParamsSchema, TicketAuditsQuerySchema } from '../audits/model.ts';
 
 const V1 = '/helpdesk/api/v1';
 
