@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { interfaceOf, takesIdempotencyKey, type RouteContract } from '#shared/http/contract.ts';
+import { errorStatuses, interfaceOf, takesIdempotencyKey, type RouteContract } from '#shared/http/contract.ts';
 import { TICKET_EVENT_TYPES, TicketEventDetailSchema, TicketEventPayloadSchemas } from '#shared/tickets/events.ts';
 import { PUBLISHED_EVENTS } from '#app/event-catalog.ts';
 import { WEBHOOK_TEST, WebhookTestEventSchema } from '#shared/webhooks/events.ts';
@@ -20,7 +20,7 @@ const HelpdeskError = z
 const STATUS_TEXT: Record<number, string> = {
   400: 'Malformed request or invalid query parameters',
   401: 'Missing, malformed or refused credentials',
-  403: 'Valid credentials, role too low',
+  403: 'Valid credentials, but the role is too low or the API key lacks the scope',
   404: 'Not found',
   409: 'Conflict with current state or an existing record',
   413: 'Body over 1 MiB',
@@ -130,9 +130,7 @@ const IDEMPOTENCY_PARAMETER = {
 
 function operation(route: RouteContract, components: Record<string, JsonSchema>) {
   const errorRef = { $ref: `#/components/schemas/${interfaceOf(route.path) === 'playbook' ? 'PlaybookError' : 'HelpdeskError'}` };
-  const statuses = new Set([...(route.errors ?? []), ...(route.public ? [] : [401]), 413, 429, 500, 503]);
   const counted = !route.public;
-  if (route.body) statuses.add(400);
   const responses: Record<string, unknown> = {
     [route.success.status]: {
       description: route.success.description,
@@ -140,7 +138,7 @@ function operation(route: RouteContract, components: Record<string, JsonSchema>)
       ...(route.success.schema ? { content: { 'application/json': { schema: convert(route.success.schema, 'output', components) } } } : {}),
     },
   };
-  for (const s of [...statuses].sort()) responses[s] = { description: STATUS_TEXT[s] ?? 'Error', headers: responseHeaders(s, counted), content: { 'application/json': { schema: errorRef } } };
+  for (const s of errorStatuses(route)) responses[s] = { description: STATUS_TEXT[s] ?? 'Error', headers: responseHeaders(s, counted), content: { 'application/json': { schema: errorRef } } };
   return {
     operationId: route.operationId,
     summary: route.summary,

@@ -36,7 +36,7 @@ export interface RouteContract {
   success: { status: 200 | 201 | 202 | 204; description: string; schema?: z.ZodType };
   /** A POST answering 202 that creates something to poll (a bulk job): it takes an Idempotency-Key like a 201 create. */
   creates?: boolean;
-  /** Error statuses the endpoint can answer besides 401/429/413/500, for the OpenAPI document. */
+  /** Error statuses the route's own rules can answer (its service's refusals); those of its shape come from errorStatuses. */
   errors?: readonly number[];
   /** Answer fields shown only once (a new credential's secret): an Idempotency-Key repeat answers the first answer without them, and they are never stored. */
   shownOnce?: readonly string[];
@@ -64,3 +64,27 @@ export const MISSING_CREDENTIALS_MESSAGE = 'Missing credentials: send Authorizat
 
 /** Creates (POST answering 201, or 202 with a job to poll) take an optional Idempotency-Key (decisions §3). */
 export const takesIdempotencyKey = (route: RouteContract) => route.method === 'POST' && (route.success.status === 201 || (route.success.status === 202 && route.creates === true));
+
+/**
+ * Every error status a route can answer (each route lists them all in the OpenAPI document): its own `errors`, and
+ * what the gateway and the middleware stack (shared/http/middleware.ts) answer any route of its shape:
+ * - always: 413 (body over 1 MiB), 429 (rate limit, or a public route's stage throttle), 500, 503 (store busy,
+ *   authorizer failure); 401 (credentials) unless the route is public;
+ * - 403 where an API key is accepted (its scopes may not cover the route) or a role is needed (not on a public route);
+ * - 404 where the path has ids (an id that cannot exist is not found);
+ * - 400 where there is a query or a body (malformed JSON, not an object, missing wrapper, bad query), and for
+ *   invalid values of a body: 400 in user management, 422 in the support desk (decisions §3);
+ * - where an Idempotency-Key is taken: 400 (malformed key), 409 (the first still running), and the invalid-values
+ *   status (the same key with another body).
+ */
+export function errorStatuses(route: RouteContract): number[] {
+  const statuses = new Set<number>([413, 429, 500, 503, ...(route.errors ?? [])]);
+  const invalidValues = interfaceOf(route.path) === 'playbook' ? 400 : 422;
+  if (!route.public) statuses.add(401);
+  if (!route.public && (route.auth !== 'session' || route.access)) statuses.add(403);
+  if (route.params) statuses.add(404);
+  if (route.query) statuses.add(400);
+  if (route.body) statuses.add(400).add(invalidValues);
+  if (takesIdempotencyKey(route)) statuses.add(400).add(409).add(invalidValues);
+  return [...statuses].sort((a, b) => a - b);
+}

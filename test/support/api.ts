@@ -1,6 +1,7 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Plan } from '#shared/auth/principal.ts';
 import type { GatewayExtras } from '../../local/gateway.ts';
+import { recordAnswer, undocumentedAnswers } from './documented.ts';
 import { localLambda } from './lambda.ts';
 
 export interface Response<T = any> {
@@ -30,6 +31,8 @@ export function useGateway(extras: GatewayExtras = {}): { url: () => string; cli
     close = gw.close;
   });
   afterAll(async () => close?.());
+  // Every answer this file drew is one its operation lists (a Prism proxy's check, in process).
+  afterAll(() => expect(undocumentedAnswers(), 'answers the OpenAPI document does not list').toEqual([]));
   return {
     url: () => url,
     client: {
@@ -41,6 +44,7 @@ export function useGateway(extras: GatewayExtras = {}): { url: () => string; cli
         else if (opts.body !== undefined) body = JSON.stringify(opts.body);
         if (body !== undefined) headers['Content-Type'] ??= 'application/json';
         const res = await fetch(url + path, { method, headers, body });
+        recordAnswer(method, path, res.status);
         const text = await res.text();
         let parsed: unknown;
         try {
