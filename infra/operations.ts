@@ -9,7 +9,7 @@ import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { OLDEST_MESSAGE_ALARM_SECONDS, QUEUES } from '#app/topology.ts';
-import { METRICS } from '#shared/events/metrics.ts';
+import { METRICS } from '#shared/metrics.ts';
 import { metricDimensions } from '#shared/service.ts';
 import type { StageConfig } from './config.ts';
 import type { StackFunction } from './functions.ts';
@@ -200,7 +200,7 @@ export class Operations {
     });
   }
 
-  /** A metric the functions write (shared/events/metrics.ts), of this stack. */
+  /** A metric the functions write (shared/metrics.ts), of this stack. */
   private serviceMetric(metricName: string, statistic: string, period?: Duration): Metric {
     return new Metric({ namespace: 'SupportDesk', metricName, dimensionsMap: metricDimensions(this.scope.stackName), statistic, period });
   }

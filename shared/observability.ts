@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { MetricName } from './events/metrics.ts';
+import type { MetricName } from './metrics.ts';
 import { SERVICE_NAME } from './service.ts';
 import { observabilitySettings } from './settings.ts';
 

@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { authenticate } from '#shared/auth/authenticate.ts';
+import { authenticate } from '#shared/accounts/authenticate.ts';
 import { principalContext } from '#shared/auth/principal.ts';
 import { UnauthorizedError } from '#shared/domain/errors.ts';
 import { isStoreUnavailable } from '#shared/http/error-map.ts';

@@ -1,5 +1,5 @@
 import { configuredBus } from '#shared/events/bus.ts';
-import { METRICS } from '#shared/events/metrics.ts';
+import { METRICS } from '#shared/metrics.ts';
 import { logger } from '#shared/logger.ts';
 import { recordMetric } from '#shared/observability.ts';
 import { oldestPendingAgeSeconds, sweepOutbox } from '#shared/events/publisher.ts';

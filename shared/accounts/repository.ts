@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { keyDefaults, keyLookupDelete, keyLookupPut, keyLookupUpdate, keyLookupUseWrite, API_KEY_FIELDS, API_KEY_RENAMES, type ApiKeyRecord, type KeyPrincipal } from '../auth/key-lookups.ts';
 import type { Plan } from '../auth/principal.ts';
-import { SCOPES, type Scope } from '../auth/scopes.ts';
 import { ddb, tableName } from '../db/client.ts';
 import { bindEntity, conditions, type Condition, type QueryOptions } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
@@ -19,61 +19,19 @@ export interface AccountRecord {
   usageKeyId?: string;
 }
 
-export interface ApiKeyRecord {
-  keyId: string;
-  accountId: string;
-  userId: string;
-  name: string;
-  hash: string;
-  createdAt: string;
-  /** What the key may do on top of its user's role (decisions §18); keys stored before scopes read back with all four. */
-  scopes: Scope[];
-  /** When the key stops working (ISO 8601), or null: never. */
-  expiresAt: string | null;
-  /** When the key was first used in the latest hour it was used (recordApiKeyUse), or null. */
-  lastUsedAt: string | null;
-}
-
 /** Most active API keys one user may hold: every role/status change rewrites each key's lookup in one transaction. */
 export const MAX_KEYS_PER_USER = 20;
-
-/**
- * What the authorizer needs, copied onto the key's hash lookup so that one
- * GetItem resolves a presented key. Kept in step in the same transactions
- * that change the user's role or status (users service), delete the user,
- * revoke the key, or change the account's plan (updateAccount).
- */
-export interface KeyPrincipal {
-  role: UserRecord['role'];
-  status: UserRecord['status'];
-  plan: Plan;
-  usageKeyValue?: string;
-}
-
-export type ApiKeyLookup = ApiKeyRecord & Partial<KeyPrincipal>;
 
 /** Attributes an item may lack are undefined on the record, as they were before it was read. */
 const withoutNulls = <R extends object>(r: R): R => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== null)) as R;
 
-const API_KEY_FIELDS = ['keyId', 'accountId', 'userId', 'name', 'hash', 'createdAt', 'scopes', 'expiresAt', 'lastUsedAt'] as const;
-/** `expiresAt` is the table's TTL attribute (epoch seconds): a key's expiry is stored under its own name, and the item is kept. */
-const API_KEY_RENAMES = { expiresAt: 'keyExpiresAt' } as const;
-/** Keys stored before scopes and expiry read back with every scope and no expiry (and no use recorded). */
-const keyDefaults = <R extends Partial<ApiKeyRecord>>(r: R): R => ({ ...r, scopes: r.scopes ?? [...SCOPES], expiresAt: r.expiresAt ?? null, lastUsedAt: r.lastUsedAt ?? null });
-
 const accounts = bindEntity<AccountRecord>(ENTITIES.account, { fields: ['accountId', 'name', 'plan', 'createdAt', 'usageKeyValue', 'usageKeyId'], normalize: withoutNulls });
-// Lookups written before they carried the principal lack it: the authorizer then reads user and account.
-const keyLookups = bindEntity<ApiKeyLookup>(ENTITIES.apiKeyHash, {
-  fields: [...API_KEY_FIELDS, 'role', 'status', 'plan', 'usageKeyValue'],
-  renames: API_KEY_RENAMES,
-  normalize: (r) => keyDefaults(withoutNulls(r)),
-});
 const apiKeys = bindEntity<ApiKeyRecord & { revokedAt: string | null }>(ENTITIES.apiKey, { fields: [...API_KEY_FIELDS, 'revokedAt'], renames: API_KEY_RENAMES, normalize: keyDefaults });
 const demoMarkers = bindEntity<{ accountId: string; userId: string }>(ENTITIES.demoMarker, { fields: ['accountId', 'userId'] });
 
 /** The writes that store an API key: its global hash lookup (carrying the principal) and its record under the account. */
 function putApiKeyWrites(k: ApiKeyRecord, principal: KeyPrincipal): TxWrite[] {
-  return [keyLookups.put({ ...k, ...principal }, conditions.absent()), apiKeys.put({ ...k, revokedAt: null }, conditions.absent())];
+  return [keyLookupPut(k, principal), apiKeys.put({ ...k, revokedAt: null }, conditions.absent())];
 }
 
 /** Create an account with its owner, the owner guard and the owner's first API key, in one transaction; `related` (its audits) commits with it. */
@@ -132,9 +90,6 @@ const withoutUndefined = (o: object) => Object.fromEntries(Object.entries(o).fil
 /** A revoked key's lookup is gone and must stay gone. */
 class LookupGoneError extends Error {}
 
-/** Set role, status, plan or usage key on live key lookups (not on revoked ones). */
-const lookupUpdate = (hash: string, values: Partial<KeyPrincipal>, error: () => Error): TxWrite => keyLookups.updateAttributes({ hash }, { set: withoutUndefined(values) }, conditions.present(error));
-
 /**
  * Copy plan and usage key onto every live key lookup of the account. Not one
  * transaction (an account may hold more keys than a transaction can); it runs
@@ -149,22 +104,12 @@ async function copyAccountToKeyLookups(accountId: string, values: Partial<Pick<K
   await Promise.all(
     records.map(async ({ hash }) => {
       try {
-        await writeNow(lookupUpdate(hash, values, () => new LookupGoneError()));
+        await writeNow(keyLookupUpdate(hash, values, () => new LookupGoneError()));
       } catch (err) {
         if (!(err instanceof LookupGoneError)) throw err;
       }
     }),
   );
-}
-
-/** The writes that give the user's key lookups a new role or status, in the user's transaction; a lookup revoked meanwhile fails it. */
-export function apiKeyLookupWrites(hashes: readonly string[], values: Partial<Pick<KeyPrincipal, 'role' | 'status'>>): TxWrite[] {
-  return hashes.map((hash) => lookupUpdate(hash, values, () => new ConflictError("The user's API keys changed concurrently; retry the request")));
-}
-
-/** The writes that delete a user's key lookups with the user: its keys stop working with it. */
-export function apiKeyLookupDeletes(hashes: readonly string[]): TxWrite[] {
-  return hashes.map((hash) => keyLookups.delete({ hash }));
 }
 
 /**
@@ -190,11 +135,6 @@ export async function putApiKey(k: ApiKeyRecord, user: UserRecord, account: Acco
     accounts.check({ accountId: account.accountId }, accountUnchanged),
     ...related,
   ]);
-}
-
-/** Resolve a presented key by its hash: the authorizer's one read. */
-export async function getApiKeyByHash(hash: string): Promise<ApiKeyLookup | null> {
-  return keyLookups.get({ hash });
 }
 
 export async function getApiKey(accountId: string, keyId: string): Promise<(ApiKeyRecord & { revokedAt: string | null }) | null> {
@@ -225,14 +165,8 @@ export async function listLiveApiKeys(accountId: string, userId?: string): Promi
  * condition is a ConflictError: someone recorded this hour already.
  */
 export async function recordApiKeyUse(k: Pick<ApiKeyRecord, 'hash' | 'accountId' | 'keyId'>, at: string, hourStart: string): Promise<void> {
-  const olderThanHour: Condition = {
-    expr: 'attribute_exists(pk) AND (attribute_not_exists(#used) OR attribute_type(#used, :null) OR #used < :hour)',
-    names: { '#used': 'lastUsedAt' },
-    values: { ':null': 'NULL', ':hour': hourStart },
-    error: () => new ConflictError('The key use of this hour is recorded already'),
-  };
   await transactWrite([
-    keyLookups.updateAttributes({ hash: k.hash }, { set: { lastUsedAt: at } }, olderThanHour),
+    keyLookupUseWrite(k.hash, at, hourStart),
     apiKeys.updateAttributes(
       { accountId: k.accountId, keyId: k.keyId },
       { set: { lastUsedAt: at } },
@@ -260,7 +194,7 @@ export async function revokeApiKey(k: ApiKeyRecord & { revokedAt: string | null 
         error: () => new ConflictError('The API key was revoked concurrently'),
       };
   await transactWrite([
-    keyLookups.delete({ hash: k.hash }),
+    keyLookupDelete(k.hash),
     // The record is written with revokedAt null, which if_not_exists would keep: the first revocation sets it, a repeat keeps it.
     apiKeys.updateAttributes(k, { set: { revokedAt: k.revokedAt ?? at } }, stillLive),
     ...(user ? [removeApiKeyHashWrite(user, k.hash, () => new ConflictError('The user changed concurrently; retry'))] : []),

@@ -1,6 +1,7 @@
 import type { AuditActor, AuditChange } from '../audits/model.ts';
 import { auditWrite, diffFields, SYSTEM_ACTOR, userActor } from '../audits/service.ts';
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
+import type { ApiKeyRecord } from '../auth/key-lookups.ts';
 import { flushAuthorizerCache } from '../auth/authorizer-cache.ts';
 import { signSessionToken } from '../auth/jwt.ts';
 import type { Plan, Principal } from '../auth/principal.ts';
@@ -13,7 +14,7 @@ import { findUser } from '../users/api.ts';
 import { newUserRecord, recordLogin, toUserDto, userAuditWrites } from '../users/service.ts';
 import type { ApiKeyDto, CreateApiKeyBody } from './model.ts';
 import * as repo from './repository.ts';
-import type { AccountRecord, ApiKeyRecord } from './repository.ts';
+import type { AccountRecord } from './repository.ts';
 
 /** Default lifetime of a session token issued by the admin CLI. */
 export const DEFAULT_SESSION_TTL_SECONDS = 12 * 60 * 60;
@@ -48,7 +49,7 @@ export interface KeyLimits {
 
 function newApiKey(accountId: string, userId: string, name: string, limits: KeyLimits = {}) {
   const apiKey = generateApiKey();
-  const record: repo.ApiKeyRecord = {
+  const record: ApiKeyRecord = {
     keyId: newId('key'),
     accountId,
     userId,

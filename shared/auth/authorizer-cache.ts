@@ -1,4 +1,4 @@
-import { METRICS } from '../events/metrics.ts';
+import { METRICS } from '../metrics.ts';
 import { logger } from '../logger.ts';
 import { recordMetric } from '../observability.ts';
 import { authorizerCacheSettings } from './settings.ts';

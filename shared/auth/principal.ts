@@ -3,6 +3,8 @@ import { encodeScopes, SCOPES } from './scopes.ts';
 
 export const USER_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
+export const USER_STATUSES = ['active', 'invited', 'suspended'] as const;
+export type UserStatus = (typeof USER_STATUSES)[number];
 export const PLANS = ['free', 'paid', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 export type DeskRole = 'viewer' | 'agent' | 'admin';

@@ -1,4 +1,4 @@
-import { METRICS } from '../events/metrics.ts';
+import { METRICS } from '../metrics.ts';
 import { logger } from '../logger.ts';
 import { getMessageRecord, setEmailDelivery } from '../messages/api.ts';
 import { recordMetric } from '../observability.ts';

@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { logger } from '../logger.ts';
 import { correlationIdFrom, recordMetric, withCorrelation } from '../observability.ts';
 import type { EventDetail } from './detail.ts';
-import { METRICS } from './metrics.ts';
+import { METRICS } from '../metrics.ts';
 import { consumerSettings } from './settings.ts';
 import { queueUrlFromArn, sqs } from './sqs.ts';
 

@@ -10,7 +10,7 @@ import { logger } from '../logger.ts';
 import { recordMetric } from '../observability.ts';
 import type { BusEntry, EventBusPort } from './bus.ts';
 import { boundDetail, entrySize, MAX_ENTRY_BYTES } from './entry-size.ts';
-import { METRICS } from './metrics.ts';
+import { METRICS } from '../metrics.ts';
 import { outboxItems, type OutboxItem, type OutboxRecord } from './outbox.ts';
 import { escapeForTransport } from './transport.ts';
 

@@ -9,7 +9,7 @@ import { consume, RateLimitExceededError, type RateLimitState } from '../ratelim
 import { interfaceOf, routeKey, takesIdempotencyKey, type Interface, type RouteContract } from './contract.ts';
 import { toHttpError } from './error-map.ts';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { METRICS } from '../events/metrics.ts';
+import { METRICS } from '../metrics.ts';
 import { baseLogger, correlationIdFrom, logger, recordMetric, withCorrelation } from '../observability.ts';
 import { beginIdempotent, completeIdempotent, IDEMPOTENCY_HEADER, releaseIdempotent, type IdempotencyClaim } from '../idempotency/service.ts';
 

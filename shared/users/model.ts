@@ -1,10 +1,7 @@
 import * as z from 'zod';
 import { searchParam } from '../search/words.ts';
 import { plainText } from '../text.ts';
-import { USER_ROLES } from '../auth/principal.ts';
-
-export const USER_STATUSES = ['active', 'invited', 'suspended'] as const;
-export type UserStatus = (typeof USER_STATUSES)[number];
+import { USER_ROLES, USER_STATUSES } from '../auth/principal.ts';
 
 const timestamp = z.iso.datetime().describe('ISO 8601 UTC');
 

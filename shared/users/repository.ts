@@ -1,4 +1,4 @@
-import type { UserRole } from '../auth/principal.ts';
+import type { UserRole, UserStatus } from '../auth/principal.ts';
 import { bindEntity, conditions, type Condition } from '../db/entity.ts';
 import { ENTITIES, textSortKey } from '../db/keys.ts';
 import { countMatches, queryAll, queryPage, type Key } from '../db/query.ts';
@@ -6,7 +6,6 @@ import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../domain/errors.ts';
 import { indexWrites, searchIndex, type Searchable } from '../search/word-index.ts';
 import { recordWords, searchFilter, searchTerms, searchText } from '../search/words.ts';
-import type { UserStatus } from './model.ts';
 import { historyShard } from '../db/shard.ts';
 
 /** A user as stored. Attribute names are camelCase; the API maps them to snake_case. */

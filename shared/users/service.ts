@@ -1,4 +1,4 @@
-import { apiKeyLookupDeletes, apiKeyLookupWrites } from '../accounts/api.ts';
+import { apiKeyLookupDeletes, apiKeyLookupWrites } from '../auth/key-lookups.ts';
 import type { AuditActor } from '../audits/model.ts';
 import { auditWrite, diffFields, userActor } from '../audits/service.ts';
 import { flushAuthorizerCache } from '../auth/authorizer-cache.ts';

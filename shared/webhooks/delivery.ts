@@ -1,7 +1,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { TxWrite } from '../db/transact.ts';
 import type { BatchMemo } from '../events/consumer.ts';
-import { METRICS } from '../events/metrics.ts';
+import { METRICS } from '../metrics.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
 import { sqs } from '../events/sqs.ts';
 import type { TicketEventDetail, TicketEventPayload } from '../tickets/events.ts';

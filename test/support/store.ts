@@ -55,7 +55,7 @@ export async function timeRuleAccounts(): Promise<string[]> {
 
 /** The lookup item the authorizer reads for an API key (its principal and usage key): no route shows it. */
 export async function storedKeyLookup(apiKey: string) {
-  const { getApiKeyByHash } = await import('#shared/accounts/repository.ts');
+  const { getApiKeyByHash } = await import('#shared/auth/key-lookups.ts');
   const { hashApiKey } = await import('#shared/auth/api-keys.ts');
   return getApiKeyByHash(hashApiKey(apiKey));
 }

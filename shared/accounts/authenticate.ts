@@ -1,9 +1,10 @@
 import { ConflictError, UnauthorizedError } from '../domain/errors.ts';
-import { getApiKeyByHash, getUserAndAccount, recordApiKeyUse, type ApiKeyLookup } from '../accounts/api.ts';
+import { getApiKeyByHash, type ApiKeyLookup } from '../auth/key-lookups.ts';
+import { getUserAndAccount, recordApiKeyUse } from './repository.ts';
 import { logger } from '../logger.ts';
-import { hashApiKey, hourStart, looksLikeApiKey, useDue } from './api-keys.ts';
-import { verifySessionToken } from './jwt.ts';
-import { keyExpired, keyExpiredMessage, PLANS, type Plan, type Principal } from './principal.ts';
+import { hashApiKey, hourStart, looksLikeApiKey, useDue } from '../auth/api-keys.ts';
+import { verifySessionToken } from '../auth/jwt.ts';
+import { keyExpired, keyExpiredMessage, PLANS, type Plan, type Principal } from '../auth/principal.ts';
 
 export interface Authenticated {
   principal: Principal;
