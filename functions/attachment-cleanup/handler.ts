@@ -1,5 +1,5 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { deleteTicketAttachments } from '#shared/attachments/cleanup.ts';
+import { deleteTicketAttachments } from '#shared/messages/ticket-cleanup.ts';
 import { eventConsumer } from '#shared/events/consumer.ts';
 import { sqs } from '#shared/events/sqs.ts';
 import { ticketRefDetailSchema } from '#shared/tickets/events.ts';

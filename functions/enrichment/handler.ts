@@ -4,7 +4,8 @@ import { eventConsumer } from '#shared/events/consumer.ts';
 import { newDomainEvent, outboxWrites } from '#shared/events/outbox.ts';
 import { OrganizationEventDetailSchema } from '#shared/organizations/event-schemas.ts';
 import { ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE } from '#shared/organizations/events.ts';
-import { enrichOrganization, unlinkOrganizationContacts } from '#shared/organizations/service.ts';
+import { unlinkOrganizationContacts } from '#shared/contacts/organization-unlink.ts';
+import { enrichOrganization } from '#shared/organizations/service.ts';
 
 /** Contacts unlinked per message (well within the function timeout); a larger organization continues in a follow-up event. */
 const UNLINK_PER_MESSAGE = 2_000;

@@ -1,5 +1,6 @@
 import { httpGroup } from '#shared/http/middleware.ts';
 import { organizationRoutes } from '#shared/organizations/contract.ts';
+import { unlinkOrganizationContacts } from '#shared/contacts/organization-unlink.ts';
 import * as orgs from '#shared/organizations/service.ts';
 import { pageMeta } from '#shared/pagination/numbered.ts';
 
@@ -15,5 +16,5 @@ export const handler = httpGroup(organizationRoutes, {
   createOrganization: async ({ principal, body }) => one(await orgs.createOrganization(principal, body)),
   updateOrganization: async ({ principal, params, body }) => one(await orgs.updateOrganization(principal, params.organizationId, body)),
   enrichOrganization: async ({ principal, params }) => one(await orgs.enrichOrganization(principal.accountId, params.organizationId)),
-  deleteOrganization: async ({ principal, params }) => orgs.deleteOrganization(principal, params.organizationId),
+  deleteOrganization: async ({ principal, params }) => orgs.deleteOrganization(principal, params.organizationId, unlinkOrganizationContacts),
 });

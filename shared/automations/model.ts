@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { plainText } from '../text.ts';
-import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../tickets/model.ts';
+import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../ticket-fields/system-values.ts';
 
 /** Condition operators of api-spec "Automation". */
 export const CONDITION_OPS = [

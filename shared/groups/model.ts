@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { pageParams } from '../pagination/numbered.ts';
 import { plainText } from '../text.ts';
-import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../tickets/model.ts';
+import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../ticket-fields/system-values.ts';
 
 export const DISTRIBUTION_MODES = ['manual', 'roundRobin', 'leastBusy', 'skills'] as const;
 export type DistributionMode = (typeof DISTRIBUTION_MODES)[number];

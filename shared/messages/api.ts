@@ -1,9 +1,8 @@
 /**
- * What other modules may use of messages: clearing a deleted ticket's
- * messages (the attachments module drives it from ticket.deleted, with the
- * attachment records each message names), and recording what became of a
- * response's email (the email module). Everything else about a message's
+ * What other modules may use of messages: recording what became of a
+ * response's email (the email module). Clearing a deleted ticket's messages
+ * and attachments is ./ticket-cleanup.ts. Everything else about a message's
  * items stays behind this module's service.
  */
-export { deleteMessageCounter, deleteTicketMessages, getMessage as getMessageRecord, setEmailDelivery, ticketMessages } from './repository.ts';
+export { getMessage as getMessageRecord, setEmailDelivery } from './repository.ts';
 export type { MessageRecord } from './repository.ts';

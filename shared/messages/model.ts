@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { pageParams } from '../pagination/numbered.ts';
 import { AttachmentInputSchema, AttachmentSchema, MAX_ATTACHMENTS } from '../attachments/model.ts';
-import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../tickets/model.ts';
+import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../ticket-fields/system-values.ts';
 import { CONTROL_CHARACTERS_MESSAGE, textPattern } from '../text.ts';
 
 export const MESSAGE_TYPES = ['request', 'response', 'note'] as const;

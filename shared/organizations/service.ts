@@ -1,5 +1,4 @@
 import type { Principal } from '../auth/principal.ts';
-import { contactsOfOrganization, unlinkContacts } from '../contacts/api.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import { tombstoneWrite } from '../exports/api.ts';
@@ -77,37 +76,30 @@ export async function updateOrganization(p: Principal, id: string, input: Update
 const UNLINK_IN_REQUEST = 100;
 
 /**
+ * The contacts' side of an organization's delete: unlink up to `max` of its
+ * contacts, answering whether all are done. The contacts module owns it
+ * (shared/contacts/organization-unlink.ts) and sits above this one; the
+ * caller passes it in.
+ */
+export type UnlinkContacts = (accountId: string, orgId: string, max: number) => Promise<boolean>;
+
+/**
  * Delete an organization. Its organization.deleted event commits with it, so
  * the unlinking of its contacts always finishes in the background; the first
- * contacts are unlinked right away. A contact still naming it meanwhile is
- * read and written as unlinked (contacts service), so nothing breaks.
+ * contacts are unlinked right away (`unlinkContacts`). A contact still naming
+ * it meanwhile is read and written as unlinked (contacts service), so nothing
+ * breaks.
  */
-export async function deleteOrganization(p: Principal, id: string): Promise<void> {
+export async function deleteOrganization(p: Principal, id: string, unlinkContacts: UnlinkContacts): Promise<void> {
   const o = await requireOrganization(p.accountId, id);
   const event = newDomainEvent(o.accountId, ORGANIZATION_DELETED, { organization: { id: o.id, organizationalDomain: o.organizationalDomain } });
   await repo.deleteOrganization(o, [...outboxWrites([event], ORGANIZATION_EVENT_SOURCE), tombstoneWrite('organization', p.accountId, o.id, event.timestamp)]);
   try {
-    await unlinkOrganizationContacts(p.accountId, id, UNLINK_IN_REQUEST);
+    await unlinkContacts(p.accountId, id, UNLINK_IN_REQUEST);
   } catch (err) {
     // The delete has committed and its event will finish the unlinking: the request still succeeded.
     logger.warn('organization deleted; unlinking left to the background', { accountId: p.accountId, organizationId: id, err });
   }
-}
-
-/**
- * Unlink the contacts of a deleted organization, a page at a time, until none
- * is left or `max` were handled (found through gsi3, never a Scan). Contacts
- * that changed meanwhile are re-read with the next page. Answers whether all
- * are done.
- */
-export async function unlinkOrganizationContacts(accountId: string, orgId: string, max = Number.MAX_SAFE_INTEGER): Promise<boolean> {
-  for (let handled = 0; handled < max;) {
-    const linked = await contactsOfOrganization(accountId, orgId, Math.min(100, max - handled));
-    if (!linked.length) return true;
-    await unlinkContacts(linked, new Date().toISOString());
-    handled += linked.length;
-  }
-  return false;
 }
 
 /** Enrich now: fill empty fields from the configured provider and answer the result (also used by the background consumer). */

@@ -9,7 +9,7 @@
  * reordered event gives the same state, and a policy change or a recompute
  * only swaps the targets.
  */
-import type { TicketPriority, TicketStatus } from '../tickets/model.ts';
+import type { TicketPriority, TicketStatus } from '../ticket-fields/system-values.ts';
 import { addClockMinutes, clockMinutesBetween, type Clock } from './clock.ts';
 import { CUSTOM_FIELD_PREFIX, SLA_METRICS, type SlaCondition, type SlaMetric, type SlaMetricState, type SlaPolicy, type SlaSampleTicket, type TimeMode } from './model.ts';
 

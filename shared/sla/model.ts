@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../tickets/model.ts';
+import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../ticket-fields/system-values.ts';
 import { isTimeZone, WEEKDAYS } from './clock.ts';
 import { plainText } from '../text.ts';
 

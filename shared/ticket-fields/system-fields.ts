@@ -1,4 +1,4 @@
-import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../tickets/model.ts';
+import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from './system-values.ts';
 import type { TicketFieldDto } from './model.ts';
 
 /** System fields exist in every account, are listed first and cannot be changed (decisions §6). */

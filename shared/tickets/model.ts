@@ -1,12 +1,7 @@
 import * as z from 'zod';
 import { plainText } from '../text.ts';
 import { searchParam } from '../search/words.ts';
-
-export const TICKET_STATUSES = ['new', 'open', 'pending', 'resolved', 'closed'] as const;
-export const TICKET_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
-export const TICKET_TYPES = ['question', 'incident', 'problem', 'task'] as const;
-export type TicketStatus = (typeof TICKET_STATUSES)[number];
-export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
+import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../ticket-fields/system-values.ts';
 
 export const CustomFieldValueSchema = z.object({ id: z.string(), value: z.unknown() });
 

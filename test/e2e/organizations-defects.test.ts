@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { handler as organizationConsumer } from '#functions/enrichment/handler.ts';
 import { newDomainEvent } from '#shared/events/outbox.ts';
 import { ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE } from '#shared/organizations/events.ts';
-import { unlinkOrganizationContacts } from '#shared/organizations/service.ts';
+import { unlinkOrganizationContacts } from '#shared/contacts/organization-unlink.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
 import { as, CONTACTS, counts, expectDeskError, getContact, inBatches, must, newContact, newOrg, newTicket, ORGS, storedContact, TICKETS } from '../support/helpdesk.ts';
 import { deleteOrganizationInStore } from '../support/store.ts';

@@ -1,15 +1,17 @@
-import { deleteMessageCounter, deleteTicketMessages, ticketMessages } from '../messages/api.ts';
-import { ATTACHMENT_PREFIX, idSuffix, objectKeys } from './model.ts';
-import { deleteUnderPrefix } from './object-cleanup.ts';
-import { attachmentKey } from './repository.ts';
+import { attachmentKey } from '../attachments/api.ts';
+import { ATTACHMENT_PREFIX, idSuffix, objectKeys } from '../attachments/model.ts';
+import { deleteUnderPrefix } from '../attachments/object-cleanup.ts';
+import { deleteMessageCounter, deleteTicketMessages, ticketMessages } from './repository.ts';
 
 /** Messages cleared per page (one Query, then BatchWriteItems of 25). */
 const PAGE = 100;
 
 /**
- * After `ticket.deleted`: the ticket's messages and their attachment records
- * go first, so no message or attachment id leads to an object any more; then
- * every object under the ticket's prefix (the attachments, and any copy a
+ * After `ticket.deleted` (the attachment-cleanup function; this module, above
+ * attachments, drives it, as a message names its attachments): the ticket's
+ * messages and their attachment records go first, so no message or
+ * attachment id leads to an object any more; then every object under the
+ * ticket's prefix (the attachments, and any copy a
  * crashed request left there). Idempotent, so a redelivered event, or one
  * handled twice at once, does no harm. Returns false when `budget` messages
  * were cleared and more remain: the caller continues in a follow-up message.
