@@ -28,9 +28,9 @@ export interface ApiGroup {
 
 /**
  * The route table: every endpoint group, its function entry and its routes.
- * The CDK app builds API Gateway resources and one function per group from it;
- * the local gateway routes by the template built from it; the OpenAPI document
- * is generated from it.
+ * The OpenAPI document is generated from it, and API Gateway is that document
+ * (infra/api-definition.ts); the CDK app builds one function per group from it;
+ * the local gateway routes by the template built from it.
  */
 export const API_GROUPS: readonly ApiGroup[] = [
   // API keys are user-management resources (decisions §18): the users function serves them.

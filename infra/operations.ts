@@ -1,5 +1,5 @@
 import { Duration, NestedStack, Stack } from 'aws-cdk-lib';
-import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import type { RestApiBase } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, Dashboard, GraphWidget, MathExpression, Metric, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -56,7 +56,7 @@ export class Operations {
 
   constructor(
     private readonly scope: Stack,
-    props: { config: StageConfig; table: ITable; api: RestApi; bus: IEventBus; pipeline: Pipeline; functions: readonly StackFunction[] },
+    props: { config: StageConfig; table: ITable; api: RestApiBase; bus: IEventBus; pipeline: Pipeline; functions: readonly StackFunction[] },
   ) {
     const { config, table, api, bus, pipeline, functions } = props;
     const { queues, dlqs } = pipeline;

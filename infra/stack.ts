@@ -1,5 +1,6 @@
 import { CfnOutput, Stack, type NestedStack, type StackProps } from 'aws-cdk-lib';
-import type { RestApi, UsagePlan } from 'aws-cdk-lib/aws-apigateway';
+import type { SpecRestApi, UsagePlan } from 'aws-cdk-lib/aws-apigateway';
+import type { ApiGroup } from '#app/registry.ts';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import type { Construct } from 'constructs';
@@ -18,6 +19,8 @@ export { API_STAGE, tierThrottle } from './api.ts';
 export interface SupportDeskStackProps extends StackProps {
   /** The stage's typed settings (infra/config.ts). */
   config: StageConfig;
+  /** The route table; default app/registry.ts's (tests add a route to it). */
+  apiGroups?: readonly ApiGroup[];
 }
 
 /**
@@ -35,7 +38,7 @@ export class SupportDeskStack extends Stack {
   readonly table: Table;
   /** Per-request counters that live for a window (rate limits): no stream, TTL (shared/db/table-definition.ts). */
   readonly counters: Table;
-  readonly api: RestApi;
+  readonly api: SpecRestApi;
   readonly bus: EventBus;
   /** The schema registry, the subscribers' bus policy and the archive (infra/bus-subscribers.ts). */
   readonly subscribers: BusSubscribers;
@@ -63,7 +66,7 @@ export class SupportDeskStack extends Stack {
     const functions = new Functions(this, { config, data, bus: this.bus, uploads: this.uploads });
     this.email = new EmailChannel(this, { config, functions, uploads: this.uploads });
     const pipeline = new Pipeline(this, { config, table: this.table, bus: this.bus, functions, email: this.email });
-    const api = new Api(this, { config, functions, pipeline });
+    const api = new Api(this, { config, functions, pipeline, groups: props.apiGroups });
     this.api = api.api;
     this.usagePlans = api.usagePlans;
     this.alarms = new Operations(this, { config, table: this.table, api: this.api, bus: this.bus, pipeline, functions: functions.all }).alarms;

@@ -34,7 +34,7 @@ export interface GatewayExtras {
   authorizerCacheTtlSeconds?: number;
 }
 
-/** The template's API methods, each bound to its running function. */
+/** The routes of the template's API definition (the RestApi's body), each bound to its running function. */
 function compile(lambda: LocalLambda): CompiledRoute[] {
   return lambda.deployment.api.routes.map((route) => {
     const segments = route.path.split('/').filter(Boolean);
@@ -128,11 +128,12 @@ function missingCredentials(path: string): APIGatewayProxyResult {
 }
 
 /**
- * A local stand-in for API Gateway REST: the resources and methods of the
- * synthesized template, its REQUEST authorizer and the functions behind the
- * methods, each run from its bundle in its own worker (local/lambda/), invoked
- * with proxy events shaped like API Gateway's. Paths no method matches go to
- * the catch-all function, as the template's `{proxy+}` methods do.
+ * A local stand-in for API Gateway REST: the paths and methods of the
+ * synthesized template's API definition (the RestApi's OpenAPI body), its REQUEST
+ * authorizer and the functions behind the methods, each run from its bundle in its
+ * own worker (local/lambda/), invoked with proxy events shaped like API Gateway's.
+ * Paths no method matches go to the catch-all function, as the definition's
+ * `{proxy+}` methods do.
  */
 export async function startGateway(port: number, lambda: LocalLambda, extras: GatewayExtras = {}): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   // Each method's candidates (its own routes and the ANY ones), so a request is matched against those only.

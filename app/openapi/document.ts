@@ -156,13 +156,16 @@ function operation(route: RouteContract, components: Record<string, JsonSchema>)
   };
 }
 
-/** The OpenAPI 3.1 document, generated from the route contracts' zod schemas. */
-export function openApiDocument(extra: { schemas?: Record<string, JsonSchema> } = {}) {
+/**
+ * The OpenAPI 3.1 document, generated from the route contracts' zod schemas: served at /openapi.json, and the source
+ * of the API Gateway definition (infra/api-definition.ts). `routes`: the route table (default: app/registry.ts's).
+ */
+export function openApiDocument(extra: { schemas?: Record<string, JsonSchema>; routes?: readonly RouteContract[] } = {}) {
   const components: Record<string, JsonSchema> = {};
   convert(PlaybookError, 'output', components);
   convert(HelpdeskError, 'output', components);
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of allRoutes()) {
+  for (const route of extra.routes ?? allRoutes()) {
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, components);
   }
   // Event schemas (docs/events.md): what webhook receivers get, and the EventBridge detail of every event published

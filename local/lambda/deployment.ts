@@ -1,5 +1,8 @@
 import { constructId, resourcesOf, type CfnResource, type Template } from './template.ts';
 
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
+const ANY_METHOD = 'x-amazon-apigateway-any-method';
+
 /**
  * The parts of the synthesized template the local stack runs, read once:
  * functions, queues, event-source mappings, bus rules, schedules and the API.
@@ -74,11 +77,13 @@ export interface ScheduleRule {
 }
 
 export interface ApiRoute {
+  /** An HTTP method, or ANY (`x-amazon-apigateway-any-method`). */
   method: string;
   /** Resource path template, e.g. `/helpdesk/api/v1/tickets/{ticketId}`. */
   path: string;
+  /** The function of its aws_proxy integration. */
   functionId: string;
-  /** The method is behind the authorizer. */
+  /** The method is behind the authorizer (its security names it). */
   authorized: boolean;
 }
 
@@ -118,6 +123,7 @@ export interface Deployment {
   /** The archive of the bus, if the template has one. */
   archive?: BusArchive;
   schedules: ScheduleRule[];
+  /** The REST API, read from the RestApi's Body (its OpenAPI definition, infra/api-definition.ts) and its stage. */
   api: {
     routes: ApiRoute[];
     authorizerFunctionId: string;
@@ -125,7 +131,7 @@ export interface Deployment {
     restApiId: string;
     /** The deployed stage's name. */
     stageName: string;
-    /** The authorizer's AuthorizerResultTtlInSeconds: how long the gateway caches an answer per Authorization header. */
+    /** The authorizer's authorizerResultTtlInSeconds: how long the gateway caches an answer per Authorization header. */
     authorizerCacheTtlSeconds: number;
   };
   /** Secrets of the stack (logical id -> construct id). */
@@ -165,7 +171,6 @@ function rateSeconds(expr: string): number {
 
 /** Read the deployment out of a synthesized template. */
 export function readDeployment(stackName: string, template: Template): Deployment {
-  const R = template.Resources;
   const single = (type: string) => {
     const found = resourcesOf(template, type);
     if (found.length !== 1) throw new Error(`Expected one ${type} in the template, found ${found.length}`);
@@ -254,34 +259,7 @@ export function readDeployment(stackName: string, template: Template): Deploymen
     retentionDays: Number(r.Properties?.RetentionDays ?? 0),
   }))[0];
 
-  // API Gateway: resource tree -> paths; methods -> the function in their integration URI.
-  const paths = new Map<string, string>();
-  const pathOf = (resourceRef: unknown): string => {
-    const id = refId(resourceRef);
-    if (!id) return ''; // the API's root resource (Fn::GetAtt Api.RootResourceId)
-    const known = paths.get(id);
-    if (known !== undefined) return known;
-    const res = R[id] as CfnResource;
-    const path = `${pathOf(res.Properties!.ParentId)}/${res.Properties!.PathPart}`;
-    paths.set(id, path);
-    return path;
-  };
-  const lambdaIn = (v: unknown) => referencedIds(v).find((id) => functions.has(id));
-  const routes: ApiRoute[] = [];
-  for (const [, r] of resourcesOf(template, 'AWS::ApiGateway::Method')) {
-    const p = r.Properties ?? {};
-    const functionId = lambdaIn(p.Integration?.Uri);
-    if (!functionId) continue;
-    routes.push({ method: String(p.HttpMethod), path: pathOf(p.ResourceId) || '/', functionId, authorized: p.AuthorizationType === 'CUSTOM' });
-  }
-  const [, authorizer] = single('AWS::ApiGateway::Authorizer');
-  const authorizerFunctionId = lambdaIn(authorizer.Properties?.AuthorizerUri);
-  if (!authorizerFunctionId) throw new Error('The authorizer has no function');
-  const [restApiId] = single('AWS::ApiGateway::RestApi');
-  const [, stage] = single('AWS::ApiGateway::Stage');
-  // CloudFormation's default for a REQUEST authorizer without the property is 300 s; the app always sets it.
-  const authorizerCacheTtlSeconds = Number(authorizer.Properties?.AuthorizerResultTtlInSeconds ?? 300);
-
+  const api = readApi(template, functions);
   const secrets = new Map(resourcesOf(template, 'AWS::SecretsManager::Secret').map(([id, r]) => [id, constructId(r) ?? id]));
   const buckets = new Map(resourcesOf(template, 'AWS::S3::Bucket').map(([id, r]) => [id, localBucketName(stackName, r, id)]));
 
@@ -324,7 +302,7 @@ export function readDeployment(stackName: string, template: Template): Deploymen
     rules,
     archive,
     schedules,
-    api: { routes, authorizerFunctionId, restApiId, stageName: String(stage.Properties?.StageName), authorizerCacheTtlSeconds },
+    api,
     secrets,
     buckets,
     receiptRules,
@@ -349,4 +327,54 @@ function localBucketName(stackName: string, r: CfnResource, logicalId: string): 
 export function functionByEntry(d: Deployment, entry: string): FunctionDef {
   for (const f of d.functions.values()) if (f.entry === entry) return f;
   throw new Error(`No function with entry ${entry} in the template`);
+}
+
+/**
+ * The REST API as API Gateway imports it: the RestApi's Body (OpenAPI with API Gateway's extensions). Each operation
+ * with an aws_proxy integration is a route to the function its URI names (by a stage variable the stage sets to the
+ * function's name, or by the function's ARN); it is authorized when its security names the REQUEST authorizer.
+ * Operations with another integration (the MOCK of /health) are the local gateway's own pages.
+ */
+function readApi(template: Template, functions: ReadonlyMap<string, FunctionDef>): Deployment['api'] {
+  const apis = resourcesOf(template, 'AWS::ApiGateway::RestApi');
+  const stages = resourcesOf(template, 'AWS::ApiGateway::Stage');
+  if (apis.length !== 1 || stages.length !== 1) throw new Error(`Expected one RestApi and one Stage in the template, found ${apis.length} and ${stages.length}`);
+  const [[restApiId, restApi]] = apis;
+  const [[, stage]] = stages;
+  const body = restApi.Properties?.Body as Record<string, any> | undefined;
+  if (!body?.paths) throw new Error('The RestApi has no Body: the local gateway routes by its OpenAPI definition (infra/api-definition.ts)');
+  const variables = (stage.Properties?.Variables ?? {}) as Record<string, unknown>;
+  /** The function an integration or authorizer URI invokes. */
+  const functionOf = (uri: unknown, what: string): string => {
+    const text = JSON.stringify(uri);
+    const variable = /\$\{stageVariables\.(\w+)\}/.exec(text)?.[1];
+    const ids = variable ? referencedIds(variables[variable]) : referencedIds(uri);
+    const id = ids.find((i) => functions.has(i));
+    if (!id) throw new Error(`${what}: its URI names no function of the stack${variable ? ` (stage variable ${variable})` : ''}`);
+    return id;
+  };
+  const schemes = (body.components?.securitySchemes ?? {}) as Record<string, Record<string, any>>;
+  const authorizers = Object.entries(schemes).filter(([, s]) => s['x-amazon-apigateway-authorizer']);
+  if (authorizers.length !== 1) throw new Error(`Expected one x-amazon-apigateway-authorizer in the definition, found ${authorizers.length}`);
+  const [[authorizerName, { 'x-amazon-apigateway-authorizer': authorizer }]] = authorizers;
+  const routes: ApiRoute[] = [];
+  for (const [path, item] of Object.entries(body.paths as Record<string, Record<string, any>>)) {
+    for (const [key, op] of Object.entries(item)) {
+      if (!HTTP_METHODS.has(key) && key !== ANY_METHOD) continue;
+      const method = key === ANY_METHOD ? 'ANY' : key.toUpperCase();
+      const integration = op['x-amazon-apigateway-integration'];
+      if (!integration) throw new Error(`${method} ${path} has no x-amazon-apigateway-integration`);
+      if (integration.type !== 'aws_proxy') continue;
+      const security = (op.security ?? body.security ?? []) as Record<string, unknown>[];
+      routes.push({ method, path, functionId: functionOf(integration.uri, `${method} ${path}`), authorized: security.some((s) => authorizerName in s) });
+    }
+  }
+  return {
+    routes,
+    authorizerFunctionId: functionOf(authorizer.authorizerUri, 'The authorizer'),
+    restApiId,
+    stageName: String(stage.Properties?.StageName),
+    // API Gateway's default for an authorizer without the property is 300 s; the app always sets it.
+    authorizerCacheTtlSeconds: Number(authorizer.authorizerResultTtlInSeconds ?? 300),
+  };
 }

@@ -7,8 +7,8 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type GroupName = 'users' | 'tickets' | 'ticketFields' | 'webhooks' | 'contacts' | 'organizations' | 'messages' | 'groups' | 'automations' | 'slaPolicies' | 'history' | 'jobs';
 
 /**
- * One endpoint's contract: the single source for routing (local gateway and
- * API Gateway resources), request validation, and the OpenAPI document.
+ * One endpoint's contract: the single source for the OpenAPI document, which
+ * is API Gateway's definition and the local gateway's routes, and for request validation.
  */
 export interface RouteContract {
   operationId: string;

@@ -108,7 +108,11 @@ describe('stages and operations', () => {
     const groups = API_GROUPS.map((g) => fnNamed(prod, `Groupx${g.name}`.replace('x', '')));
     for (const g of groups) expect(g[0]?.ReservedConcurrentExecutions).toBe(50);
     expect(fnNamed(dev, 'AuthorizerFunction')[0].ReservedConcurrentExecutions).toBeUndefined();
-    prod.hasResourceProperties('AWS::ApiGateway::Authorizer', { AuthorizerResultTtlInSeconds: 30, IdentitySource: 'method.request.header.Authorization' });
+    const [api] = Object.values(prod.findResources('AWS::ApiGateway::RestApi'));
+    expect(api.Properties.Body.components.securitySchemes.authorizer['x-amazon-apigateway-authorizer']).toMatchObject({
+      authorizerResultTtlInSeconds: 30,
+      identitySource: 'method.request.header.Authorization',
+    });
   });
 
   it('grants each function only what its code uses', () => {

@@ -67,9 +67,10 @@ describe('CDK app', () => {
   });
 
   it('caches the authorizer answer 300 s by default, and gives the functions that change credentials what they need to flush it', () => {
-    template.hasResourceProperties('AWS::ApiGateway::Authorizer', { AuthorizerResultTtlInSeconds: 300, IdentitySource: 'method.request.header.Authorization' });
-    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'UNAUTHORIZED', StatusCode: '401' });
-    const [apiId] = Object.keys(template.findResources('AWS::ApiGateway::RestApi'));
+    const [[apiId, api]] = Object.entries(template.findResources('AWS::ApiGateway::RestApi'));
+    const { securitySchemes } = api.Properties.Body.components;
+    expect(securitySchemes.authorizer['x-amazon-apigateway-authorizer']).toMatchObject({ authorizerResultTtlInSeconds: 300, identitySource: 'method.request.header.Authorization' });
+    expect(api.Properties.Body['x-amazon-apigateway-gateway-responses'].UNAUTHORIZED).toMatchObject({ statusCode: 401 });
     const flushers = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([, f]) => f.Properties.Environment?.Variables?.AUTHORIZER_CACHE_REST_API_ID);
     expect(flushers.map(([, f]) => f.Metadata['SupportDesk::Entry'])).toContain('functions/users/handler.ts');
     for (const [, f] of flushers)
@@ -101,12 +102,16 @@ describe('CDK app', () => {
   });
 
   it('wires every route through the REQUEST authorizer with per-account usage-plan keys', () => {
-    template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
-    template.hasResourceProperties('AWS::ApiGateway::Authorizer', { Type: 'REQUEST' });
-    const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).filter((m) => m.Properties.AuthorizationType === 'CUSTOM');
-    expect(methods).toHaveLength(allRoutes().filter((r) => !r.public).length);
-    for (const m of methods) expect(m.Properties.ApiKeyRequired).toBe(true);
-    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'MISSING_AUTHENTICATION_TOKEN', StatusCode: '404' });
+    const [api] = Object.values(template.findResources('AWS::ApiGateway::RestApi'));
+    const body = api.Properties.Body;
+    expect(body['x-amazon-apigateway-api-key-source']).toBe('AUTHORIZER');
+    expect(body.components.securitySchemes.authorizer['x-amazon-apigateway-authorizer'].type).toBe('request');
+    for (const route of allRoutes()) {
+      const op = body.paths[route.path][route.method.toLowerCase()];
+      expect(op.operationId).toBe(route.operationId);
+      expect(op.security, route.operationId).toEqual(route.public ? [] : [{ authorizer: [], api_key: [] }]);
+    }
+    expect(body['x-amazon-apigateway-gateway-responses'].MISSING_AUTHENTICATION_TOKEN).toMatchObject({ statusCode: 404 });
   });
 
   it('uses one path-variable name per level of the route table (API Gateway refuses sibling variables)', () => {

@@ -69,9 +69,13 @@ describe('flattenNestedStacks', () => {
     Object.assign(flat.Resources, {
       Table: { Type: 'AWS::DynamoDB::Table', Properties: { StreamSpecification: {} } },
       Bus: { Type: 'AWS::Events::EventBus', Properties: { Name: 'bus' } },
-      Api: { Type: 'AWS::ApiGateway::RestApi' },
-      Stage: { Type: 'AWS::ApiGateway::Stage', Properties: { StageName: 'live' } },
-      Auth: { Type: 'AWS::ApiGateway::Authorizer', Properties: { AuthorizerUri: { 'Fn::GetAtt': ['Fn', 'Arn'] } } },
+      Api: {
+        Type: 'AWS::ApiGateway::RestApi',
+        Properties: {
+          Body: { paths: {}, components: { securitySchemes: { authorizer: { 'x-amazon-apigateway-authorizer': { authorizerUri: 'arn:function:${stageVariables.fn_authorizer}/invocations' } } } } },
+        },
+      },
+      Stage: { Type: 'AWS::ApiGateway::Stage', Properties: { StageName: 'live', Variables: { fn_authorizer: { Ref: 'Fn' } } } },
     });
     delete flat.Resources.Sender;
 
