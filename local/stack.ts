@@ -250,7 +250,8 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
     const { startGateway } = await import('./gateway.ts');
     // The production shape: the template's authorizer cache (LOCAL_STAGE: 300 s), flushed by credential changes.
     const gateway = await startGateway(opts.port, lambda, { pages: await localPages(), authorizerCacheTtlSeconds: deployment.api.authorizerCacheTtlSeconds });
-    stops.push(() => drainGateway(gateway));
+    // A stop first answers every request the gateway took (requests in flight get their normal answer), then the rest stops.
+    stops.push(() => gateway.drain());
     return {
       baseUrl: gateway.url,
       dynamodbEndpoint: dynamo.endpoint,
@@ -263,22 +264,4 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
     await stopAll();
     throw err;
   }
-}
-
-/**
- * Stop taking requests and let those in flight finish and answer (at most
- * `graceMs`), closing kept-alive connections as they fall idle; then close
- * whatever is left. A client is not cut off from a write that commits anyway
- * (it would retry and create it twice); the write's events are in the outbox
- * either way, published now or by the sweep at the next start.
- */
-async function drainGateway(gateway: { server: { close(done: () => void): unknown; closeIdleConnections(): void }; close(): Promise<void> }, graceMs = 5_000): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const drained = new Promise<void>((resolve) => gateway.server.close(() => resolve()));
-  const idle = setInterval(() => gateway.server.closeIdleConnections(), 50);
-  gateway.server.closeIdleConnections();
-  await Promise.race([drained, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-  clearTimeout(timer);
-  clearInterval(idle);
-  await gateway.close();
 }
