@@ -7,7 +7,8 @@ import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-la
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import { BUS_MESSAGE_GROUP, DEFAULT_MAX_CONCURRENCY, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES, SCHEDULES, type QueueDef, type QueueName } from '#app/topology.ts';
+import { RULES } from '#app/bus-rules.ts';
+import { BUS_MESSAGE_GROUP, DEFAULT_MAX_CONCURRENCY, MESSAGE_RETENTION_SECONDS, OUTBOX_PUBLISHER, QUEUES, SCHEDULES, type QueueDef, type QueueName } from '#app/topology.ts';
 import type { StageConfig } from './config.ts';
 import type { EmailChannel } from './email.ts';
 import type { Functions } from './functions.ts';

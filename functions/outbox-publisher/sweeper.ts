@@ -2,7 +2,7 @@ import { configuredBus } from '#shared/events/bus.ts';
 import { METRICS } from '#shared/metrics.ts';
 import { logger } from '#shared/logger.ts';
 import { recordMetric } from '#shared/observability.ts';
-import { oldestPendingAgeSeconds, sweepOutbox } from '#shared/events/publisher.ts';
+import { oldestPendingAgeSeconds, sweepOutbox } from '#shared/events/sweeper.ts';
 import { sweeperSettings } from './settings.ts';
 
 const bus = await configuredBus();

@@ -4,7 +4,7 @@
  * demand; recompute through its queue.
  */
 import { describe, expect, it } from 'vitest';
-import { eventually } from '../support/wait.ts';
+import { clockPast, eventually } from '../support/wait.ts';
 import { localLambda } from '../support/lambda.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
@@ -122,8 +122,8 @@ describe('SLA state kept by the consumer', () => {
     expect(s.metrics.resolution.dueAt).toBeNull();
     expect((await storedSlaState(t.acct.accountId, ticket.id))!.nextDueAt).toBeNull();
 
-    // The pause this test measures: at least 300 ms.
-    await new Promise((r) => setTimeout(r, 300));
+    // The pause this test measures: at least 300 ms (until this clock has passed its start plus 300 ms).
+    await clockPast(new Date(Date.parse((await storedSlaState(t.acct.accountId, ticket.id))!.facts.pauses[0].from) + 300).toISOString());
     await t.d.put(`${TICKETS}/${ticket.id}`, { ticket: { status: 'open' } });
     s = await settled(t, ticket.id, (x) => x.facts.status === 'open', 'running again');
     const p = s.metrics.firstReply;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { routeEvent, QUEUES, RULES } from '#app/topology.ts';
+import { routeEvent, RULES } from '#app/bus-rules.ts';
+import { QUEUES } from '#app/topology.ts';
 import { MAX_ATTEMPTS, parseRetryAfter, retryDelaySeconds } from '#shared/webhooks/delivery.ts';
 import { liveSecrets, newSigningSecret, ROTATION_OVERLAP_MS, signedHeaders } from '#shared/webhooks/signing.ts';
 import { isBlockedAddress, postToTarget, TargetRefusedError } from '#shared/webhooks/target.ts';

@@ -4,7 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SupportDeskStack } from '../../infra/stack.ts';
 import { testStage } from '../support/stage.ts';
 import { OUTBOX_INDEX } from '#shared/db/table-definition.ts';
-import { BUS_MESSAGE_GROUP, DEFAULT_MAX_CONCURRENCY, OLDEST_MESSAGE_ALARM_SECONDS, OUTBOX_PUBLISHER, QUEUES, RULES } from '#app/topology.ts';
+import { RULES } from '#app/bus-rules.ts';
+import { BUS_MESSAGE_GROUP, DEFAULT_MAX_CONCURRENCY, OLDEST_MESSAGE_ALARM_SECONDS, OUTBOX_PUBLISHER, QUEUES } from '#app/topology.ts';
 
 // The event spine's durability settings in AWS (decisions §7): nothing dropped, nothing holding up the rest.
 let template: Template;

@@ -7,7 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes, API_GROUPS } from '#app/registry.ts';
 import { PLAN_LIMITS } from '#shared/auth/principal.ts';
 import { ALL_GSIS, OUTBOX_INDEX } from '#shared/db/table-definition.ts';
-import { QUEUES, RULES, SCHEDULES } from '#app/topology.ts';
+import { RULES } from '#app/bus-rules.ts';
+import { QUEUES, SCHEDULES } from '#app/topology.ts';
 import { SupportDeskStack, tierThrottle } from '../../infra/stack.ts';
 import { testStage } from '../support/stage.ts';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PUBLISHED_EVENTS, PUBLISHED_SOURCES, registrySchema } from '#app/event-catalog.ts';
 import { openApiDocument } from '#app/openapi/document.ts';
-import { RULES } from '#app/topology.ts';
+import { RULES } from '#app/bus-rules.ts';
 import { currentEventsDoc, EVENTS_DOC, SUBSCRIBER_EXAMPLE } from '../../scripts/event-docs.ts';
 
 const root = join(import.meta.dirname, '..', '..');

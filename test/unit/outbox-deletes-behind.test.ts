@@ -4,6 +4,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BusEntry, EventBusPort } from '#shared/events/bus.ts';
+import { eventually } from '../support/wait.ts';
 
 // A store in place of DynamoDB that holds every BatchWriteItem (the outbox deletes) until the test answers it.
 const held: { keys: string[]; answer: () => void }[] = [];
@@ -59,9 +60,9 @@ function streamBatch(accountId: string, eventIds: string[]): DynamoDBStreamEvent
   };
 }
 
-/** Turns of the event loop until `check` holds (the store's side of a request arrives a few turns after it is sent). */
+/** Poll until `check` holds (the store's side of a request arrives a few turns after it is sent). */
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+  await eventually(check, 1_000, "the store's side of the request");
   expect(check()).toBe(true);
 }
 
