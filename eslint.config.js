@@ -16,7 +16,8 @@ export default tseslint.config(
     },
   },
   {
-    // The layers import downward only: app/ (wiring: routes, topology, OpenAPI) -> functions/ -> shared/ (domain modules, then db/ and http/).
+    // The layers import downward only: app/ (registries: routes, topology, bus rules, event catalog, OpenAPI) and functions/
+    // (handlers) above shared/, whose modules import only modules below them (docs/architecture.md; test/unit/module-cycles.test.ts).
     files: ['shared/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -25,7 +26,10 @@ export default tseslint.config(
           patterns: [
             { regex: '^(#|(\\.\\./)+)(functions|app)/', message: 'shared/ is below functions/ and app/: it cannot import them.' },
             // Only a module's own service touches its items (docs/data-model.md): another module goes through its service or api.ts.
-            { regex: '^(\\.\\./)+[^./][^/]*/repository(\\.ts)?$', message: "Another module's items are its own: import its service.ts or api.ts, not its repository." },
+            {
+              regex: '^((\\.\\./)+[^./][^/]*|#shared/[^/]+)/repository(\\.ts)?$',
+              message: "Another module's items are its own: import its api.ts (or its service), not its repository.",
+            },
           ],
         },
       ],
@@ -49,6 +53,22 @@ export default tseslint.config(
         },
       ],
       'no-restricted-syntax': ['error', { selector: 'ImportExpression[source.value=/^(#|(\\.\\.\\x2F)+)app\\x2F/]', message: 'app/ wires the functions: a function cannot import it.' }],
+    },
+  },
+  {
+    // app/ is data the CDK app, the local stack and the scripts read: routes, tables, registries. It names the functions by
+    // their entry files and reads modules' contracts, events and schemas, never their items.
+    files: ['app/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(#|(\\.\\./)+)functions/', message: 'app/ names a function by its entry file (registry.ts, topology.ts); it does not import it.' },
+            { regex: '^(#shared|(\\.\\./)+shared)/[^/]+/repository(\\.ts)?$', message: "app/ reads modules' contracts and schemas, never their repositories." },
+          ],
+        },
+      ],
     },
   },
   {
