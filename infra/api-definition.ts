@@ -54,12 +54,12 @@ const byInterface = (playbook: string, helpdesk: string) => ["#if($context.resou
 export function gatewayResponses(authorizerCacheTtlSeconds: number): Json {
   const json = (template: string) => ({ 'application/json': template });
   return {
-    MISSING_AUTHENTICATION_TOKEN: { statusCode: 404, responseTemplates: json('{"error":{"code":"resource_not_found","message":"No such route"}}') },
-    THROTTLED: { statusCode: 429, responseTemplates: json('{"error":{"code":"rate_limit_exceeded","message":"Too many requests"}}') },
+    MISSING_AUTHENTICATION_TOKEN: { statusCode: '404', responseTemplates: json('{"error":{"code":"resource_not_found","message":"No such route"}}') },
+    THROTTLED: { statusCode: '429', responseTemplates: json('{"error":{"code":"rate_limit_exceeded","message":"Too many requests"}}') },
     DEFAULT_4XX: { responseTemplates: json('{"error":{"code":"bad_request","message":$context.error.messageString}}') },
     // With the cache on, the authorizer fails (nothing cached) when the store is throttled: answer that as a retryable 503.
     AUTHORIZER_FAILURE: {
-      statusCode: 503,
+      statusCode: '503',
       responseParameters: { 'gatewayresponse.header.Retry-After': "'1'" },
       responseTemplates: json(
         byInterface(
@@ -73,7 +73,7 @@ export function gatewayResponses(authorizerCacheTtlSeconds: number): Json {
     ...(authorizerCacheTtlSeconds > 0
       ? {
           UNAUTHORIZED: {
-            statusCode: 401,
+            statusCode: '401',
             responseTemplates: json(
               byInterface(
                 `{"error":{"code":"unauthorized","message":"${MISSING_CREDENTIALS_MESSAGE}"}}`,
@@ -117,7 +117,9 @@ export function apiDefinition(options: DefinitionOptions): Json {
   const { document, groups, prefixes, uri, authorizerCacheTtlSeconds } = options;
   const routes = new Map<string, { route: RouteContract; group: ApiGroup }>();
   for (const group of groups) for (const route of group.routes) routes.set(routeKey(route.method, route.path), { route, group });
-  const authorized = [{ [AUTHORIZER_SCHEME]: [], [API_KEY_SCHEME]: [] }];
+  // API Gateway applies every scheme an operation names, one requirement object each: the authorizer, and the API key
+  // (the method's apiKeyRequired, so the usage plans meter it).
+  const authorized = [{ [AUTHORIZER_SCHEME]: [] }, { [API_KEY_SCHEME]: [] }];
   const paths: Record<string, Json> = {};
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, op] of Object.entries(item)) {

@@ -100,6 +100,14 @@ describe('API Gateway from the OpenAPI document', () => {
       }
     }
     for (const path of catchAlls) expect(body.paths[path]['x-amazon-apigateway-any-method']).toMatchObject({ security: [] });
+    // API Gateway's import wants every variable of a path declared as a path parameter, and no other.
+    for (const [path, item] of Object.entries(body.paths)) {
+      const variables = [...path.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1]).sort();
+      for (const op of Object.values(item)) {
+        const declared = ((op.parameters ?? []) as { in: string; name: string }[]).filter((p) => p.in === 'path').map((p) => p.name);
+        expect(declared.sort(), path).toEqual(variables);
+      }
+    }
   });
 
   it('names each function by a stage variable, and gives it one invoke permission on the live stage', () => {

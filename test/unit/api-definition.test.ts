@@ -26,7 +26,7 @@ describe('API Gateway definition (infra/api-definition.ts)', () => {
       authorizerResultTtlInSeconds: 300,
       identitySource: 'method.request.header.Authorization',
     });
-    expect(cached['x-amazon-apigateway-gateway-responses'].UNAUTHORIZED.statusCode).toBe(401);
+    expect(cached['x-amazon-apigateway-gateway-responses'].UNAUTHORIZED.statusCode).toBe('401');
     const uncached = definition(0);
     expect(uncached.components.securitySchemes.authorizer['x-amazon-apigateway-authorizer']).not.toHaveProperty('identitySource');
     expect(uncached['x-amazon-apigateway-gateway-responses']).not.toHaveProperty('UNAUTHORIZED');
@@ -37,10 +37,10 @@ describe('API Gateway definition (infra/api-definition.ts)', () => {
     for (const iface of ['playbook', 'helpdesk'] as const) {
       const unavailable = toHttpError(new ServiceUnavailableError('The service is temporarily overloaded; retry shortly'), iface);
       expect(branch(responses.AUTHORIZER_FAILURE.responseTemplates['application/json'], iface)).toEqual(unavailable.body);
-      expect(responses.AUTHORIZER_FAILURE).toMatchObject({ statusCode: unavailable.status, responseParameters: { 'gatewayresponse.header.Retry-After': "'1'" } });
+      expect(responses.AUTHORIZER_FAILURE).toMatchObject({ statusCode: String(unavailable.status), responseParameters: { 'gatewayresponse.header.Retry-After': "'1'" } });
       const unauthorized = toHttpError(new UnauthorizedError(MISSING_CREDENTIALS_MESSAGE), iface);
       expect(branch(responses.UNAUTHORIZED.responseTemplates['application/json'], iface)).toEqual(unauthorized.body);
-      expect(responses.UNAUTHORIZED.statusCode).toBe(unauthorized.status);
+      expect(responses.UNAUTHORIZED.statusCode).toBe(String(unauthorized.status));
     }
   });
 
@@ -48,7 +48,7 @@ describe('API Gateway definition (infra/api-definition.ts)', () => {
     const body = definition(300);
     const route = API_GROUPS[1].routes[0];
     expect(body.paths[route.path][route.method.toLowerCase()]).toMatchObject({
-      security: [{ authorizer: [], api_key: [] }],
+      security: [{ authorizer: [] }, { api_key: [] }],
       'x-amazon-apigateway-integration': { type: 'aws_proxy', httpMethod: 'POST', uri: `uri:${API_GROUPS[1].name}` },
     });
     for (const prefix of API_PREFIXES) expect(body.paths[`${prefix}/{proxy+}`]['x-amazon-apigateway-any-method']['x-amazon-apigateway-integration'].uri).toBe('uri:notFound');
