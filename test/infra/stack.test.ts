@@ -23,7 +23,7 @@ beforeAll(() => {
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   template = Template.fromStack(stack);
   unnamedAlarms = Template.fromStack(stack.alarms);
-}, 60_000);
+}, 180_000);
 
 describe('CDK app', () => {
   it('has one table with the shared key schema, GSIs, stream, TTL, PITR and deletion protection', () => {
