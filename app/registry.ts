@@ -16,6 +16,7 @@ import { groupRoutes } from '#shared/groups/contract.ts';
 import { historyRoutes } from '#shared/history/contract.ts';
 import { bulkRoutes } from '#shared/bulk/contract.ts';
 import { jobRoutes } from '#shared/jobs/contract.ts';
+import { mergeRoutes } from '#shared/merge/contract.ts';
 
 export interface ApiGroup {
   name: GroupName;
@@ -45,8 +46,8 @@ export const API_GROUPS: readonly ApiGroup[] = [
   { name: 'webhooks', entry: 'functions/webhooks/handler.ts', routes: webhookRoutes, sendsTo: ['webhook-delivery'] },
   { name: 'slaPolicies', entry: 'functions/sla-policies/handler.ts', routes: slaPolicyRoutes, sendsTo: ['sla-recompute'] },
   { name: 'history', entry: 'functions/history/handler.ts', routes: historyRoutes },
-  // Requests that make jobs (bulk actions) and the jobs they make: their own function, the only API function that sends to the bulk-jobs queue.
-  { name: 'jobs', entry: 'functions/jobs/handler.ts', routes: [...bulkRoutes, ...jobRoutes], sendsTo: ['bulk-jobs'] },
+  // Requests that make jobs (bulk actions, merges) and the jobs they make: their own function, the only API function that sends to the bulk-jobs queue.
+  { name: 'jobs', entry: 'functions/jobs/handler.ts', routes: [...bulkRoutes, ...mergeRoutes, ...jobRoutes], sendsTo: ['bulk-jobs'] },
 ];
 
 export const AUTHORIZER = { entry: 'functions/authorizer/handler.ts' };

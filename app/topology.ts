@@ -226,14 +226,15 @@ export const QUEUES: readonly QueueDef[] = [
   {
     name: 'bulk-jobs',
     consumer: 'functions/bulk-jobs/handler.ts',
-    // One message is one step of a job (a chunk of 25 tickets); the consumer queues the next step itself.
+    // One message is one step of a job (a chunk of 25 tickets, or one merge source); the consumer queues the next step itself.
     batchSize: 1,
     functionTimeoutSeconds: 60,
     visibilityTimeoutSeconds: 360,
     maxReceiveCount: 5,
     urlEnv: 'BULK_JOBS_QUEUE_URL',
     sendsTo: ['bulk-jobs'],
-    description: 'POST /v1/tickets/bulk_update|bulk_delete -> each ticket changed as its own PUT or DELETE, a chunk per message, results recorded in the job (resumable, no ticket twice)',
+    description:
+      "POST /v1/tickets/bulk_update|bulk_delete -> each ticket changed as its own PUT or DELETE, a chunk per message; POST /v1/tickets/{id}/merge -> each source's messages moved, then its close; results recorded in the job (resumable, nothing done twice)",
   },
 ];
 

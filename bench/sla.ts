@@ -65,6 +65,7 @@ await Promise.all(
           groupId: null,
           tags: i % 5 ? [] : ['vip'],
           customFields: [],
+          mergedInto: null,
           createdAt: at,
           updatedAt: at,
           version: 1,

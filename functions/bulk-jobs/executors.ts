@@ -1,5 +1,6 @@
 import { bulkExecutors } from '#shared/bulk/service.ts';
 import type { JobExecutors } from '#shared/jobs/service.ts';
+import { mergeExecutor } from '#shared/merge/service.ts';
 
 /**
  * The job types this consumer runs: each type's executor (what it does with
@@ -9,4 +10,5 @@ import type { JobExecutors } from '#shared/jobs/service.ts';
  */
 export const JOB_EXECUTORS: JobExecutors = {
   ...bulkExecutors,
+  merge: mergeExecutor(),
 };

@@ -82,3 +82,11 @@ export function attachWrite(u: UploadRecord, at: { messageId: string; ticketId: 
     },
   );
 }
+
+/** The write that records an attachment's new ticket and object (its message moved there: a merge, decisions §20); only an attached record. */
+export const attachmentMovedWrite = (accountId: string, id: string, at: { ticketId: string; objectKey: string }): TxWrite =>
+  uploads.updateAttributes(
+    { accountId, id },
+    { set: { ticketId: at.ticketId, objectKey: at.objectKey } },
+    { expr: '#state = :attached', names: { '#state': 'state' }, values: { ':attached': 'attached' } },
+  );

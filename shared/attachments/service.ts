@@ -229,3 +229,61 @@ export async function storeReceivedFiles(accountId: string, ticketId: string, fi
     discard,
   };
 }
+
+/** Attachments of messages that move to another ticket: what the messages then store, the records' writes, and the old objects' removal. */
+export interface MovedAttachments {
+  /** Each message's attachments with their keys under the new ticket, by message id. */
+  byMessage: Map<string, StoredAttachment[]>;
+  /** The records' new ticket and key, for the move's transaction. */
+  writes: TxWrite[];
+  /** Delete the objects under the old ticket once the move committed (best effort: a leftover goes with the old ticket's prefix). */
+  discardOld(): Promise<void>;
+}
+
+/**
+ * Move the attachments of messages to another ticket (a merge, decisions
+ * §20): each object is copied under the new ticket's prefix, keeping its
+ * file name there, so a second attempt copies onto the same key and the
+ * objects never depend on the old ticket (whose deletion deletes its prefix).
+ * The copies exist before the move commits; an entry stored before uploads
+ * existed (no key) or whose object is gone keeps what it had.
+ */
+export async function moveAttachments(accountId: string, to: string, messages: readonly { id: string; attachments: readonly StoredAttachment[] }[]): Promise<MovedAttachments> {
+  const all = messages.flatMap((m) => m.attachments.filter((a) => a.key));
+  if (!all.length) return { byMessage: new Map(messages.map((m) => [m.id, [...m.attachments]])), writes: [], discardOld: async () => undefined };
+  const { copyObject, deleteObjects, isMissingObject } = await objects();
+  const prefix = objectKeys.ticketPrefix(accountId, to);
+  const newKey = (a: StoredAttachment) => (a.key.startsWith(prefix) ? a.key : `${prefix}${a.key.slice(a.key.lastIndexOf('/') + 1)}`);
+  const suffixes = all.map((a) => idSuffix(a.id, ATTACHMENT_PREFIX)).filter((id): id is string => Boolean(id));
+  const records = await repo.getUploads(accountId, suffixes);
+  const moved = new Map<string, string>();
+  await Promise.all(
+    all.map(async (a) => {
+      const key = newKey(a);
+      if (key === a.key) return;
+      try {
+        await copyObject(a.key, key, a.name, a.contentType);
+        moved.set(a.key, key);
+      } catch (err) {
+        if (!isMissingObject(err)) throw err;
+        logger.warn('attachments: the object of a moved message is missing; its entry keeps its key', { accountId, key: a.key });
+      }
+    }),
+  );
+  const writes = all.flatMap((a) => {
+    const id = idSuffix(a.id, ATTACHMENT_PREFIX);
+    const key = moved.get(a.key);
+    return id && key && records.get(id)?.state === 'attached' ? [repo.attachmentMovedWrite(accountId, id, { ticketId: to, objectKey: key })] : [];
+  });
+  return {
+    byMessage: new Map(messages.map((m) => [m.id, m.attachments.map((a) => ({ ...a, key: moved.get(a.key) ?? a.key }))])),
+    writes,
+    discardOld: async () => {
+      try {
+        await deleteObjects([...moved.keys()]);
+      } catch (err) {
+        logger.warn('attachments: could not delete the objects of moved messages under their old ticket', { accountId, err });
+      }
+    },
+  };
+}

@@ -5,8 +5,8 @@ import { LinksSchema, PageMetaSchema } from '../pagination/cursor-page.ts';
 export const AUDIT_RESOURCE_TYPES = ['ticket', 'user', 'api_key', 'webhook', 'automation', 'sla_policy', 'group', 'ticket_field', 'account'] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
-/** How the change came: the API, a message's ticket_update, an automation, inbound email, a bulk job, SLA, group distribution. */
-export const AUDIT_VIAS = ['api', 'message', 'automation', 'email', 'bulk', 'sla', 'distribution'] as const;
+/** How the change came: the API, a message's ticket_update, an automation, inbound email, a bulk job, SLA, group distribution, a merge. */
+export const AUDIT_VIAS = ['api', 'message', 'automation', 'email', 'bulk', 'sla', 'distribution', 'merge'] as const;
 export type AuditVia = (typeof AUDIT_VIAS)[number];
 
 export const ACTOR_TYPES = ['user', 'automation', 'system', 'email'] as const;

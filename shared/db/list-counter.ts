@@ -10,6 +10,9 @@ const counters = bindEntity<{ accountId: string; list: string; n: number }>(ENTI
 export const listCounter = {
   /** The transaction write that moves the list's count by `delta` (created on first use). */
   write: (accountId: string, list: CountedList, delta: number): TxWrite => counters.updateAttributes({ accountId, list }, { add: { n: delta } }),
+  /** As `write`, only while the list is empty (its count absent or 0); `error` when it is not. */
+  writeIfEmpty: (accountId: string, list: CountedList, delta: number, error: () => Error): TxWrite =>
+    counters.updateAttributes({ accountId, list }, { add: { n: delta } }, { expr: 'attribute_not_exists(#cn) OR #cn <= :zero', names: { '#cn': 'n' }, values: { ':zero': 0 }, error }),
   /** The list's count, or undefined when it was never written. */
   read: async (accountId: string, list: CountedList): Promise<number | undefined> => {
     const c = await counters.get({ accountId, list });

@@ -90,6 +90,8 @@ export class RuleViolationError extends DomainError {
   constructor(
     readonly rule: RuleCode,
     message: string,
+    /** `asInput`: the rule refuses a ticket the request names rather than the resource it acts on (a merge's closed target, decisions §20), answered as invalid input. */
+    readonly opts: { asInput?: boolean } = {},
   ) {
     super(message);
   }

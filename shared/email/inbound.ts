@@ -10,7 +10,7 @@ import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import { commitMessage, messageWrites } from '../messages/service.ts';
 import type { MessageRecord } from '../messages/api.ts';
-import { createTicket, findTicket, MAIL_ACTOR, messageAuditWrite, planTicketUpdate, ticketUnchangedCheck, type ChangeContext } from '../tickets/service.ts';
+import { createTicket, findTicket, MAIL_ACTOR, messageAuditWrite, planTicketUpdate, ticketUnchangedCheck, type ChangeContext, type TicketRecord } from '../tickets/service.ts';
 import { inboundDomain } from './addresses.ts';
 import { attachmentName, followUpNote, isAutomatic, oneLine, textAsHtml, threadCandidates, ticketSubject } from './mail-rules.ts';
 import { findMailId, findMailIds, getEmailSettings, getThread, mailIdWrite, threadWrites, ticketOfReplyToken } from './repository.ts';
@@ -87,15 +87,28 @@ function filesOf(mail: Email): { files: ReceivedFile[]; left: string[] } {
   return { files, left };
 }
 
-/** Which of the account's tickets a mail answers: by In-Reply-To / References, else by the reply address's token. */
-async function answeredTicket(accountId: string, mail: Email, replyToken: string | null): ReturnType<typeof findTicket> {
+/** Most merges a reply follows from the ticket its thread names (a merge of merges is a chain; decisions §20). */
+const MERGE_HOPS = 10;
+
+/** The ticket a thread's ticket was merged into, and so on (decisions §20): where a reply to it lands; the last one found if the chain ends in a deleted ticket. */
+async function followMerges(accountId: string, t: TicketRecord | null): Promise<TicketRecord | null> {
+  for (let hop = 0; t?.mergedInto && hop < MERGE_HOPS; hop++) {
+    const next = await findTicket(accountId, t.mergedInto);
+    if (!next) break;
+    t = next;
+  }
+  return t;
+}
+
+/** Which of the account's tickets a mail answers: by In-Reply-To / References, else by the reply address's token; a merged one's target. */
+async function answeredTicket(accountId: string, mail: Email, replyToken: string | null): Promise<TicketRecord | null> {
   const known = await findMailIds(accountId, threadCandidates(mail.inReplyTo, mail.references));
   for (const k of known) {
     const t = await findTicket(accountId, k.ticketId);
-    if (t) return t;
+    if (t) return followMerges(accountId, t);
   }
   const byToken = replyToken ? await ticketOfReplyToken(accountId, replyToken) : null;
-  return byToken ? findTicket(accountId, byToken) : null;
+  return byToken ? followMerges(accountId, await findTicket(accountId, byToken)) : null;
 }
 
 /**

@@ -102,7 +102,7 @@ export function toHttpError(err: unknown, iface: Interface): HttpError {
   const headers: Record<string, string> = {};
 
   if (err instanceof RuleViolationError) {
-    status = RULE_STATUS[err.rule];
+    status = err.opts.asInput ? 422 : RULE_STATUS[err.rule];
     code = iface === 'playbook' ? 'conflict' : err.rule;
     message = err.message;
   } else if (isStoreUnavailable(err)) {

@@ -6,7 +6,7 @@ import * as z from 'zod';
  * jobs (functions/bulk-jobs/executors.ts); adding a type is its name here and
  * its executor there (docs/architecture.md).
  */
-export const JOB_TYPES = ['bulk_update', 'bulk_delete'] as const;
+export const JOB_TYPES = ['bulk_update', 'bulk_delete', 'merge'] as const;
 export type JobType = (typeof JOB_TYPES)[number];
 export const JOB_STATUSES = ['queued', 'running', 'completed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];

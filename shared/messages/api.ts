@@ -1,8 +1,9 @@
 /**
  * What other modules may use of messages: recording what became of a
- * response's email (the email module). Clearing a deleted ticket's messages
- * and attachments is ./ticket-cleanup.ts. Everything else about a message's
- * items stays behind this module's service.
+ * response's email (the email module); a ticket's messages and moving them to
+ * another ticket (a merge, decisions §20). Clearing a deleted ticket's
+ * messages and attachments is ./ticket-cleanup.ts. Everything else about a
+ * message's items stays behind this module's service.
  */
-export { getMessage as getMessageRecord, setEmailDelivery } from './repository.ts';
+export { getMessage as getMessageRecord, moveMessageWrites, setEmailDelivery, ticketMessages } from './repository.ts';
 export type { MessageRecord } from './repository.ts';

@@ -4,6 +4,7 @@ import { listCounter } from '../db/list-counter.ts';
 import { batchDelete, numberedPage, queryPage, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import type { StoredAttachment } from '../attachments/model.ts';
+import { ConflictError, NotFoundError } from '../domain/errors.ts';
 import type { EmailDelivery, Message } from './model.ts';
 
 /** A message as stored: its attachments carry their object keys, the API's download URLs are made on each read. */
@@ -56,6 +57,45 @@ export const messageItemWrites = (m: MessageRecord): TxWrite[] => [
   listCounter.write(m.accountId, `TMSG#${m.ticketId}`, 1),
 ];
 
+/**
+ * The writes that move messages to another ticket (a merge, decisions §20),
+ * for one transaction: each message's copy by id names its new ticket (and its
+ * attachments' new keys), its copy under the old ticket goes only if it is
+ * still as read (a delivery status recorded meanwhile fails the move, which
+ * reads again), a copy under the new ticket comes, and both tickets' counts
+ * move. Ids and `createdAt` stay, so the new ticket's list stays in time order.
+ */
+export function moveMessageWrites(accountId: string, from: string, moved: readonly MessageRecord[]): TxWrite[] {
+  if (!moved.length) return [];
+  const to = moved[0].ticketId;
+  const stale = () => new ConflictError('A message changed while it was being moved');
+  return [
+    ...moved.flatMap((m) => [
+      byId.updateAttributes(
+        { accountId, id: m.id },
+        { set: { ticketId: to, attachments: m.attachments } },
+        { expr: '#t = :from', names: { '#t': 'ticketId' }, values: { ':from': from }, error: stale },
+      ),
+      underTicketCopies.delete({ accountId, ticketId: from, id: m.id }, { expr: 'attribute_exists(pk) AND #u = :u', names: { '#u': 'updatedAt' }, values: { ':u': m.updatedAt }, error: stale }),
+      underTicketCopies.put(m, conditions.absent()),
+    ]),
+    listCounter.write(accountId, `TMSG#${from}`, -moved.length),
+    listCounter.write(accountId, `TMSG#${to}`, moved.length),
+  ];
+}
+
+/**
+ * The items of a ticket's first message once its others have moved away (a
+ * merged source's note): as messageItemWrites, with the ticket's count
+ * proven 0 before it, so a message that arrived after the last move fails
+ * the transaction (which moves it and tries again) instead of staying behind.
+ */
+export const onlyMessageWrites = (m: MessageRecord): TxWrite[] => [
+  byId.put(m, conditions.absent()),
+  underTicketCopies.put(m, conditions.absent()),
+  listCounter.writeIfEmpty(m.accountId, `TMSG#${m.ticketId}`, 1, () => new ConflictError('A message was added to the ticket while it was being merged')),
+];
+
 export async function getMessage(accountId: string, id: string): Promise<MessageRecord | null> {
   return byId.get({ accountId, id });
 }
@@ -66,8 +106,15 @@ export async function getMessage(accountId: string, id: string): Promise<Message
  */
 export async function setEmailDelivery(accountId: string, ticketId: string, id: string, delivery: EmailDelivery): Promise<void> {
   const parts = { set: { emailDelivery: delivery, updatedAt: delivery.updatedAt } };
-  const exists = conditions.present();
-  await transactWrite([byId.updateAttributes({ accountId, id }, parts, exists), underTicketCopies.updateAttributes({ accountId, ticketId, id }, parts, exists)]);
+  const exists = conditions.present(() => new NotFoundError('Message'));
+  try {
+    await transactWrite([byId.updateAttributes({ accountId, id }, parts, exists), underTicketCopies.updateAttributes({ accountId, ticketId, id }, parts, exists)]);
+  } catch (err) {
+    // A merge moved the message to another ticket since its event named this one (decisions §20): record it there.
+    const now = err instanceof NotFoundError ? await getMessage(accountId, id) : null;
+    if (!now || now.ticketId === ticketId) throw err;
+    await setEmailDelivery(accountId, now.ticketId, id, delivery);
+  }
 }
 
 /** A numbered page of a ticket's messages in time order (ids are time-ordered), with the total. */

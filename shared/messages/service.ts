@@ -49,6 +49,36 @@ const messageEventWrite = (message: MessageRecord): TxWrite =>
 /** A new message's writes and its message.created event, for a transaction another module commits (the ticket an inbound mail starts). */
 export const messageWrites = (message: MessageRecord): TxWrite[] => [...repo.messageItemWrites(message), messageEventWrite(message)];
 
+/** A merged source's note, its first message once the others moved (decisions §20): messageWrites, with the ticket's count proven 0 before it. */
+export const onlyMessageWrites = (message: MessageRecord): TxWrite[] => [...repo.onlyMessageWrites(message), messageEventWrite(message)];
+
+/**
+ * A note by the caller (a merge's, decisions §20): `content` as a message's
+ * (HTML, sanitized; its text derived), sent to no one.
+ */
+export async function newNote(p: Principal, ticketId: string, content: string, at = new Date().toISOString()): Promise<MessageRecord> {
+  const { htmlToText, sanitizeContent } = await import('./sanitize.ts');
+  const html = sanitizeContent(content);
+  return {
+    id: newId('msg', Date.parse(at)),
+    accountId: p.accountId,
+    ticketId,
+    type: 'note',
+    content: html,
+    textContent: htmlToText(html),
+    authorId: p.userId,
+    attachments: [],
+    ccs: [],
+    recipients: [],
+    isForward: false,
+    channel: 'api',
+    emailDelivery: null,
+    sendEmail: false,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
 /**
  * Add a message to a ticket. Its ticket_update (if any) is applied in the
  * same transaction, with the same rules and events as a PUT; otherwise the

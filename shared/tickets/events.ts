@@ -29,6 +29,16 @@ export const TicketEventPayloadSchemas = {
     })
     .meta({ id: 'TicketAssignmentChangedEvent' }),
   'ticket.deleted': z.object({ event: z.literal('ticket.deleted'), truncated, timestamp, data: z.object({ ticket: z.object({ id: z.string() }) }) }).meta({ id: 'TicketDeletedEvent' }),
+  'ticket.merged': z
+    .object({
+      event: z.literal('ticket.merged'),
+      truncated,
+      timestamp,
+      data: z.object({
+        ticket: z.object({ id: z.string().describe('The target: the ticket merged into'), sourceId: z.string().describe('The source: now closed, with mergedInto the target, its messages moved') }),
+      }),
+    })
+    .meta({ id: 'TicketMergedEvent' }),
 } as const;
 
 export const TicketEventPayloadSchema = z.discriminatedUnion('event', Object.values(TicketEventPayloadSchemas) as unknown as [z.ZodObject, ...z.ZodObject[]]);

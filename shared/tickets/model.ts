@@ -19,6 +19,7 @@ export const TicketSchema = z
     groupId: z.string().nullable(),
     tags: z.array(z.string()),
     customFields: z.array(CustomFieldValueSchema),
+    mergedInto: z.string().nullable().describe('The ticket this one was merged into (decisions §20): it is then closed and its messages are there; null otherwise'),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })

@@ -46,10 +46,27 @@ const searchable = (t: TicketRecord): Searchable => ({
 });
 
 const tickets = bindEntity<TicketRecord>(ENTITIES.ticket, {
-  fields: ['id', 'accountId', 'subject', 'status', 'priority', 'type', 'assigneeId', 'requesterEmail', 'requesterName', 'groupId', 'tags', 'customFields', 'createdAt', 'updatedAt', 'version'],
+  fields: [
+    'id',
+    'accountId',
+    'subject',
+    'status',
+    'priority',
+    'type',
+    'assigneeId',
+    'requesterEmail',
+    'requesterName',
+    'groupId',
+    'tags',
+    'customFields',
+    'mergedInto',
+    'createdAt',
+    'updatedAt',
+    'version',
+  ],
   renames: { type: 'ticketType' },
   keyValues: (t) => ({ statusRank: rank(TICKET_STATUSES, t.status), priorityRank: rank(TICKET_PRIORITIES, t.priority), changeShard: historyShard(t.id) }),
-  normalize: (r) => ({ ...r, tags: r.tags ?? [], customFields: r.customFields ?? [] }),
+  normalize: (r) => ({ ...r, tags: r.tags ?? [], customFields: r.customFields ?? [], mergedInto: r.mergedInto ?? null }),
   // Every word, uncapped, for a search run as a list filter (sort_by=updated_at, or more matches than the index ranks).
   extra: (t) => ({ searchText: searchText(recordWords({ names: [t.subject, t.requesterName], addresses: [t.requesterEmail, t.id, ...t.tags] })) }),
 });

@@ -15,7 +15,7 @@ export const newTicketEvent = (accountId: string, payload: TicketEventPayload): 
  * transaction; test/unit/ticket-rules.test.ts holds their tables.
  */
 
-export const TRACKED = ['subject', 'status', 'priority', 'type', 'assigneeId', 'requesterEmail', 'requesterName', 'groupId', 'tags', 'customFields'] as const;
+export const TRACKED = ['subject', 'status', 'priority', 'type', 'assigneeId', 'requesterEmail', 'requesterName', 'groupId', 'tags', 'customFields', 'mergedInto'] as const;
 
 /** A ticket as the API answers it. */
 export const toTicketDto = ({ accountId: _a, version: _v, ...t }: TicketRecord): Ticket => t;

@@ -1,5 +1,5 @@
 import { auditWrite, userActor, SYSTEM_ACTOR } from '../audits/service.ts';
-import type { AuditActor, AuditVia } from '../audits/model.ts';
+import type { AuditActor, AuditChange, AuditVia } from '../audits/model.ts';
 import { actorOf, hasDeskRole, isMailCaller, isSystemCaller, type Caller, type MailCaller, type Principal } from '../auth/principal.ts';
 import { requesterWrites } from '../contacts/service.ts';
 import { retryOnConflict } from '../db/retry.ts';
@@ -122,6 +122,7 @@ async function createTicketOnce(p: Principal | MailCaller, input: CreateTicketIn
     groupId: input.groupId ?? null,
     tags: input.tags,
     customFields: merged,
+    mergedInto: null,
     createdAt: at,
     updatedAt: at,
     version: 1,
@@ -159,14 +160,14 @@ function ticketAudit(
   after: TicketRecord,
   fields: ReadonlyMap<string, Pick<FieldRecord, 'fieldKey'>>,
   ctx: ChangeContext,
-  opts: { deleted?: boolean; at?: string } = {},
+  opts: { deleted?: boolean; at?: string; extra?: AuditChange[] } = {},
 ): TxWrite {
   return auditWrite({
     accountId: after.accountId,
     resource: { type: 'ticket', id: after.id },
     actor: ctx.actor,
     via: ctx.via,
-    changes: opts.deleted ? [] : ticketChanges(before, after, fields),
+    changes: opts.deleted ? [] : [...ticketChanges(before, after, fields), ...(opts.extra ?? [])],
     messageId: ctx.messageId ?? null,
     deleted: opts.deleted,
     version: after.version,
@@ -262,6 +263,34 @@ export function updateTicket(p: Principal, id: string, input: TicketEdit, contex
     if (plan.writes.length) await transactWrite(plan.writes);
     return plan.next;
   });
+}
+
+/**
+ * The writes of a change another module's flow decides (a merge, decisions
+ * §20): `next` as given, version-checked, with what any ticket change carries
+ * (word index, group side, requester counts, events, audit). `extra` is what
+ * changed that is no field of the ticket (a merge target's `mergedFrom`), in
+ * its ticket.updated (sent even when no field changed) and its audit.
+ */
+export async function ticketChangeWrites(
+  p: Principal,
+  current: TicketRecord,
+  next: TicketRecord,
+  context: Partial<ChangeContext>,
+  extra: Record<string, { from: unknown; to: unknown }> = {},
+): Promise<TxWrite[]> {
+  const [event, ...others] = changeEvents(p.accountId, current, next, next.updatedAt, actorOf(p));
+  const fields = { ...(event?.event === 'ticket.updated' ? (event.data as { ticket: { updatedFields: object } }).ticket.updatedFields : {}), ...extra };
+  const updated = { ...newEventDetail(p.accountId, { event: 'ticket.updated', timestamp: next.updatedAt, data: { ticket: { id: next.id, updatedFields: fields } } }), actor: actorOf(p) };
+  const audit = ticketAudit(current, next, new Map(), contextOf(p, context), { extra: Object.entries(extra).map(([field, c]) => ({ field, ...c })) });
+  return [
+    repo.replaceTicketWrite(next, current.version),
+    ...repo.ticketWordWrites(current, next),
+    ...(await requesterChangeWrites(p.accountId, current, next)),
+    ...(await ticketGroupChange(p.accountId, current, next)).writes,
+    ...outboxWrites(event?.event === 'ticket.updated' ? [updated, ...others] : [updated, ...(event ? [event] : []), ...others]),
+    audit,
+  ];
 }
 
 /** Delete a ticket, releasing its option usage and requester counts, and record ticket.deleted (and its audit: `context`, by default the API). */

@@ -307,6 +307,10 @@ const REQUESTS: Record<string, (w: World, n: number) => RouteRequest | Promise<R
     path: `${V1}/tickets/bulk_delete`,
     body: { ids: [(await create(`${V1}/tickets`, w.key, { ticket: { subject: 'Bulk delete me' } })).ticket.id] },
   }),
+  [routeKey('POST', `${V1}/tickets/{id}/merge`)]: async (w) => ({
+    path: `${V1}/tickets/${w.ticket.id}/merge`,
+    body: { ids: [(await create(`${V1}/tickets`, w.key, { ticket: { subject: 'Merge me' } })).ticket.id] },
+  }),
   [routeKey('GET', `${V1}/jobs/{id}`)]: (w) => ({ path: `${V1}/jobs/${w.job}` }),
 
   [routeKey('GET', `${H}/contacts`)]: () => ({ path: `${H}/contacts?limit=10` }),

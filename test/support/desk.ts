@@ -111,6 +111,7 @@ export async function ticketRecord(accountId: string, at = new Date(), overrides
     groupId: null,
     tags: [],
     customFields: [],
+    mergedInto: null,
     createdAt: at.toISOString(),
     updatedAt: at.toISOString(),
     version: 1,

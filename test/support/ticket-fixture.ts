@@ -14,6 +14,7 @@ export const ticketFixture = (over: Partial<TicketRecord> = {}): TicketRecord =>
   groupId: null,
   tags: [],
   customFields: [],
+  mergedInto: null,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
   version: 3,

@@ -20,6 +20,7 @@ describe('published event schemas: one generator for the registry, the OpenAPI d
         'ticket.assignment.changed',
         'ticket.resolved',
         'ticket.deleted',
+        'ticket.merged',
         'message.created',
         'organization.created',
         'organization.deleted',
@@ -27,7 +28,7 @@ describe('published event schemas: one generator for the registry, the OpenAPI d
         'webhook.disabled',
       ]),
     );
-    expect(types).toHaveLength(10);
+    expect(types).toHaveLength(11);
     expect(PUBLISHED_SOURCES).toEqual(['support-desk.tickets', 'support-desk.messages', 'support-desk.organizations', 'support-desk.sla', 'support-desk.webhooks']);
     // Group and user events are work items of our own consumers (distribution, invitation emails).
     const internal = RULES.flatMap((r) => r.pattern.source).filter((s) => !PUBLISHED_SOURCES.includes(s));
