@@ -1,15 +1,14 @@
 import { moveAttachments } from '../attachments/service.ts';
 import { userActor } from '../audits/service.ts';
-import { actorOf, type Principal } from '../auth/principal.ts';
+import type { Principal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { MAX_TRANSACTION_ITEMS, transactWrite, type TxWrite } from '../db/transact.ts';
 import { NotFoundError, RuleViolationError, ValidationError } from '../domain/errors.ts';
-import { newEventDetail, outboxWrites } from '../events/outbox.ts';
 import type { Job } from '../jobs/model.ts';
 import { createJob, type JobExecutor } from '../jobs/service.ts';
 import { moveMessageWrites, ticketMessages, type MessageRecord } from '../messages/api.ts';
 import { messageWrites, newNote, onlyMessageWrites } from '../messages/service.ts';
-import { findTicket, getTicket, ticketChangeWrites, ticketPresentCheck, type TicketRecord } from '../tickets/service.ts';
+import { findTicket, getTicket, ticketChangeWrites, ticketMergedWrite, ticketPresentCheck, type TicketRecord } from '../tickets/service.ts';
 import type { MergeBody, MergeInput } from './model.ts';
 import { mergedTags, MOVE_BATCH, moveBatchSize, sourceNote, targetNote } from './rules.ts';
 
@@ -102,7 +101,6 @@ async function closeWrites(p: Principal, source: TicketRecord, target: TicketRec
   const at = new Date().toISOString();
   const [toSource, toTarget] = await Promise.all([newNote(p, source.id, sourceNote(target.id, input.sourceComment), at), newNote(p, target.id, targetNote(source, target, input.targetComment), at)]);
   const via = (messageId: string) => ({ via: 'merge' as const, actor: userActor(p), messageId });
-  const merged = { ...newEventDetail(p.accountId, { event: 'ticket.merged', timestamp: at, data: { ticket: { id: target.id, sourceId: source.id } } }), actor: actorOf(p) };
   return [
     ...(await ticketChangeWrites(p, source, { ...source, status: 'closed', mergedInto: target.id, updatedAt: at, version: source.version + 1 }, via(toSource.id))),
     ...(await ticketChangeWrites(p, target, { ...target, tags: mergedTags(target.tags, source.tags), updatedAt: at, version: target.version + 1 }, via(toTarget.id), {
@@ -110,6 +108,6 @@ async function closeWrites(p: Principal, source: TicketRecord, target: TicketRec
     })),
     ...onlyMessageWrites(toSource),
     ...messageWrites(toTarget),
-    ...outboxWrites([merged]),
+    ticketMergedWrite(p, target.id, source.id, at),
   ];
 }

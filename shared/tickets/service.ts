@@ -281,16 +281,22 @@ export async function ticketChangeWrites(
 ): Promise<TxWrite[]> {
   const [event, ...others] = changeEvents(p.accountId, current, next, next.updatedAt, actorOf(p));
   const fields = { ...(event?.event === 'ticket.updated' ? (event.data as { ticket: { updatedFields: object } }).ticket.updatedFields : {}), ...extra };
-  const updated = { ...newEventDetail(p.accountId, { event: 'ticket.updated', timestamp: next.updatedAt, data: { ticket: { id: next.id, updatedFields: fields } } }), actor: actorOf(p) };
+  const updated = { ...newTicketEvent(p.accountId, { event: 'ticket.updated', timestamp: next.updatedAt, data: { ticket: { id: next.id, updatedFields: fields } } }), actor: actorOf(p) };
   const audit = ticketAudit(current, next, new Map(), contextOf(p, context), { extra: Object.entries(extra).map(([field, c]) => ({ field, ...c })) });
   return [
     repo.replaceTicketWrite(next, current.version),
     ...repo.ticketWordWrites(current, next),
     ...(await requesterChangeWrites(p.accountId, current, next)),
     ...(await ticketGroupChange(p.accountId, current, next)).writes,
-    ...outboxWrites(event?.event === 'ticket.updated' ? [updated, ...others] : [updated, ...(event ? [event] : []), ...others]),
+    ...outboxWrites(event?.event === 'ticket.updated' ? [updated, ...others] : [updated, ...(event ? [event] : []), ...others], TICKET_EVENT_SOURCE),
     audit,
   ];
+}
+
+/** The outbox write of ticket.merged (decisions §20): the target (`id`) and the source, by the caller. */
+export function ticketMergedWrite(p: Principal, targetId: string, sourceId: string, at: string): TxWrite {
+  const event: TicketEventDetail = { ...newTicketEvent(p.accountId, { event: 'ticket.merged', timestamp: at, data: { ticket: { id: targetId, sourceId } } }), actor: actorOf(p) };
+  return outboxWrites([event], TICKET_EVENT_SOURCE)[0];
 }
 
 /** Delete a ticket, releasing its option usage and requester counts, and record ticket.deleted (and its audit: `context`, by default the API). */
