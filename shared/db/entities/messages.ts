@@ -1,6 +1,6 @@
 import { declareEntity } from '../declaration.ts';
 
-/** Messages never change, so each is stored twice in one transaction (by id, and under its ticket) and the copies cannot drift. */
+/** Messages never change, so each is stored twice in one transaction (by id, and under its ticket) and the copies cannot drift; a merge moves both in one transaction (decisions §20). */
 export const messageEntities = {
   message: declareEntity({
     type: 'message',
