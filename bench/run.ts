@@ -16,6 +16,7 @@
  *   - history (bench/history.ts): the write units and requests a ticket change's audit adds, and the incremental export's
  *     items per second and work per page at 200 and at 6,000 records;
  *   - bulk (bench/bulk.ts): the wall time of a 100-ticket bulk update, from the POST to the job completed;
+ *   - merge (bench/merge.ts): the wall time and DynamoDB requests of a merge of a source with 200 messages;
  *   - email (bench/email.ts): the inbound function's DynamoDB requests per mail received over SMTP;
  *
  * and last, one table of the issue's goals beside this run's figures.
@@ -32,7 +33,7 @@ import { startBenchStack } from './stack.ts';
 import { LOCAL_TABLE } from '../local/stack.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
-/** BENCH_ONLY=requests|endpoints|bill|automations|consumers|groups|pipeline|growth|history|bulk|email|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
+/** BENCH_ONLY=requests|endpoints|bill|automations|consumers|groups|pipeline|growth|history|bulk|merge|email|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
 const ONLY = process.env.BENCH_ONLY;
 const WARMUP = 20;
 
@@ -351,6 +352,23 @@ if (!ONLY || ONLY === 'bulk') {
     createAccount: async () => {
       const a = await accounts.createAccount({ name: 'Bulk', plan: 'enterprise', ownerEmail: 'owner@bulk.example' });
       return { accountId: a.accountId, apiKey: a.apiKey };
+    },
+  });
+}
+
+if (!ONLY || ONLY === 'merge') {
+  // Issue 38: a merge of a source with 200 messages, from the POST to the job completed, through the bulk-jobs queue.
+  const { runMergeBench } = await import('./merge.ts');
+  await runMergeBench({
+    call,
+    store,
+    lambda,
+    dynamodbEndpoint: dynamo.endpoint,
+    sqsEndpoint: stack.sqs.endpoint,
+    tableName: LOCAL_TABLE,
+    createAccount: async () => {
+      const a = await accounts.createAccount({ name: 'Merge', plan: 'enterprise', ownerEmail: 'owner@merge.example' });
+      return { accountId: a.accountId, apiKey: a.apiKey, session: (await accounts.issueSessionToken(a.accountId, a.owner.id)).token };
     },
   });
 }

@@ -1,6 +1,6 @@
 import { bulkExecutors } from '#shared/bulk/service.ts';
 import type { JobExecutors } from '#shared/jobs/service.ts';
-import { mergeExecutor } from '#shared/merge/service.ts';
+import { mergeExecutor } from '#shared/merge/executor.ts';
 
 /**
  * The job types this consumer runs: each type's executor (what it does with
