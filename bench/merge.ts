@@ -19,20 +19,15 @@ type Call = (method: string, path: string, body?: unknown, token?: string) => Pr
 const MESSAGES = 200;
 const fmt = (n: number, d = 1) => n.toFixed(d);
 
-export async function runMergeBench(opts: {
-  call: Call;
-  store: DynamoDbProxy;
-  lambda: LocalLambda;
-  dynamodbEndpoint: string;
-  sqsEndpoint: string;
-  tableName: string;
-  /** A new account: its API key, and a session token (messages take only those). */
-  createAccount: () => Promise<{ accountId: string; apiKey: string; session: string }>;
-}) {
+export async function runMergeBench(opts: { call: Call; store: DynamoDbProxy; lambda: LocalLambda; dynamodbEndpoint: string; sqsEndpoint: string }) {
   const { startPipeline } = await import('../local/pipeline.ts');
+  const { LOCAL_TABLE } = await import('../local/stack.ts');
   const jobs = await import('#shared/jobs/service.ts');
   const { MOVE_BATCH } = await import('#shared/merge/rules.ts');
-  const acct = await opts.createAccount();
+  const accounts = await import('#shared/accounts/service.ts');
+  const made = await accounts.createAccount({ name: 'Merge', plan: 'enterprise', ownerEmail: 'owner@merge.example' });
+  // Messages take session tokens only.
+  const acct = { accountId: made.accountId, apiKey: made.apiKey, session: (await accounts.issueSessionToken(made.accountId, made.owner.id)).token };
   const call: Call = (method, path, body) => opts.call(method, path, body, acct.apiKey);
   const ticket = async (subject: string, tags: string[]) => (await call('POST', '/helpdesk/api/v1/tickets', { ticket: { subject, tags, requesterEmail: 'dana@bench.example' } })).ticket.id as string;
   /** A source with `n` messages (notes and requests alternating, a few hundred characters each), added through the API. */
@@ -50,7 +45,7 @@ export async function runMergeBench(opts: {
     lambda: opts.lambda,
     dynamodbEndpoint: opts.dynamodbEndpoint,
     sqsEndpoint: opts.sqsEndpoint,
-    tableName: opts.tableName,
+    tableName: LOCAL_TABLE,
     queues,
     pollIntervalMs: 50,
     sweepOnStart: false,

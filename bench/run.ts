@@ -1,16 +1,12 @@
 /**
  * `npm run bench`:
  *
- *   - the request path as issue 21 measures it (bench/request-path.ts): the
- *     stack as `npm start` runs it in a process of its own against a one-call
- *     floor server in another, wall and CPU per request (from /proc, idle
- *     subtracted), GET ticket against a bare GetItem run in a process of its
- *     own, at concurrency 1 and 16;
+ *   - the request path as issue 21 measures it (bench/request-path.ts): the stack as `npm start` runs it in a process of its own against a
+ *     one-call floor server in another, wall and CPU per request (from /proc, idle subtracted), GET ticket against a bare GetItem run in a
+ *     process of its own, at concurrency 1 and 16;
  *   - the pipeline (bench/pipeline.ts);
- *   - per-endpoint DynamoDB round trips (on the critical path and in total)
- *     and latency through the local gateway, beside the bare call of its
- *     access pattern run in a process of its own (with and without the
- *     authorizer cache), and GET-ticket throughput at concurrency 16;
+ *   - per-endpoint DynamoDB round trips (on the critical path and in total) and latency through the local gateway, beside the bare call of
+ *     its access pattern run in a process of its own (with and without the authorizer cache), and GET-ticket throughput at concurrency 16;
  *   - automations, group distribution, search and ticket views as an account grows 30x (bench/growth.ts), and each function's bundle size and
  *     cold import time;
  *   - history (bench/history.ts): the write units and requests a ticket change's audit adds, and the incremental export's
@@ -356,22 +352,8 @@ if (!ONLY || ONLY === 'bulk') {
   });
 }
 
-if (!ONLY || ONLY === 'merge') {
-  // Issue 38: a merge of a source with 200 messages, from the POST to the job completed, through the bulk-jobs queue.
-  const { runMergeBench } = await import('./merge.ts');
-  await runMergeBench({
-    call,
-    store,
-    lambda,
-    dynamodbEndpoint: dynamo.endpoint,
-    sqsEndpoint: stack.sqs.endpoint,
-    tableName: LOCAL_TABLE,
-    createAccount: async () => {
-      const a = await accounts.createAccount({ name: 'Merge', plan: 'enterprise', ownerEmail: 'owner@merge.example' });
-      return { accountId: a.accountId, apiKey: a.apiKey, session: (await accounts.issueSessionToken(a.accountId, a.owner.id)).token };
-    },
-  });
-}
+// Issue 38 (bench/merge.ts): a merge of a source with 200 messages, from the POST to the job completed, its requests.
+if (!ONLY || ONLY === 'merge') await (await import('./merge.ts')).runMergeBench({ call, store, lambda, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: stack.sqs.endpoint });
 
 if (!ONLY || ONLY === 'email') {
   // Issue 29: the inbound function's DynamoDB requests per mail (a new ticket, a reply, a duplicate), mail sent over SMTP.
