@@ -53,6 +53,12 @@ export const RULES: readonly RuleDef[] = [
     queue: 'email-sender',
   },
   {
+    name: 'ticket-resolved-to-survey',
+    description: "A resolved ticket's requester gets the satisfaction survey mail, when the account has it on (decisions §24)",
+    pattern: { source: [TICKET_EVENT_SOURCE], 'detail-type': ['ticket.resolved'] },
+    queue: 'email-sender',
+  },
+  {
     name: 'organization-created-to-enrichment',
     description: 'New organizations are enriched in the background',
     pattern: { source: [ORGANIZATION_EVENT_SOURCE], 'detail-type': [ORGANIZATION_CREATED] },

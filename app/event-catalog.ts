@@ -41,6 +41,7 @@ export const PUBLISHED_EVENTS: readonly PublishedEvent[] = [
   ticket('ticket.resolved', 'A ticket became resolved: the full ticket after the change'),
   ticket('ticket.deleted', 'A ticket was deleted: its id'),
   ticket('ticket.merged', "A ticket was merged into another (decisions §20): the target and the source, after the source's messages moved and it closed"),
+  ticket('ticket.rated', "A ticket's requester rated it on the survey page, or changed the rating: the ticket's id and the rating"),
   published(MESSAGE_EVENT_SOURCE, MESSAGE_CREATED, MessageCreatedDetailSchema, 'A message (request, response or note) was added to a ticket'),
   published(ORGANIZATION_EVENT_SOURCE, ORGANIZATION_CREATED, OrganizationCreatedDetailSchema, 'An organization was created'),
   published(ORGANIZATION_EVENT_SOURCE, ORGANIZATION_DELETED, OrganizationDeletedDetailSchema, 'An organization was deleted (again by its consumer while contacts remain linked)'),

@@ -17,6 +17,7 @@ import { historyRoutes } from '#shared/history/contract.ts';
 import { bulkRoutes } from '#shared/bulk/contract.ts';
 import { jobRoutes } from '#shared/jobs/contract.ts';
 import { mergeRoutes } from '#shared/merge/contract.ts';
+import { satisfactionRoutes } from '#shared/satisfaction/contract.ts';
 
 export interface ApiGroup {
   name: GroupName;
@@ -48,6 +49,8 @@ export const API_GROUPS: readonly ApiGroup[] = [
   { name: 'history', entry: 'functions/history/handler.ts', routes: historyRoutes },
   // Requests that make jobs (bulk actions, merges) and the jobs they make: their own function, the only API function that sends to the bulk-jobs queue.
   { name: 'jobs', entry: 'functions/jobs/handler.ts', routes: [...bulkRoutes, ...mergeRoutes, ...jobRoutes], sendsTo: ['bulk-jobs'] },
+  // Satisfaction (decisions §24): its own small function, so the public survey page loads no other group's code.
+  { name: 'satisfaction', entry: 'functions/satisfaction/handler.ts', routes: satisfactionRoutes },
 ];
 
 export const AUTHORIZER = { entry: 'functions/authorizer/handler.ts' };

@@ -135,7 +135,7 @@ export const QUEUES: readonly QueueDef[] = [
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
-    description: "message.created -> response emails, user.invited -> invitations, webhook.disabled -> the account's admins, through the email port",
+    description: "message.created -> response emails, user.invited -> invitations, webhook.disabled -> the account's admins, ticket.resolved -> the survey mail, through the email port",
   },
   {
     name: 'enrichment',

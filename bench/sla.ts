@@ -66,6 +66,7 @@ await Promise.all(
           tags: i % 5 ? [] : ['vip'],
           customFields: [],
           mergedInto: null,
+          satisfactionRating: null,
           createdAt: at,
           updatedAt: at,
           version: 1,

@@ -168,6 +168,8 @@ export function apiDefinition(options: DefinitionOptions): Json {
       },
     },
     'x-amazon-apigateway-api-key-source': 'AUTHORIZER',
+    // The raw mail of a message (GET /helpdesk/api/messages/{id}/raw, decisions §24) leaves as the bytes received.
+    'x-amazon-apigateway-binary-media-types': ['message/rfc822'],
     'x-amazon-apigateway-gateway-responses': gatewayResponses(authorizerCacheTtlSeconds),
   };
 }

@@ -19,6 +19,9 @@ const AUTHORIZER_CACHE_MODULE = 'shared/auth/authorizer-cache.ts';
 /** The API's one stage. A literal, not the Stage's Ref, wherever a function needs it (see the authorizer-cache flush below). */
 export const API_STAGE = 'live';
 
+/** The module that builds survey links; functions whose bundles include it are told the API's public base URL. */
+const SURVEY_LINK_MODULE = 'shared/satisfaction/survey.ts';
+
 /** API Gateway usage-plan throttles per tier: the per-minute limit as a steady rate, a burst of the minute's worth (decisions §4). */
 export const tierThrottle = (perMinute: number) => ({ rateLimit: Math.ceil(perMinute / 60), burstLimit: Math.min(perMinute, 5000) });
 
@@ -156,6 +159,11 @@ export class Api {
       fn.addEnvironment('AUTHORIZER_CACHE_STAGE', API_STAGE);
       fn.addEnvironment('AUTHORIZER_CACHE_TTL_SECONDS', String(config.authorizerCacheTtlSeconds));
       fn.addToRolePolicy(new PolicyStatement({ actions: ['apigateway:DELETE'], resources: [flushArn] }));
+    }
+
+    // Survey links point at the API's own URL (the stage name a literal, so no function depends on the stage).
+    for (const { entry, fn } of functions.all) {
+      if (bundles(entry, SURVEY_LINK_MODULE)) fn.addEnvironment('PUBLIC_BASE_URL', `https://${this.api.restApiId}.execute-api.${scope.region}.${scope.urlSuffix}/${API_STAGE}`);
     }
     this.plans(scope);
   }

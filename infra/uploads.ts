@@ -16,6 +16,8 @@ import { nagReference } from './nag.ts';
 export const OBJECT_STORE_MODULE = 'shared/attachments/s3.ts';
 /** Presigned uploads and downloads, HeadObject, copies (the messages function): read and write. */
 const READ_WRITE_MODULE = 'shared/attachments/objects.ts';
+/** The raw mail of a message (GET /messages/{id}/raw): read-only under `inbound/`. */
+const RAW_MAIL_MODULE = 'shared/email/raw-mail.ts';
 /** Deleting a deleted ticket's objects (the clean-up consumer): list and delete under `attachments/`, nothing else. */
 const CLEANUP_MODULE = 'shared/attachments/object-cleanup.ts';
 /**
@@ -154,6 +156,12 @@ export class Uploads extends Construct {
       fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.bucket.arnForObjects(`${EMAIL_INBOUND.objectPrefix}*`)] }));
       fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [this.bucket.arnForObjects(`${EMAIL_INBOUND.quarantinePrefix}*`), attachments] }));
       // A mail already expired reads as missing (404), not forbidden.
+      fn.addToRolePolicy(list(EMAIL_INBOUND.objectPrefix));
+      granted = true;
+    }
+    if (bundles(entry, RAW_MAIL_MODULE)) {
+      // GET /messages/{id}/raw (decisions §24): the received mail, as the receipt rule stored it; an expired one reads as missing.
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.bucket.arnForObjects(`${EMAIL_INBOUND.objectPrefix}*`)] }));
       fn.addToRolePolicy(list(EMAIL_INBOUND.objectPrefix));
       granted = true;
     }

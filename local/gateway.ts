@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { Server as NetServer, type AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { interfaceOf } from '#shared/http/contract.ts';
 import { toHttpError } from '#shared/http/error-map.ts';
@@ -100,7 +99,8 @@ async function invokeIntegration(fn: LocalFunction, event: APIGatewayProxyEvent)
 
 function send(res: ServerResponse, result: APIGatewayProxyResult) {
   res.writeHead(result.statusCode, { ...(result.headers as Record<string, string>) });
-  res.end(result.body);
+  // A binary answer (the API's binary media types) leaves as its bytes, as API Gateway decodes it.
+  res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
 /** The REQUEST authorizer's answer, as the gateway uses it. */
@@ -136,7 +136,7 @@ function missingCredentials(path: string): APIGatewayProxyResult {
  * Paths no method matches go to the catch-all function, as the definition's
  * `{proxy+}` methods do.
  */
-export async function startGateway(port: number, lambda: LocalLambda, extras: GatewayExtras = {}): Promise<LocalGateway> {
+export async function startGateway(port: number, lambda: LocalLambda, extras: GatewayExtras = {}): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   // Each method's candidates (its own routes and the ANY ones), so a request is matched against those only.
   const routes = compile(lambda);
   const anyMethod = routes.filter((r) => r.route.method === 'ANY');
@@ -153,18 +153,7 @@ export async function startGateway(port: number, lambda: LocalLambda, extras: Ga
     generation++;
     authCache.clear();
   });
-  // The answers not yet sent, so a stop can wait for them (drain) and tell each client to close its connection.
-  const inFlight = new Set<ServerResponse>();
-  let draining = false;
-  let settled: (() => void) | undefined;
   const server = createServer(async (req, res) => {
-    inFlight.add(res);
-    res.once('close', () => {
-      inFlight.delete(res);
-      if (!inFlight.size) settled?.();
-    });
-    // While stopping, every answer closes its connection: the client's next request opens a new one, which is refused.
-    if (draining) res.setHeader('Connection', 'close');
     const url = new URL(req.url ?? '/', 'http://local');
     const method = (req.method ?? 'GET').toUpperCase();
     const path = url.pathname;
@@ -268,51 +257,14 @@ export async function startGateway(port: number, lambda: LocalLambda, extras: Ga
     server.listen(port, () => resolve());
   });
   const actual = (server.address() as AddressInfo).port;
-  const close = () =>
-    new Promise<void>((resolve) => {
-      unsubscribe();
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
   return {
     server,
     url: `http://127.0.0.1:${actual}`,
-    close,
-    async drain(maxMs = DRAIN_MAX_MS) {
-      draining = true;
-      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
-      // Connections the kernel took before the stop wait in the listen backlog until the event loop accepts them, and
-      // closing the listener would reset them: give it a moment to take them (their requests are answered like the others).
-      await sleep(BACKLOG_MS);
-      // Stop listening: from here a connect is refused. net.Server's close, not http.Server's, which would also drop
-      // kept-alive connections that look idle but may be carrying a request sent before the stop.
-      NetServer.prototype.close.call(server);
-      const done = new Promise<void>((resolve) => (settled = resolve));
-      if (!inFlight.size) settled!();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, maxMs)))]);
-      clearTimeout(timer);
-      await close();
-    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        unsubscribe();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
-}
-
-/** How long a stop gives the listen backlog to be accepted before the listener closes (a few event-loop turns). */
-const BACKLOG_MS = 50;
-/**
- * The longest a stop waits for the answers in flight: past the functions' own timeout (25 s, API Gateway's 29 s
- * integration limit) every invocation has ended, with its answer or a 502.
- */
-const DRAIN_MAX_MS = 35_000;
-
-export interface LocalGateway {
-  server: Server;
-  url: string;
-  /** Close at once: connections in flight are cut (the tests' gateways). */
-  close(): Promise<void>;
-  /**
-   * Stop as a deployed API does not need to (`npm start`'s Ctrl-C): refuse new connections, answer every request
-   * already taken (each answer closing its connection), then close. At most `maxMs`.
-   */
-  drain(maxMs?: number): Promise<void>;
 }

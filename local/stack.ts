@@ -101,6 +101,8 @@ export function localOverlay(dataDir: string | undefined) {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
     WEBHOOK_ALLOW_INSECURE_TLS: '1',
     ...(env.EMAIL_TRANSPORT ? { EMAIL_TRANSPORT: 'file', EMAIL_OUTBOX_DIR: process.env.EMAIL_OUTBOX_DIR ?? join(dataDir ?? tmpdir(), 'emails') } : {}),
+    // Survey links point at the local gateway (decisions §24).
+    ...(env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://localhost:${process.env.PORT ?? 3000}` } : {}),
     ...(env.ENRICHMENT_PROVIDER ? { ENRICHMENT_PROVIDER: 'file', ENRICHMENT_FILE: join(import.meta.dirname, '..', 'data', 'companies.json') } : {}),
     ...knobs,
   });
@@ -250,8 +252,7 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
     const { startGateway } = await import('./gateway.ts');
     // The production shape: the template's authorizer cache (LOCAL_STAGE: 300 s), flushed by credential changes.
     const gateway = await startGateway(opts.port, lambda, { pages: await localPages(), authorizerCacheTtlSeconds: deployment.api.authorizerCacheTtlSeconds });
-    // A stop first answers every request the gateway took (requests in flight get their normal answer), then the rest stops.
-    stops.push(() => gateway.drain());
+    stops.push(() => drainGateway(gateway));
     return {
       baseUrl: gateway.url,
       dynamodbEndpoint: dynamo.endpoint,
@@ -264,4 +265,22 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
     await stopAll();
     throw err;
   }
+}
+
+/**
+ * Stop taking requests and let those in flight finish and answer (at most
+ * `graceMs`), closing kept-alive connections as they fall idle; then close
+ * whatever is left. A client is not cut off from a write that commits anyway
+ * (it would retry and create it twice); the write's events are in the outbox
+ * either way, published now or by the sweep at the next start.
+ */
+async function drainGateway(gateway: { server: { close(done: () => void): unknown; closeIdleConnections(): void }; close(): Promise<void> }, graceMs = 5_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const drained = new Promise<void>((resolve) => gateway.server.close(() => resolve()));
+  const idle = setInterval(() => gateway.server.closeIdleConnections(), 50);
+  gateway.server.closeIdleConnections();
+  await Promise.race([drained, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+  clearTimeout(timer);
+  clearInterval(idle);
+  await gateway.close();
 }

@@ -128,17 +128,23 @@ const IDEMPOTENCY_PARAMETER = {
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 
+/** A public page's form posts urlencoded fields as well as JSON. */
+const requestContent = (route: RouteContract, schema: unknown) => ({ 'application/json': { schema }, ...(route.public ? { 'application/x-www-form-urlencoded': { schema } } : {}) });
+
 function operation(route: RouteContract, components: Record<string, JsonSchema>) {
   const errorRef = { $ref: `#/components/schemas/${interfaceOf(route.path) === 'playbook' ? 'PlaybookError' : 'HelpdeskError'}` };
+  // A public page (decisions §24) takes no credentials and answers HTML pages, errors included.
   const counted = !route.public;
+  const html = { 'text/html': { schema: { type: 'string' } } };
   const responses: Record<string, unknown> = {
     [route.success.status]: {
       description: route.success.description,
       headers: responseHeaders(route.success.status, counted),
-      ...(route.success.schema ? { content: { 'application/json': { schema: convert(route.success.schema, 'output', components) } } } : {}),
+      ...(route.success.schema ? { content: { 'application/json': { schema: convert(route.success.schema, 'output', components) } } } : route.public ? { content: html } : {}),
     },
   };
-  for (const s of errorStatuses(route)) responses[s] = { description: STATUS_TEXT[s] ?? 'Error', headers: responseHeaders(s, counted), content: { 'application/json': { schema: errorRef } } };
+  for (const s of errorStatuses(route))
+    responses[s] = { description: STATUS_TEXT[s] ?? 'Error', headers: responseHeaders(s, counted), content: route.public ? html : { 'application/json': { schema: errorRef } } };
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -151,7 +157,7 @@ function operation(route: RouteContract, components: Record<string, JsonSchema>)
       ...(takesIdempotencyKey(route) ? [IDEMPOTENCY_PARAMETER] : []),
       REQUEST_ID_PARAMETER,
     ],
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: convert(route.body, 'input', components) } } } } : {}),
+    ...(route.body ? { requestBody: { required: true, content: requestContent(route, convert(route.body, 'input', components)) } } : {}),
     responses,
   };
 }

@@ -2,6 +2,7 @@ import { attachmentRoutes } from '#shared/attachments/contract.ts';
 import { createUpload, getAttachment } from '#shared/attachments/service.ts';
 import { getChannelSettings, updateChannelSettings } from '#shared/email/channel.ts';
 import { emailRoutes } from '#shared/email/contract.ts';
+import { rawMailOf } from '#shared/email/raw-mail.ts';
 import { httpGroup } from '#shared/http/middleware.ts';
 import { messageRoutes } from '#shared/messages/contract.ts';
 import * as messages from '#shared/messages/service.ts';
@@ -15,6 +16,7 @@ export const handler = httpGroup([...messageRoutes, ...attachmentRoutes, ...emai
     return { success: true, data: await Promise.all(page.items.map(toMessageDto)), meta: pageMeta(query.page, query.limit, page.total) };
   },
   getMessage: async ({ principal, params }) => ({ success: true, data: await toMessageDto(await messages.getMessage(principal, params.messageId)) }),
+  getRawMail: ({ principal, params }) => rawMailOf(principal, params.messageId),
   createMessage: async ({ principal, body }) => ({ success: true, data: await toMessageDto(await messages.createMessage(principal, body)) }),
   createUpload: async ({ principal, body }) => ({ success: true, data: await createUpload(principal, body) }),
   getAttachment: async ({ principal, params }) => ({ success: true, data: await getAttachment(principal, params.attachmentId) }),

@@ -5,17 +5,6 @@ import type { FunctionDef } from './deployment.ts';
 
 const WORKER = join(import.meta.dirname, 'worker.mjs');
 
-/**
- * How many invocations one local worker runs at once; more wait their turn, their time-out not yet running. In AWS
- * each concurrent request gets its own instance, so none waits and no instance time-slices its CPU and SDK sockets
- * among a hundred requests. One worker running a burst of 130 at once did (issue 43, part 3): each invocation's
- * DynamoDB attempts waited behind the other 129 for the event loop, the SDK's 50 sockets and the store, ran past
- * the 5 s request time-out and were retried, more load on a store that was only queued; the authorizer's then
- * failed (a 503 from the gateway). Eight at once keep the worker's loop and the store's queue short and serve a
- * burst in less time (docs/decisions.md, "Under stress").
- */
-export const LOCAL_CONCURRENCY = 8;
-
 /** What an invocation that failed inside the function reports (Lambda's error shape). */
 export class FunctionError extends Error {
   constructor(
@@ -39,9 +28,8 @@ interface Pending {
  * bundle imported in its own worker thread (own module state, own
  * `process.env`, heap capped at the function's memory), started on the first
  * invocation (a cold start) and kept warm. Each invocation gets the
- * function's timeout, counted from when it starts; at most LOCAL_CONCURRENCY
- * (or `reservedConcurrency`, when lower) run at once, further ones wait their
- * turn. A crashed worker fails what it was running and is replaced
+ * function's timeout; at most `reservedConcurrency` run at once, further ones
+ * wait their turn. A crashed worker fails what it was running and is replaced
  * on the next invocation, as Lambda replaces a failed sandbox; so is one
  * whose init failed (that invocation reports the init error).
  *
@@ -179,8 +167,8 @@ export class LocalFunction {
   }
 
   private async slot(): Promise<void> {
-    const limit = Math.min(this.def.reservedConcurrency ?? LOCAL_CONCURRENCY, LOCAL_CONCURRENCY);
-    if (this.running < limit) {
+    const limit = this.def.reservedConcurrency;
+    if (limit === undefined || this.running < limit) {
       this.running += 1;
       return;
     }

@@ -57,23 +57,13 @@ export async function authenticate(authorization: string | undefined, now = Date
  * authorizer recorded this hour) or a store error only leaves the hour unrecorded.
  */
 async function recordUse(key: ApiKeyLookup, now: number): Promise<void> {
-  if (!useDue(key.lastUsedAt, now) || recording.has(key.hash)) return;
-  recording.add(key.hash);
+  if (!useDue(key.lastUsedAt, now)) return;
   try {
     await recordApiKeyUse(key, new Date(now).toISOString(), hourStart(now));
   } catch (err) {
     if (!(err instanceof ConflictError)) logger.warn('API key use not recorded', { err, keyId: key.keyId });
-  } finally {
-    recording.delete(key.hash);
   }
 }
-
-/**
- * Keys whose use this instance is recording now. A burst of one key's requests on an instance that serves them
- * concurrently (the local stack's one worker per function) would otherwise send one contended transaction each, of
- * which one can win: they skip it while the first is under way, and the next request after it reads the hour recorded.
- */
-const recording = new Set<string>();
 
 const planOf = (plan: unknown): Plan => (PLANS.includes(plan as Plan) ? (plan as Plan) : 'free');
 

@@ -5,17 +5,19 @@ import { LinksSchema, PageMetaSchema } from '../pagination/cursor-page.ts';
 export const AUDIT_RESOURCE_TYPES = ['ticket', 'user', 'api_key', 'webhook', 'automation', 'sla_policy', 'group', 'ticket_field', 'account'] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
-/** How the change came: the API, a message's ticket_update, an automation, inbound email, a bulk job, SLA, group distribution, a merge. */
-export const AUDIT_VIAS = ['api', 'message', 'automation', 'email', 'bulk', 'sla', 'distribution', 'merge'] as const;
+/** How the change came: the API, a message's ticket_update, an automation, inbound email, a bulk job, SLA, group distribution, a merge, the survey page. */
+export const AUDIT_VIAS = ['api', 'message', 'automation', 'email', 'bulk', 'sla', 'distribution', 'merge', 'satisfaction'] as const;
 export type AuditVia = (typeof AUDIT_VIAS)[number];
 
-export const ACTOR_TYPES = ['user', 'automation', 'system', 'email'] as const;
+export const ACTOR_TYPES = ['user', 'automation', 'system', 'email', 'requester'] as const;
 
 export const AuditActorSchema = z.object({
   type: z
     .enum(ACTOR_TYPES)
-    .describe('user: a user of the account (API key or session); automation: an automation rule; system: the service itself (distribution, the admin CLI); email: an inbound mail'),
-  id: z.string().nullable().describe('The user id or automation id; null for system and email'),
+    .describe(
+      "user: a user of the account (API key or session); automation: an automation rule; system: the service itself (distribution, the admin CLI); email: an inbound mail; requester: the ticket's requester on the survey page",
+    ),
+  id: z.string().nullable().describe('The user id or automation id; null for system, email and requester'),
 });
 export type AuditActor = z.infer<typeof AuditActorSchema>;
 

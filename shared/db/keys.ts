@@ -17,6 +17,7 @@ import { accountEntities } from './entities/accounts.ts';
 import { idempotencyEntities } from './entities/idempotency.ts';
 import { historyEntities } from './entities/history.ts';
 import { jobEntities } from './entities/jobs.ts';
+import { satisfactionEntities } from './entities/satisfaction.ts';
 
 /**
  * The index of the table's entities: every entity's key templates and the
@@ -44,6 +45,7 @@ export const ENTITIES = {
   ...idempotencyEntities,
   ...historyEntities,
   ...jobEntities,
+  ...satisfactionEntities,
 };
 
 /**

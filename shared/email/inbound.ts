@@ -116,7 +116,7 @@ async function answeredTicket(accountId: string, mail: Email, replyToken: string
  * `replyToken` is the token of the reply address it was sent to, if any;
  * `fallbackId` names a mail without a Message-ID (SES's id of the receipt).
  */
-export async function receiveMail(accountId: string, mail: Email, envelope: { from: string; replyToken: string | null; fallbackId: string }): Promise<MailResult> {
+export async function receiveMail(accountId: string, mail: Email, envelope: { from: string; replyToken: string | null; fallbackId: string; rawKey?: string }): Promise<MailResult> {
   const mailId = mail.messageId?.trim() ? (mail.messageId.trim().startsWith('<') ? mail.messageId.trim() : `<${mail.messageId.trim()}>`) : `<${envelope.fallbackId}@${inboundDomain()}>`;
   if (await findMailId(accountId, mailId)) return { outcome: 'duplicate' };
   const sender = senderOf(mail, envelope.from);
@@ -129,7 +129,7 @@ export async function receiveMail(accountId: string, mail: Email, envelope: { fr
     return { outcome: 'dropped', note: 'sent from one of the account’s own addresses' };
   }
   const automatic = isAutomatic(mail.headers);
-  const { content, textContent } = await bodyOf(mail);
+  const body = await bodyOf(mail);
   const { files, left } = filesOf(mail);
   if (left.length) logger.warn('email: attachments over the limits were left out', { accountId, mailId, left });
   const ccs = mailboxes(mail.cc)
@@ -139,6 +139,9 @@ export async function receiveMail(accountId: string, mail: Email, envelope: { fr
   const caller: MailCaller = { accountId, mail: true };
 
   const answered = await answeredTicket(accountId, mail, envelope.replyToken);
+  // decisions §24: a mail that answers a ticket's thread shows what was written, not the history it quotes; a first mail stays whole.
+  const trimmed = answered ? (await import('./reply-text.ts')).replyText(body.textContent) : null;
+  const { content, textContent } = trimmed ? { content: textAsHtml(trimmed), textContent: trimmed } : body;
   const messageId = newId('msg');
   const context: ChangeContext = { via: 'email', actor: MAIL_ACTOR, messageId };
   const at = () => new Date().toISOString();
@@ -159,6 +162,7 @@ export async function receiveMail(accountId: string, mail: Email, envelope: { fr
       channel: 'email',
       emailDelivery: null,
       sendEmail: false,
+      rawMail: envelope.rawKey ?? null,
       createdAt: now,
       updatedAt: now,
     };

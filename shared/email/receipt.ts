@@ -62,7 +62,7 @@ export async function handleReceipt(record: SesReceiptRecord): Promise<MailResul
   }
   const results: MailResult[] = [];
   for (const r of recipients) {
-    const result = await receiveMail(r.accountId, parsed, { from: mail.source, replyToken: r.replyToken, fallbackId: mail.messageId });
+    const result = await receiveMail(r.accountId, parsed, { from: mail.source, replyToken: r.replyToken, fallbackId: mail.messageId, rawKey: key });
     recordMetric(result.outcome === 'duplicate' ? METRICS.mailDuplicate : result.outcome === 'dropped' ? METRICS.mailDropped : METRICS.mailReceived);
     logger.info('email: received', { accountId: r.accountId, sesMessageId: mail.messageId, ...verdicts, ...result });
     results.push(result);

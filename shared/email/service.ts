@@ -181,6 +181,29 @@ export async function sendWebhookDisabledEmails(port: EmailPort, accountId: stri
   return sent.filter((s) => s === 'sent').length;
 }
 
+/** What a notice the service writes on its own says (the survey mail of decisions §24). */
+export interface Notice {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/**
+ * A notice to one address, written by the service on its own (Auto-Submitted:
+ * auto-generated), from the account's sender name: at most once per `id`
+ * (its marker, as responses), and not at all to an address marked
+ * undeliverable. `compose` runs only when the mail is really sent.
+ */
+export function sendNoticeOnce(port: EmailPort, accountId: string, id: string, to: { email: string; name?: string | null }, compose: () => Promise<Notice>): Promise<'sent' | 'skipped'> {
+  return sendOnce({ accountId, id }, async () => {
+    const [blocked, settings] = await Promise.all([undeliverableOf(accountId, [to.email]), getEmailSettings(accountId)]);
+    if (blocked.size) return 'skipped';
+    const notice = await compose();
+    await port.send({ id, fromName: settings?.fromName ?? null, to: [to], messageId: outboundMailId(id), autoSubmitted: 'auto-generated', ...notice });
+    return 'sent';
+  });
+}
+
 /** The invitation email of a user invited with send_invitation (idempotent like responses). */
 export function sendInvitationEmail(port: EmailPort, accountId: string, invited: { id: string; email: string; name: string; role: string }): Promise<'sent' | 'skipped'> {
   return sendOnce({ accountId, id: `invite-${invited.id}` }, async () => {

@@ -4,7 +4,7 @@ import type { DeskRole } from '../auth/principal.ts';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The endpoint groups; each is one Lambda function (architecture guide). */
-export type GroupName = 'users' | 'tickets' | 'ticketFields' | 'webhooks' | 'contacts' | 'organizations' | 'messages' | 'groups' | 'automations' | 'slaPolicies' | 'history' | 'jobs';
+export type GroupName = 'users' | 'tickets' | 'ticketFields' | 'webhooks' | 'contacts' | 'organizations' | 'messages' | 'groups' | 'automations' | 'slaPolicies' | 'history' | 'jobs' | 'satisfaction';
 
 /**
  * One endpoint's contract: the single source for the OpenAPI document, which
@@ -87,4 +87,16 @@ export function errorStatuses(route: RouteContract): number[] {
   if (route.body) statuses.add(400).add(invalidValues);
   if (takesIdempotencyKey(route)) statuses.add(400).add(409).add(invalidValues);
   return [...statuses].sort((a, b) => a - b);
+}
+
+/**
+ * A route's answer that is not JSON (a message's raw mail, decisions §24): the bytes with their media type, sent
+ * base64-encoded through API Gateway (a binary media type of the API), or a redirect to where they are.
+ */
+export class RawAnswer {
+  constructor(
+    readonly contentType: string,
+    readonly body: Uint8Array | null,
+    readonly location?: string,
+  ) {}
 }

@@ -6,7 +6,7 @@ import { missingScopes, scopeNeeded } from '../auth/scopes.ts';
 import { withRequestScope } from '../db/client.ts';
 import { BadRequestError, DomainError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError, UnauthorizedError, ForbiddenError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { consume, RateLimitExceededError, type RateLimitState } from '../ratelimit/limiter.ts';
-import { interfaceOf, routeKey, takesIdempotencyKey, type Interface, type RouteContract } from './contract.ts';
+import { interfaceOf, RawAnswer, routeKey, takesIdempotencyKey, type Interface, type RouteContract } from './contract.ts';
 import { toHttpError } from './error-map.ts';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { METRICS } from '../metrics.ts';
@@ -335,6 +335,10 @@ export function httpGroup<const T extends readonly RouteContract[]>(routes: T, h
       const { route, principal, input, count, deadline } = stateOf(event);
       const result = await withRequestScope({ deadline, writeGate: count }, () => impl[route!.operationId]({ principal: principal!, ...input!, event } as RouteRequest));
       if (route!.success.status === 204) return { statusCode: 204, headers: {}, body: '' };
+      if (result instanceof RawAnswer) {
+        if (!result.body) return { statusCode: 302, headers: { Location: result.location! }, body: '' };
+        return { statusCode: route!.success.status, headers: { 'Content-Type': result.contentType }, body: Buffer.from(result.body).toString('base64'), isBase64Encoded: true };
+      }
       return { statusCode: route!.success.status, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(result) };
     });
   /**

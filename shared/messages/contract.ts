@@ -32,6 +32,20 @@ export const messageRoutes = defineRoutes([
     errors: [403, 404],
   },
   {
+    operationId: 'getRawMail',
+    method: 'GET',
+    path: `${BASE}/{messageId}/raw`,
+    group: 'messages',
+    summary: 'Get the mail a message was made from, as received',
+    description:
+      'message/rfc822: the raw mail the email channel received (every header, the quoted history and signature a reply’s message leaves out), kept 30 days after it arrived. A mail over 4 MiB answers 302 to a download link (15 minutes). A message not made from mail, or whose mail is no longer kept, is 404.',
+    auth: 'session',
+    access: 'agent',
+    params: MessageParamsSchema,
+    success: { status: 200, description: 'The raw mail (message/rfc822)' },
+    errors: [403, 404],
+  },
+  {
     operationId: 'createMessage',
     method: 'POST',
     path: BASE,

@@ -11,6 +11,8 @@ import type { EmailDelivery, Message } from './model.ts';
 export interface MessageRecord extends Omit<Message, 'attachments'> {
   accountId: string;
   sendEmail: boolean;
+  /** The object key of the mail a message was made from, as received (decisions §24: GET /messages/:id/raw); null for others. */
+  rawMail?: string | null;
   attachments: StoredAttachment[];
 }
 
@@ -31,6 +33,7 @@ const mapping = {
     'channel',
     'emailDelivery',
     'sendEmail',
+    'rawMail',
     'createdAt',
     'updatedAt',
   ],

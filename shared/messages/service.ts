@@ -17,12 +17,12 @@ import type { MessageRecord } from './repository.ts';
  * download URL. Entries stored before uploads existed (a bare client token
  * that referred to nothing) have no object and are left out.
  */
-export async function toMessageDto({ accountId: _a, sendEmail: _s, attachments, ...m }: MessageRecord): Promise<Message> {
+export async function toMessageDto({ accountId: _a, sendEmail: _s, rawMail: _r, attachments, ...m }: MessageRecord): Promise<Message> {
   return { ...m, attachments: await Promise.all(attachments.filter((a) => a.key).map(toAttachmentDto)) };
 }
 
 /** A message as its event carries it: attachments without keys or URLs (a URL would expire long before a redelivery). */
-const eventMessage = ({ accountId: _a, sendEmail: _s, attachments, ...m }: MessageRecord): MessageInEvent => ({ ...m, attachments: attachments.map(({ key: _k, ...a }) => a) });
+const eventMessage = ({ accountId: _a, sendEmail: _s, rawMail: _r, attachments, ...m }: MessageRecord): MessageInEvent => ({ ...m, attachments: attachments.map(({ key: _k, ...a }) => a) });
 
 /** A response's email before the sender took it. */
 const queuedDelivery = (to: string[], ccs: readonly { email: string }[], at: string): EmailDelivery => ({

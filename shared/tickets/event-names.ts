@@ -8,5 +8,5 @@
 /** EventBridge source of every ticket event (decisions §7). */
 export const TICKET_EVENT_SOURCE = 'support-desk.tickets';
 
-export const TICKET_EVENT_TYPES = ['ticket.created', 'ticket.updated', 'ticket.deleted', 'ticket.assignment.changed', 'ticket.resolved', 'ticket.merged'] as const;
+export const TICKET_EVENT_TYPES = ['ticket.created', 'ticket.updated', 'ticket.deleted', 'ticket.assignment.changed', 'ticket.resolved', 'ticket.merged', 'ticket.rated'] as const;
 export type TicketEventType = (typeof TICKET_EVENT_TYPES)[number];

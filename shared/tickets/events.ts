@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { TicketSchema } from './model.ts';
+import { SatisfactionRatingSchema, TicketSchema } from './model.ts';
 import { TICKET_EVENT_TYPES, type TicketEventType } from './event-names.ts';
 
 export { TICKET_EVENT_SOURCE, TICKET_EVENT_TYPES, type TicketEventType } from './event-names.ts';
@@ -39,6 +39,22 @@ export const TicketEventPayloadSchemas = {
       }),
     })
     .meta({ id: 'TicketMergedEvent' }),
+  // decisions §24: a rating given or changed on the survey page.
+  'ticket.rated': z
+    .object({
+      event: z.literal('ticket.rated'),
+      truncated,
+      timestamp,
+      data: z.object({
+        id: z.string().describe('The ticket'),
+        rating: SatisfactionRatingSchema.extend({
+          id: z.string().describe("Prefixed csat_: the ticket's one rating"),
+          assigneeId: z.string().nullable().describe("The ticket's assignee when rated"),
+          groupId: z.string().nullable().describe("The ticket's group when rated"),
+        }),
+      }),
+    })
+    .meta({ id: 'TicketRatedEvent' }),
 } as const;
 
 export const TicketEventPayloadSchema = z.discriminatedUnion('event', Object.values(TicketEventPayloadSchemas) as unknown as [z.ZodObject, ...z.ZodObject[]]);
@@ -90,6 +106,6 @@ export const TicketEventDetailSchemas = Object.fromEntries(
   TICKET_EVENT_TYPES.map((type) => {
     const data = TicketEventPayloadSchemas[type].shape.data;
     const id = z.globalRegistry.get(TicketEventPayloadSchemas[type])!.id!.replace(/Event$/, 'EventDetail');
-    return [type, TicketEventDetailSchema.extend({ event: z.literal(type), data: type === 'ticket.deleted' ? data : z.union([data, idOnly]) }).meta({ id })];
+    return [type, TicketEventDetailSchema.extend({ event: z.literal(type), data: type === 'ticket.deleted' || type === 'ticket.rated' ? data : z.union([data, idOnly]) }).meta({ id })];
   }),
 ) as unknown as Record<TicketEventType, z.ZodType>;

@@ -5,6 +5,19 @@ import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../ticket-fiel
 
 export const CustomFieldValueSchema = z.object({ id: z.string(), value: z.unknown() });
 
+export const SATISFACTION_SCORES = ['good', 'bad'] as const;
+export type SatisfactionScore = (typeof SATISFACTION_SCORES)[number];
+
+/** The requester's answer to the survey mail (decisions §24); a later click changes it. */
+export const SatisfactionRatingSchema = z
+  .object({
+    score: z.enum(SATISFACTION_SCORES),
+    comment: z.string().nullable().describe('What the requester wrote on the page (up to 2,000 characters), or null'),
+    ratedAt: z.iso.datetime().describe('When the score or comment was last given'),
+  })
+  .meta({ id: 'TicketSatisfactionRating' });
+export type TicketSatisfactionRating = z.infer<typeof SatisfactionRatingSchema>;
+
 /** The ticket resource (api-spec "Ticket"), as answered and as carried by events. */
 export const TicketSchema = z
   .object({
@@ -20,6 +33,7 @@ export const TicketSchema = z
     tags: z.array(z.string()),
     customFields: z.array(CustomFieldValueSchema),
     mergedInto: z.string().nullable().describe('The ticket this one was merged into (decisions §20): it is then closed and its messages are there; null otherwise'),
+    satisfactionRating: SatisfactionRatingSchema.nullable().describe("The requester's survey answer (decisions §24), or null"),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })

@@ -60,13 +60,14 @@ const tickets = bindEntity<TicketRecord>(ENTITIES.ticket, {
     'tags',
     'customFields',
     'mergedInto',
+    'satisfactionRating',
     'createdAt',
     'updatedAt',
     'version',
   ],
   renames: { type: 'ticketType' },
   keyValues: (t) => ({ statusRank: rank(TICKET_STATUSES, t.status), priorityRank: rank(TICKET_PRIORITIES, t.priority), changeShard: historyShard(t.id) }),
-  normalize: (r) => ({ ...r, tags: r.tags ?? [], customFields: r.customFields ?? [], mergedInto: r.mergedInto ?? null }),
+  normalize: (r) => ({ ...r, tags: r.tags ?? [], customFields: r.customFields ?? [], mergedInto: r.mergedInto ?? null, satisfactionRating: r.satisfactionRating ?? null }),
   // Every word, uncapped, for a search run as a list filter (sort_by=updated_at, or more matches than the index ranks).
   extra: (t) => ({ searchText: searchText(recordWords({ names: [t.subject, t.requesterName], addresses: [t.requesterEmail, t.id, ...t.tags] })) }),
 });

@@ -8,13 +8,13 @@ import { NotFoundError, RuleViolationError, ValidationError, type FieldIssue } f
 import { outboxWrites } from '../events/outbox.ts';
 import { tombstoneWrite } from '../exports/api.ts';
 import { checkGroup, OPEN_STATUSES, ticketGroupChange } from '../groups/service.ts';
-import { TICKET_EVENT_SOURCE, type TicketEventDetail } from './events.ts';
+import { TICKET_EVENT_SOURCE, type TicketEventDetail, type TicketEventPayload } from './events.ts';
 import { newId } from '../ids.ts';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { listAllFields, optionIdsByValue, optionUsageWrite, type FieldRecord } from '../ticket-fields/api.ts';
 import { loadPatternsFor, mergeCustomFields, optionValuesOf, type CustomFieldValue } from '../ticket-fields/values.ts';
 import { findUser as getUser } from '../users/api.ts';
-import type { CreateTicketInput, ListTicketsQuery, UpdateTicketInput } from './model.ts';
+import type { CreateTicketInput, ListTicketsQuery, TicketSatisfactionRating, UpdateTicketInput } from './model.ts';
 import * as repo from './repository.ts';
 import { appliedUpdate, changeEvents, newTicketEvent, ticketChanges, toTicketDto } from './rules.ts';
 import type { TicketFilter, TicketRecord } from './repository.ts';
@@ -75,6 +75,30 @@ export const ticketExists = async (accountId: string, id: string): Promise<boole
 /** A ticket, or null once deleted (consumers of its events: the email sender). */
 export const findTicket = (accountId: string, id: string): Promise<TicketRecord | null> => repo.getTicket(accountId, id);
 
+/**
+ * The writes that set a ticket's satisfaction rating (decisions §24): the
+ * ticket replaced at the version read (a concurrent change conflicts and the
+ * caller re-reads), ticket.rated with `eventRating`, and the audit (via
+ * satisfaction, actor the requester). Nothing else of the ticket changes.
+ */
+export function ticketRatingWrites(current: TicketRecord, rating: TicketSatisfactionRating, eventRating: Record<string, unknown>): TxWrite[] {
+  const next: TicketRecord = { ...current, satisfactionRating: rating, updatedAt: rating.ratedAt, version: current.version + 1 };
+  const event = newTicketEvent(current.accountId, { event: 'ticket.rated', timestamp: rating.ratedAt, data: { id: current.id, rating: eventRating } } as TicketEventPayload);
+  return [
+    repo.replaceTicketWrite(next, current.version),
+    ...outboxWrites([event], TICKET_EVENT_SOURCE),
+    auditWrite({
+      accountId: current.accountId,
+      resource: { type: 'ticket', id: current.id },
+      actor: { type: 'requester', id: null },
+      via: 'satisfaction',
+      changes: [{ field: 'satisfactionRating', from: current.satisfactionRating, to: rating }],
+      version: next.version,
+      at: rating.ratedAt,
+    }),
+  ];
+}
+
 /** Proves, in another module's transaction, that the ticket still exists (the SLA consumer's first state from an event's copy); NotFoundError if not. */
 export const ticketPresentCheck = (accountId: string, id: string): TxWrite => repo.ticketPresentCheck(accountId, id);
 
@@ -123,6 +147,7 @@ async function createTicketOnce(p: Principal | MailCaller, input: CreateTicketIn
     tags: input.tags,
     customFields: merged,
     mergedInto: null,
+    satisfactionRating: null,
     createdAt: at,
     updatedAt: at,
     version: 1,

@@ -9,6 +9,7 @@ import { uniqueEmail, useGateway, type Response, type TestAccount } from '../sup
 import { fileSqsEndpoint } from '../support/file-sqs.ts';
 import { localLambda, withFaults } from '../support/lambda.ts';
 import { accountItems } from '../support/desk.ts';
+import { surveyTokenInStore } from '../support/store.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { eventually } from '../support/wait.ts';
 
@@ -50,6 +51,8 @@ beforeEach(() => {
 function allowedUnavailable(res: Response, path: string): boolean {
   const after = Number(res.headers.get('retry-after'));
   if (res.status !== 503 || !Number.isInteger(after) || after < 1) return false;
+  // A public page (the survey link, decisions §24) answers a page, not an envelope.
+  if (/^text\/html/.test(res.headers.get('content-type') ?? '')) return path.startsWith('/helpdesk/satisfaction/');
   return interfaceOf(path) === 'playbook'
     ? res.body?.error?.code === 'service_unavailable' && typeof res.body.error.message === 'string'
     : res.body?.success === false && res.body.error?.code === 'SERVICE_UNAVAILABLE' && typeof res.body.error.message === 'string';
@@ -280,6 +283,8 @@ interface RouteRequest {
   path: string;
   body?: unknown;
   session?: boolean;
+  /** Its normal answers, when not the route's success (a message's raw mail: this world's messages came through the API). */
+  normal?: readonly number[];
 }
 
 /** A valid request for every route of the route table, by `METHOD path` (the sweep fails on a route that has none). */
@@ -329,6 +334,7 @@ const REQUESTS: Record<string, (w: World, n: number) => RouteRequest | Promise<R
 
   [routeKey('GET', `${H}/messages`)]: (w) => ({ path: `${H}/messages?ticket_id=${w.ticket.id}`, session: true }),
   [routeKey('GET', `${H}/messages/{messageId}`)]: (w) => ({ path: `${H}/messages/${w.message}`, session: true }),
+  [routeKey('GET', `${H}/messages/{messageId}/raw`)]: (w) => ({ path: `${H}/messages/${w.message}/raw`, session: true, normal: [404] }),
   [routeKey('POST', `${H}/messages`)]: (w, n) => ({ path: `${H}/messages`, body: { ticket_id: w.ticket.id, type: 'note', content: `Swept note ${n}` }, session: true }),
   [routeKey('POST', `${H}/uploads`)]: () => ({ path: `${H}/uploads`, body: { name: 'swept.png', size: 1024, contentType: 'image/png' } }),
   [routeKey('GET', `${H}/attachments/{attachmentId}`)]: (w) => ({ path: `${H}/attachments/${w.attachment}` }),
@@ -403,6 +409,14 @@ const REQUESTS: Record<string, (w: World, n: number) => RouteRequest | Promise<R
   }),
   [routeKey('GET', `${H}/email/settings`)]: () => ({ path: `${H}/email/settings` }),
   [routeKey('PUT', `${H}/email/settings`)]: (_, n) => ({ path: `${H}/email/settings`, body: { supportAddresses: [`help${n}@customer.example`], fromName: `Support ${n}` } }),
+  [routeKey('GET', `${V1}/satisfaction/settings`)]: () => ({ path: `${V1}/satisfaction/settings` }),
+  [routeKey('PUT', `${V1}/satisfaction/settings`)]: (_, n) => ({ path: `${V1}/satisfaction/settings`, body: { settings: { enabled: n % 2 === 1 } } }),
+  [routeKey('GET', `${V1}/satisfaction_ratings`)]: () => ({ path: `${V1}/satisfaction_ratings?score=good` }),
+  [routeKey('GET', '/helpdesk/satisfaction/{token}')]: async (w) => ({ path: `/helpdesk/satisfaction/${await surveyTokenInStore(w.acct.accountId, w.ticket.id)}?score=good` }),
+  [routeKey('POST', '/helpdesk/satisfaction/{token}')]: async (w) => ({
+    path: `/helpdesk/satisfaction/${await surveyTokenInStore(w.acct.accountId, w.ticket.id)}`,
+    body: { score: 'bad', comment: 'Swept' },
+  }),
   [routeKey('PUT', `${H}/sla-policies/{policyId}`)]: (w) => ({ path: `${H}/sla-policies/${w.policy}`, body: slaPolicy('Renamed SLA') }),
   [routeKey('DELETE', `${H}/sla-policies/{policyId}`)]: (w) => ({ path: `${H}/sla-policies/${w.policyToDelete}` }),
 
@@ -508,7 +522,7 @@ describe('every endpoint under injected AWS faults', () => {
           async (route) => {
             const req = await REQUESTS[routeKey(route.method, route.path)](w, n);
             const call: Call = { token: req.session ? w.session : w.key, body: req.body, key: takesIdempotencyKey(route) ? randomUUID() : undefined };
-            await send(route.method, req.path, call, [route.success.status]);
+            await send(route.method, req.path, call, req.normal ?? [route.success.status]);
           },
         );
       }

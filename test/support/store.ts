@@ -110,3 +110,15 @@ export async function backdateWebhookRotation(accountId: string, webhookId: stri
   if (!current) throw new Error(`no webhook ${webhookId} stored`);
   await replaceWebhook({ ...current, signingSecretRotatedAt: at.toISOString(), version: current.version + 1 }, current.version);
 }
+
+/**
+ * A survey link's token for a ticket (decisions §24), valid until `validUntil` (epoch ms; the past makes an expired
+ * one): the API makes tokens only inside the survey mail, and no request makes an expired one.
+ */
+export async function surveyTokenInStore(accountId: string, ticketId: string, validUntil = Date.now() + 28 * 86_400_000): Promise<string> {
+  const { tokenWrite } = await import('#shared/satisfaction/repository.ts');
+  const { transactWrite } = await import('#shared/db/transact.ts');
+  const token = Array.from({ length: 32 }, () => 'abcdefghijklmnopqrstuvwxyz234567'[Math.floor(Math.random() * 32)]).join('');
+  await transactWrite([tokenWrite({ token, accountId, ticketId, createdAt: new Date().toISOString(), validUntil, expiresAt: Math.ceil(validUntil / 1000) + 86_400 })]);
+  return token;
+}

@@ -15,6 +15,7 @@ export const ticketFixture = (over: Partial<TicketRecord> = {}): TicketRecord =>
   tags: [],
   customFields: [],
   mergedInto: null,
+  satisfactionRating: null,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
   version: 3,

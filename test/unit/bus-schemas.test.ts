@@ -21,6 +21,7 @@ describe('published event schemas: one generator for the registry, the OpenAPI d
         'ticket.resolved',
         'ticket.deleted',
         'ticket.merged',
+        'ticket.rated',
         'message.created',
         'organization.created',
         'organization.deleted',
@@ -28,7 +29,7 @@ describe('published event schemas: one generator for the registry, the OpenAPI d
         'webhook.disabled',
       ]),
     );
-    expect(types).toHaveLength(11);
+    expect(types).toHaveLength(12);
     expect(PUBLISHED_SOURCES).toEqual(['support-desk.tickets', 'support-desk.messages', 'support-desk.organizations', 'support-desk.sla', 'support-desk.webhooks']);
     // Group and user events are work items of our own consumers (distribution, invitation emails).
     const internal = RULES.flatMap((r) => r.pattern.source).filter((s) => !PUBLISHED_SOURCES.includes(s));
