@@ -18,6 +18,8 @@ import { bulkRoutes } from '#shared/bulk/contract.ts';
 import { jobRoutes } from '#shared/jobs/contract.ts';
 import { mergeRoutes } from '#shared/merge/contract.ts';
 import { satisfactionRoutes } from '#shared/satisfaction/contract.ts';
+import { personalDataRoutes, retentionRoutes } from '#shared/privacy/contract.ts';
+import { redactionRoutes } from '#shared/privacy/redaction-contract.ts';
 
 export interface ApiGroup {
   name: GroupName;
@@ -40,7 +42,7 @@ export const API_GROUPS: readonly ApiGroup[] = [
   { name: 'tickets', entry: 'functions/tickets/handler.ts', routes: ticketRoutes },
   { name: 'contacts', entry: 'functions/contacts/handler.ts', routes: contactRoutes },
   { name: 'organizations', entry: 'functions/organizations/handler.ts', routes: organizationRoutes },
-  { name: 'messages', entry: 'functions/messages/handler.ts', routes: [...messageRoutes, ...attachmentRoutes, ...emailRoutes] },
+  { name: 'messages', entry: 'functions/messages/handler.ts', routes: [...messageRoutes, ...attachmentRoutes, ...emailRoutes, ...redactionRoutes] },
   { name: 'ticketFields', entry: 'functions/ticket-fields/handler.ts', routes: ticketFieldRoutes },
   { name: 'automations', entry: 'functions/automations/handler.ts', routes: automationRoutes },
   { name: 'groups', entry: 'functions/groups/handler.ts', routes: groupRoutes },
@@ -48,7 +50,7 @@ export const API_GROUPS: readonly ApiGroup[] = [
   { name: 'slaPolicies', entry: 'functions/sla-policies/handler.ts', routes: slaPolicyRoutes, sendsTo: ['sla-recompute'] },
   { name: 'history', entry: 'functions/history/handler.ts', routes: historyRoutes },
   // Requests that make jobs (bulk actions, merges) and the jobs they make: their own function, the only API function that sends to the bulk-jobs queue.
-  { name: 'jobs', entry: 'functions/jobs/handler.ts', routes: [...bulkRoutes, ...mergeRoutes, ...jobRoutes], sendsTo: ['bulk-jobs'] },
+  { name: 'jobs', entry: 'functions/jobs/handler.ts', routes: [...bulkRoutes, ...mergeRoutes, ...jobRoutes, ...personalDataRoutes, ...retentionRoutes], sendsTo: ['bulk-jobs'] },
   // Satisfaction (decisions §24): its own small function, so the public survey page loads no other group's code.
   { name: 'satisfaction', entry: 'functions/satisfaction/handler.ts', routes: satisfactionRoutes },
 ];

@@ -255,6 +255,13 @@ export const SCHEDULES: readonly ScheduleDef[] = [
     functionTimeoutSeconds: 55,
     description: 'Overdue SLA metrics (sharded due index on gsi4) -> marked breached, sla.breached through the outbox',
   },
+  {
+    name: 'retention-sweep',
+    entry: 'functions/retention-sweep/handler.ts',
+    rateMinutes: 24 * 60,
+    functionTimeoutSeconds: 600,
+    description: "Daily: each account's tickets closed longer ago than its retention (decisions §23) deleted as a DELETE would, in batches, oldest first",
+  },
 ];
 
 /** The outbox publisher: a DynamoDB Streams consumer of the table (INSERT of type=outbox), and its sweeper on a schedule. */

@@ -29,7 +29,7 @@ import { startBenchStack } from './stack.ts';
 import { LOCAL_TABLE } from '../local/stack.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
-/** BENCH_ONLY=requests|endpoints|bill|automations|consumers|groups|pipeline|growth|history|bulk|merge|email|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
+/** BENCH_ONLY=requests|endpoints|bill|automations|consumers|groups|pipeline|growth|history|bulk|merge|erasure|email|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
 const ONLY = process.env.BENCH_ONLY;
 const WARMUP = 20;
 
@@ -335,21 +335,19 @@ if (!ONLY || ONLY === 'history') {
   });
 }
 
-if (!ONLY || ONLY === 'bulk') {
-  // Issue 28: a bulk update of 100 tickets, from the POST to the job completed, through the bulk-jobs queue.
-  const { runBulkBench } = await import('./bulk.ts');
-  await runBulkBench({
-    call,
-    store,
-    lambda,
-    dynamodbEndpoint: dynamo.endpoint,
-    sqsEndpoint: stack.sqs.endpoint,
-    tableName: LOCAL_TABLE,
-    createAccount: async () => {
-      const a = await accounts.createAccount({ name: 'Bulk', plan: 'enterprise', ownerEmail: 'owner@bulk.example' });
-      return { accountId: a.accountId, apiKey: a.apiKey };
-    },
-  });
+// Issue 28: a bulk update of 100 tickets; issue 40: erasing a contact of 2,000 tickets; each from the POST to the job completed.
+for (const [section, load] of [
+  ['bulk', async () => (await import('./bulk.ts')).runBulkBench],
+  ['erasure', async () => (await import('./erasure.ts')).runErasureBench],
+] as const) {
+  if (ONLY && ONLY !== section) continue;
+  const createAccount = async () => {
+    const a = await accounts.createAccount({ name: section, plan: 'enterprise', ownerEmail: `owner@${section}.example` });
+    return { accountId: a.accountId, apiKey: a.apiKey };
+  };
+  await (
+    await load()
+  )({ call, store, lambda, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: stack.sqs.endpoint, tableName: LOCAL_TABLE, createAccount });
 }
 
 // Issue 38 (bench/merge.ts): a merge of a source with 200 messages, from the POST to the job completed, its requests.

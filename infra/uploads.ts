@@ -25,6 +25,11 @@ const CLEANUP_MODULE = 'shared/attachments/object-cleanup.ts';
  * `inbound/`, keeps what it refuses under `quarantine/`, and writes the mail's attachments under `attachments/`.
  */
 const RECEIPT_EVENTS_MODULE = 'shared/email/ses-events.ts';
+/**
+ * Privacy (decisions §23): a redacted attachment's object and an erased contact's attachments and raw mail are deleted
+ * (under `attachments/` and `inbound/`), and a person's data is written and presigned under `exports/`.
+ */
+const PRIVACY_MODULE = 'shared/attachments/privacy.ts';
 
 const nagAck = (scope: IConstruct, rule: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions::${rule}`, reason });
 
@@ -75,6 +80,8 @@ export class Uploads extends Construct {
         // Raw mail as SES received it: its ticket and attachments are copies, so it is kept only to re-run or look into a delivery.
         { id: 'inbound-mail', prefix: EMAIL_INBOUND.objectPrefix, expiration: Duration.days(EMAIL_INBOUND.inboundRetentionDays) },
         { id: 'quarantined-mail', prefix: EMAIL_INBOUND.quarantinePrefix, expiration: Duration.days(EMAIL_INBOUND.quarantineRetentionDays) },
+        // A person's data (decisions §23): its download URL lives 15 minutes; the document is gone the next day.
+        { id: 'personal-data-exports', prefix: objectKeys.exportPrefix, expiration: Duration.days(1) },
       ],
       ...(serverAccessLogs ? { serverAccessLogsBucket: logs, serverAccessLogsPrefix: 'uploads/' } : {}),
     });
@@ -165,12 +172,17 @@ export class Uploads extends Construct {
       fn.addToRolePolicy(list(EMAIL_INBOUND.objectPrefix));
       granted = true;
     }
+    if (bundles(entry, PRIVACY_MODULE)) {
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [attachments, this.bucket.arnForObjects(`${EMAIL_INBOUND.objectPrefix}*`)] }));
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject', 's3:GetObject'], resources: [this.bucket.arnForObjects(`${objectKeys.exportPrefix}*`)] }));
+      granted = true;
+    }
     if (granted && fn.role) {
       const arn = nagReference(fn, this.bucket.node.defaultChild as CfnElement, 'Arn');
-      for (const prefix of [objectKeys.uploadPrefix, objectKeys.attachmentPrefix, EMAIL_INBOUND.objectPrefix, EMAIL_INBOUND.quarantinePrefix]) {
+      for (const prefix of [objectKeys.uploadPrefix, objectKeys.attachmentPrefix, EMAIL_INBOUND.objectPrefix, EMAIL_INBOUND.quarantinePrefix, objectKeys.exportPrefix]) {
         Validations.of(fn.role).acknowledge({
           id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${arn}>/${prefix}*]`,
-          reason: "Objects are created at run time under the bucket's fixed prefixes (uploads/, attachments/, inbound/, quarantine/); the grant is limited to the prefixes the code uses.",
+          reason: "Objects are created at run time under the bucket's fixed prefixes (uploads/, attachments/, inbound/, quarantine/, exports/); the grant is limited to the prefixes the code uses.",
         });
       }
     }

@@ -1,6 +1,7 @@
 import { bulkExecutors } from '#shared/bulk/service.ts';
 import type { JobExecutors } from '#shared/jobs/service.ts';
 import { mergeExecutor } from '#shared/merge/executor.ts';
+import { privacyExecutors } from '#shared/privacy/executors.ts';
 
 /**
  * The job types this consumer runs: each type's executor (what it does with
@@ -11,4 +12,5 @@ import { mergeExecutor } from '#shared/merge/executor.ts';
 export const JOB_EXECUTORS: JobExecutors = {
   ...bulkExecutors,
   merge: mergeExecutor(),
+  ...privacyExecutors,
 };

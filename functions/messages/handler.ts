@@ -7,10 +7,11 @@ import { httpGroup } from '#shared/http/middleware.ts';
 import { messageRoutes } from '#shared/messages/contract.ts';
 import * as messages from '#shared/messages/service.ts';
 import { pageMeta } from '#shared/pagination/numbered.ts';
+import { redactionRoutes } from '#shared/privacy/redaction-contract.ts';
 
 const { toMessageDto } = messages;
 
-export const handler = httpGroup([...messageRoutes, ...attachmentRoutes, ...emailRoutes], {
+export const handler = httpGroup([...messageRoutes, ...attachmentRoutes, ...emailRoutes, ...redactionRoutes], {
   listMessages: async ({ principal, query }) => {
     const page = await messages.listMessages(principal, query);
     return { success: true, data: await Promise.all(page.items.map(toMessageDto)), meta: pageMeta(query.page, query.limit, page.total) };
@@ -20,6 +21,11 @@ export const handler = httpGroup([...messageRoutes, ...attachmentRoutes, ...emai
   createMessage: async ({ principal, body }) => ({ success: true, data: await toMessageDto(await messages.createMessage(principal, body)) }),
   createUpload: async ({ principal, body }) => ({ success: true, data: await createUpload(principal, body) }),
   getAttachment: async ({ principal, params }) => ({ success: true, data: await getAttachment(principal, params.attachmentId) }),
+  // Redaction loads from its own chunk: the messages function's other routes never need it.
+  redactMessage: async ({ principal, params, body }) => ({
+    success: true,
+    data: await toMessageDto(await (await import('#shared/privacy/redaction.ts')).redactMessage(principal, params.messageId, body)),
+  }),
   getEmailSettings: async ({ principal }) => ({ success: true, data: await getChannelSettings(principal) }),
   updateEmailSettings: async ({ principal, body }) => ({ success: true, data: await updateChannelSettings(principal, body) }),
 });

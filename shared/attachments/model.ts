@@ -32,6 +32,9 @@ export const objectKeys = {
   /** `copy` is unique per attaching request, so a request that loses a race deletes only its own copy. */
   attachment: (accountId: string, ticketId: string, uploadId: string, copy: string) => `attachments/${accountId}/${ticketId}/${uploadId}.${copy}`,
   attachmentPrefix: 'attachments/',
+  /** A person's data (decisions §23), one document per job; a lifecycle rule deletes it after a day. */
+  exportPrefix: 'exports/',
+  exportDocument: (accountId: string, jobId: string) => `exports/${accountId}/${jobId}.json`,
 };
 
 /**
@@ -84,8 +87,9 @@ export const AttachmentSchema = z
     name: z.string(),
     size: z.number().int(),
     contentType: z.string(),
-    url: z.url().describe('Presigned GET URL, fresh on every read: downloads the bytes with Content-Disposition: attachment and the file name'),
-    urlExpiresAt: z.iso.datetime().describe('When url stops working (15 minutes)'),
+    url: z.url().optional().describe('Presigned GET URL, fresh on every read: downloads the bytes with Content-Disposition: attachment and the file name (absent once redacted)'),
+    urlExpiresAt: z.iso.datetime().optional().describe('When url stops working (15 minutes; absent once redacted)'),
+    redacted: z.literal(true).optional().describe('Present and true when the file was redacted (decisions §23): its bytes are deleted, it has no url'),
   })
   .meta({ id: 'Attachment' });
 export type Attachment = z.infer<typeof AttachmentSchema>;
@@ -97,6 +101,8 @@ export interface StoredAttachment {
   size: number;
   contentType: string;
   key: string;
+  /** The file was redacted (decisions §23): its object is deleted, the entry stays listed without a URL. */
+  redacted?: true;
 }
 
 /** One entry of POST /messages `attachments`: the token, and optionally the name and size the client expects it to have. */

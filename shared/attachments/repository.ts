@@ -28,10 +28,12 @@ export interface UploadRecord {
   ticketId?: string;
   objectKey?: string;
   attachedAt?: string;
+  /** The file was redacted (decisions §23): its object is deleted. */
+  redacted?: boolean;
 }
 
 const uploads = bindEntity<UploadRecord>(ENTITIES.upload, {
-  fields: ['accountId', 'id', 'name', 'size', 'contentType', 'state', 'uploadKey', 'createdBy', 'createdAt', 'expiresAt', 'messageId', 'ticketId', 'objectKey', 'attachedAt'],
+  fields: ['accountId', 'id', 'name', 'size', 'contentType', 'state', 'uploadKey', 'createdBy', 'createdAt', 'expiresAt', 'messageId', 'ticketId', 'objectKey', 'attachedAt', 'redacted'],
   // A pending upload has no attachment facts yet, an attached one no TTL: absent, not null.
   normalize: (u) => Object.fromEntries(Object.entries(u).filter(([, v]) => v !== null)) as unknown as UploadRecord,
 });
@@ -90,3 +92,9 @@ export const attachmentMovedWrite = (accountId: string, id: string, at: { ticket
     { set: { ticketId: at.ticketId, objectKey: at.objectKey } },
     { expr: '#state = :attached', names: { '#state': 'state' }, values: { ':attached': 'attached' } },
   );
+
+/** The write that marks an attachment redacted (decisions §23), for the redaction's transaction; its object is deleted after it commits. */
+export const redactedWrite = (accountId: string, id: string): TxWrite => uploads.updateAttributes({ accountId, id }, { set: { redacted: true } }, conditions.present());
+
+/** The write that deletes an attachment's record (an erased contact's file, decisions §23), for the erasure's transaction. */
+export const attachmentDeleteWrite = (accountId: string, id: string): TxWrite => uploads.delete({ accountId, id });

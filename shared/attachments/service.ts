@@ -72,11 +72,19 @@ export async function createUpload(p: Principal, input: CreateUploadInput): Prom
 
 /** An attachment as the API answers it: its stored facts and a fresh download URL (no S3 request: the URL is signed locally). */
 export async function toAttachmentDto(a: StoredAttachment): Promise<Attachment> {
+  if (a.redacted) return { id: a.id, name: a.name, size: a.size, contentType: a.contentType, redacted: true };
   const { presignDownload } = await objects();
   return { id: a.id, name: a.name, size: a.size, contentType: a.contentType, url: await presignDownload(a.key), urlExpiresAt: inSeconds(URL_TTL_SECONDS) };
 }
 
-const stored = (u: UploadRecord): StoredAttachment => ({ id: `${ATTACHMENT_PREFIX}${u.id}`, name: u.name, size: u.size, contentType: u.contentType, key: u.objectKey! });
+const stored = (u: UploadRecord): StoredAttachment => ({
+  id: `${ATTACHMENT_PREFIX}${u.id}`,
+  name: u.name,
+  size: u.size,
+  contentType: u.contentType,
+  key: u.objectKey!,
+  ...(u.redacted ? { redacted: true as const } : {}),
+});
 
 /** GET /attachments/:id: an attachment of the caller's account (another account's id is simply not found). */
 export async function getAttachment(p: Principal, attachmentId: string): Promise<Attachment> {

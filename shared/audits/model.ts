@@ -1,12 +1,15 @@
 import * as z from 'zod';
 import { LinksSchema, PageMetaSchema } from '../pagination/cursor-page.ts';
 
-/** What an audit can be about (decisions §15): tickets, and the account's settings. */
-export const AUDIT_RESOURCE_TYPES = ['ticket', 'user', 'api_key', 'webhook', 'automation', 'sla_policy', 'group', 'ticket_field', 'account'] as const;
+/** What an audit can be about (decisions §15): tickets, the account's settings, and a contact's erasure (§23). */
+export const AUDIT_RESOURCE_TYPES = ['ticket', 'user', 'api_key', 'webhook', 'automation', 'sla_policy', 'group', 'ticket_field', 'account', 'contact'] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
-/** How the change came: the API, a message's ticket_update, an automation, inbound email, a bulk job, SLA, group distribution, a merge, the survey page. */
-export const AUDIT_VIAS = ['api', 'message', 'automation', 'email', 'bulk', 'sla', 'distribution', 'merge', 'satisfaction'] as const;
+/**
+ * How the change came: the API, a message's ticket_update, an automation, inbound email, a bulk job, SLA, group
+ * distribution, a merge, the survey page, or privacy (§23): a message's redaction, a contact's erasure, the retention sweep.
+ */
+export const AUDIT_VIAS = ['api', 'message', 'automation', 'email', 'bulk', 'sla', 'distribution', 'merge', 'satisfaction', 'redaction', 'erasure', 'retention'] as const;
 export type AuditVia = (typeof AUDIT_VIAS)[number];
 
 export const ACTOR_TYPES = ['user', 'automation', 'system', 'email', 'requester'] as const;

@@ -71,3 +71,6 @@ export async function logPage(accountId: string, f: LogFilter, range: SkRange, l
   const page = await shardedPage<Record<string, unknown>>(queries, sortKey, limit);
   return { items: page.items.map(audits.fromItem), next: page.next };
 }
+
+/** The write that replaces an audit's changes (an erasure's `[erased]` values, decisions §23), if the audit still exists. */
+export const auditChangesWrite = (a: AuditRecord, changes: AuditChange[]): TxWrite => audits.updateAttributes(a, { set: { changes } }, conditions.present());

@@ -2,7 +2,7 @@ import { bindEntity, conditions } from '../db/entity.ts';
 import { ENTITIES, textSortKey } from '../db/keys.ts';
 import { listCounter } from '../db/list-counter.ts';
 import { numberedPage, queryAll, queryPage, type Key } from '../db/query.ts';
-import { transactWrite, type TxWrite } from '../db/transact.ts';
+import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError } from '../domain/errors.ts';
 import { indexWrites, searchIndex, type Searchable } from '../search/word-index.ts';
 import { matchesAll, recordWords, searchFilter, searchTerms, searchText } from '../search/words.ts';
@@ -274,3 +274,12 @@ export async function reindexContacts(accountId: string, limit: number, startKey
 
 /** A contact from an item of its indexes (the change index of the incremental export projects whole items). */
 export const contactFromItem = (item: Record<string, unknown>): ContactRecord => contacts.fromItem(item);
+
+/** Remove an email's ticket counter once it counts none (an erased contact's, decisions §23): the item's key is the address. A counter still counting stays. */
+export async function deleteRequesterCountIfEmpty(accountId: string, email: string): Promise<void> {
+  try {
+    await writeNow(requesterCounters.delete({ accountId, email }, countIs(0, stale('Tickets for this requester changed meanwhile'))));
+  } catch (err) {
+    if (!(err instanceof StaleCountError)) throw err;
+  }
+}

@@ -147,6 +147,25 @@ export async function deleteContact(p: Principal, id: string): Promise<void> {
   });
 }
 
+/**
+ * An erasure's last step (decisions §23): the contact deleted as DELETE
+ * would (its tombstone for the export, its words, its email guard, its
+ * organization's counts), with `related` (the erasure's audit) in the same
+ * transaction, then its email's ticket counter, which counts none by now.
+ * 'gone' when the contact was already deleted (the counter still goes).
+ */
+export async function eraseContact(accountId: string, id: string, email: string, related: TxWrite[]): Promise<'erased' | 'gone'> {
+  const outcome = await retrying(async () => {
+    const c = await repo.getContact(accountId, id);
+    if (!c) return 'gone' as const;
+    const [tickets, countedOrg] = await Promise.all([repo.requesterCount(accountId, c.email), countedOrganization(accountId, c.organizationId)]);
+    await repo.deleteContact(c, tickets, countedOrg, [tombstoneWrite('contact', accountId, c.id, new Date().toISOString()), ...related]);
+    return 'erased' as const;
+  });
+  await repo.deleteRequesterCountIfEmpty(accountId, email);
+  return outcome;
+}
+
 export async function listContacts(p: Principal, q: ListContactsQuery) {
   return repo.listContacts(p.accountId, { search: q.search, organizationId: q.organization_id, sortBy: q.sort_by, order: q.sort_order }, q.page, q.limit);
 }

@@ -98,6 +98,13 @@ export interface EntityDeclaration {
   version?: string;
   /** Items that expire carry the TTL attribute. */
   expires?: boolean;
+  /**
+   * The attributes that can hold personal data (a person's name, address,
+   * words; decisions §23), empty when none can. docs/privacy.md says how each
+   * is erased or redacted, and test/unit/privacy-doc.test.ts holds the two
+   * equal: a new entity says here what it holds.
+   */
+  personal?: readonly string[];
 }
 
 /** Declare an entity's keys (keys.ts); checked once at load: one pattern per GSI slot. */

@@ -18,6 +18,7 @@ import { idempotencyEntities } from './entities/idempotency.ts';
 import { historyEntities } from './entities/history.ts';
 import { jobEntities } from './entities/jobs.ts';
 import { satisfactionEntities } from './entities/satisfaction.ts';
+import { privacyEntities } from './entities/privacy.ts';
 
 /**
  * The index of the table's entities: every entity's key templates and the
@@ -46,6 +47,7 @@ export const ENTITIES = {
   ...historyEntities,
   ...jobEntities,
   ...satisfactionEntities,
+  ...privacyEntities,
 };
 
 /**

@@ -168,7 +168,7 @@ export async function receiveMail(accountId: string, mail: Email, envelope: { fr
     };
   };
   const indexWrites = async (ticketId: string, thread: Awaited<ReturnType<typeof getThread>>): Promise<TxWrite[]> => [
-    mailIdWrite({ accountId, mailId, ticketId, messageId, direction: 'in', at: at() }, () => new DuplicateMailError()),
+    mailIdWrite({ accountId, mailId, ticketId, messageId, direction: 'in', at: at(), rawKey: envelope.rawKey ?? null }, () => new DuplicateMailError()),
     ...threadWrites(accountId, ticketId, thread, [mailId], newReplyToken),
   ];
   let prepared: PreparedAttachments | undefined;

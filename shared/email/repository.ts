@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { bindEntity, conditions } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
+import { batchDelete } from '../db/query.ts';
 import { writeNow, type TxWrite } from '../db/transact.ts';
 
 /** The email channel's items (shared/db/entities/email.ts). */
@@ -34,8 +35,10 @@ export interface MailIdRecord {
   messageId: string;
   direction: 'in' | 'out';
   at: string;
+  /** A received mail's raw message in the bucket (the receipt rule's object), so an erasure (decisions §23) can delete it. */
+  rawKey?: string | null;
 }
-const mailIds = bindEntity<MailIdRecord>(ENTITIES.mailId, { fields: ['accountId', 'hash', 'mailId', 'ticketId', 'messageId', 'direction', 'at'] });
+const mailIds = bindEntity<MailIdRecord>(ENTITIES.mailId, { fields: ['accountId', 'hash', 'mailId', 'ticketId', 'messageId', 'direction', 'at', 'rawKey'] });
 
 /**
  * The index write of one Message-ID. A received mail's is conditional
@@ -111,3 +114,20 @@ export async function undeliverableOf(accountId: string, emails: readonly string
   const found = await undeliverable.getMany(emails.map((email) => ({ accountId, email })));
   return new Set(found.map((r) => r.email.toLowerCase()));
 }
+
+/**
+ * Forget a ticket's mail thread (an erasure, decisions §23): the thread, its
+ * reply token and the Message-IDs it names are deleted, so a later mail
+ * threads to nothing and makes a new ticket. Answers the raw mail keys the
+ * received ones name (for the bucket). Idempotent.
+ */
+export async function forgetThread(accountId: string, ticketId: string): Promise<string[]> {
+  const thread = await getThread(accountId, ticketId);
+  if (!thread) return [];
+  const known = await findMailIds(accountId, thread.mailIds);
+  await batchDelete([...known.map((r) => mailIds.key(r)), tokens.key({ accountId, token: thread.replyToken }), threads.key(thread)]);
+  return known.flatMap((r) => (r.direction === 'in' && r.rawKey ? [r.rawKey] : []));
+}
+
+/** Forget that an address bounced or complained (an erasure: the item's key is the address). */
+export const forgetUndeliverable = (accountId: string, email: string) => batchDelete([undeliverable.key({ accountId, email: email.toLowerCase() })]);

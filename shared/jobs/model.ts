@@ -6,7 +6,7 @@ import * as z from 'zod';
  * jobs (functions/bulk-jobs/executors.ts); adding a type is its name here and
  * its executor there (docs/architecture.md).
  */
-export const JOB_TYPES = ['bulk_update', 'bulk_delete', 'merge'] as const;
+export const JOB_TYPES = ['bulk_update', 'bulk_delete', 'merge', 'erasure', 'data_export'] as const;
 export type JobType = (typeof JOB_TYPES)[number];
 export const JOB_STATUSES = ['queued', 'running', 'completed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -32,6 +32,10 @@ export const JobSchema = z
     results: z.array(JobResultSchema).describe('One per item done so far, in the order the ids were given'),
     createdAt: z.iso.datetime(),
     completedAt: z.iso.datetime().nullable(),
+    download: z
+      .object({ url: z.url().describe('Presigned GET URL of the document, fresh on every read of the job'), expiresAt: z.iso.datetime().describe('When url stops working (15 minutes)') })
+      .optional()
+      .describe("A completed data_export's document (decisions §23); absent for other jobs"),
   })
   .meta({ id: 'Job' });
 export type Job = z.infer<typeof JobSchema>;

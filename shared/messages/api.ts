@@ -7,3 +7,6 @@
  */
 export { getMessage as getMessageRecord, moveMessageWrites, setEmailDelivery, ticketMessages } from './repository.ts';
 export type { MessageRecord } from './repository.ts';
+/** Privacy (decisions §23): a message rewritten by a redaction or an erasure, and a ticket's messages walked a page at a time. */
+export { rewriteMessageWrites, StaleMessageError, ticketMessagesPage } from './repository.ts';
+export type { MessageRewrite } from './repository.ts';

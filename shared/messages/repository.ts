@@ -120,6 +120,29 @@ export async function setEmailDelivery(accountId: string, ticketId: string, id: 
   }
 }
 
+/** What a redaction or an erasure (decisions §23) rewrites of a message; the rest stays. */
+export type MessageRewrite = Pick<MessageRecord, 'content' | 'textContent' | 'attachments' | 'ccs' | 'recipients' | 'authorId' | 'emailDelivery' | 'updatedAt'>;
+
+/** Thrown when a message changed since it was read (a concurrent redaction, or its email's delivery); the caller re-reads. */
+export class StaleMessageError extends ConflictError {}
+
+/**
+ * The writes that rewrite both copies of a message (a redaction or an
+ * erasure, decisions §23), each only while the message is still as read
+ * (`updatedAt`), for one transaction with the change's audit.
+ */
+export function rewriteMessageWrites(m: MessageRecord, next: MessageRewrite): TxWrite[] {
+  const parts = { set: { ...next } };
+  const unchanged = { expr: 'updatedAt = :read', values: { ':read': m.updatedAt }, error: () => new StaleMessageError('The message changed meanwhile') };
+  return [byId.updateAttributes(m, parts, unchanged), underTicketCopies.updateAttributes(m, parts, unchanged)];
+}
+
+/** A page of a ticket's messages (its copies under the ticket) in time order, from `startKey`: erasure and a person's data walk a ticket with it. */
+export async function ticketMessagesPage(accountId: string, ticketId: string, limit: number, startKey?: Key): Promise<{ items: MessageRecord[]; nextKey?: Key }> {
+  const page = await queryPage<Record<string, unknown>>({ ...underTicket(accountId, ticketId), limit, startKey });
+  return { items: page.items.map(underTicketCopies.fromItem), nextKey: page.nextKey };
+}
+
 /** A numbered page of a ticket's messages in time order (ids are time-ordered), with the total. */
 export async function listMessages(accountId: string, ticketId: string, forward: boolean, page: number, limit: number) {
   const r = await numberedPage<Record<string, unknown>>(

@@ -1,8 +1,8 @@
 import { bindEntity } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
-import { queryAll } from '../db/query.ts';
+import { queryAll, queryPage, type Key } from '../db/query.ts';
 import type { TxWrite } from '../db/transact.ts';
-import { matchesAll } from './words.ts';
+import { fold, matchesAll } from './words.ts';
 
 /**
  * The word index of decisions §13: small items, one per word of a record,
@@ -114,4 +114,20 @@ export async function searchIndex(
   hits.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0) * (opts.forward ? 1 : -1));
   const kept = hits.slice(0, SEARCH_CAP);
   return { ids: kept.map((h) => h.id), positions: kept.map(key), truncated, read };
+}
+
+/**
+ * Ids of up to `limit` records of a kind that hold exactly this word (the
+ * word as the index stores it: folded), by key, from `startKey`: an erasure
+ * and a person's data (decisions §23) find a person's tickets by their whole
+ * email address, a page at a time, whatever the account holds.
+ */
+export async function idsWithWord(accountId: string, kind: SearchKind, word: string, limit: number, startKey?: Key): Promise<{ ids: string[]; nextKey?: Key }> {
+  const folded = fold(word);
+  const page = await queryPage<Record<string, unknown>>({
+    ...wordItems.query('byPrefix', { accountId, kind, initial: initialOf(folded) }, { skBeginsWith: `${folded}\u0001` }),
+    limit,
+    startKey,
+  });
+  return { ids: page.items.map((i) => String(i.id)), nextKey: page.nextKey };
 }

@@ -264,6 +264,22 @@ export async function listOpenTickets(accountId: string, limit: number, startKey
   return { tickets: page.items.map(tickets.fromItem), nextKey: page.nextKey };
 }
 
+/**
+ * Ids of up to `limit` tickets closed before `before` (ISO 8601), oldest
+ * change first: the closed partitions of the status view sorted by
+ * `updatedAt` (a closed ticket changes no more, so its `updatedAt` is when
+ * it closed), merged, keys only. The retention sweep (decisions §23) reads
+ * it; its work is the page, whatever the account holds.
+ */
+export async function closedTicketIdsBefore(accountId: string, before: string, limit: number): Promise<string[]> {
+  const page = await mergedPage(
+    TICKET_PRIORITIES.map((priority) => tickets.query('byStatusPriorityUpdated', { accountId, status: 'closed', priority }, { skBefore: before })),
+    'gsi6sk',
+    limit,
+  );
+  return page.items.map((i) => String(i.sk).slice('TICKET#'.length));
+}
+
 /** How many open tickets the account has (counted on gsi2, up to `cap`). */
 export async function countOpenTickets(accountId: string, cap: number): Promise<number> {
   return countMatches(statusBelow(accountId, 'resolved'), cap);

@@ -1,6 +1,6 @@
 import { auditWrite, userActor, SYSTEM_ACTOR } from '../audits/service.ts';
 import type { AuditActor, AuditChange, AuditVia } from '../audits/model.ts';
-import { actorOf, hasDeskRole, isMailCaller, isSystemCaller, type Caller, type MailCaller, type Principal } from '../auth/principal.ts';
+import { actorOf, hasDeskRole, isMailCaller, isSystemCaller, type Caller, type MailCaller, type Principal, type SystemPrincipal } from '../auth/principal.ts';
 import { requesterWrites } from '../contacts/service.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
@@ -325,7 +325,7 @@ export function ticketMergedWrite(p: Principal, targetId: string, sourceId: stri
 }
 
 /** Delete a ticket, releasing its option usage and requester counts, and record ticket.deleted (and its audit: `context`, by default the API). */
-export function deleteTicket(p: Principal, id: string, context?: Partial<ChangeContext>): Promise<void> {
+export function deleteTicket(p: Principal | SystemPrincipal, id: string, context?: Partial<ChangeContext>): Promise<void> {
   return retryOnConflict(async () => {
     const current = await getTicket(p, id);
     const fields = current.customFields.length ? await fieldMap(p.accountId) : new Map<string, FieldRecord>();
@@ -415,4 +415,6 @@ export const openTicketIdsPage = (accountId: string, limit: number, startKey?: R
 export { listOpenTickets, countOpenTickets } from './repository.ts';
 /** For admin reindex: the view index attributes of tickets written before the views. */
 export { reindexTickets } from './repository.ts';
+/** For the retention sweep (decisions §23): tickets closed before a day, a page at a time. */
+export { closedTicketIdsBefore } from './repository.ts';
 export type { TicketRecord } from './repository.ts';

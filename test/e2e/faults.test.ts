@@ -317,6 +317,13 @@ const REQUESTS: Record<string, (w: World, n: number) => RouteRequest | Promise<R
     body: { ids: [(await create(`${V1}/tickets`, w.key, { ticket: { subject: 'Merge me' } })).ticket.id] },
   }),
   [routeKey('GET', `${V1}/jobs/{id}`)]: (w) => ({ path: `${V1}/jobs/${w.job}` }),
+  [routeKey('POST', `${V1}/contacts/{id}/erase`)]: async (w) => ({
+    path: `${V1}/contacts/${(await create(`${H}/contacts`, w.key, { name: 'Erase Me', email: uniqueEmail('erase') })).data.id}/erase`,
+    body: {},
+  }),
+  [routeKey('POST', `${V1}/contacts/{id}/data_export`)]: (w) => ({ path: `${V1}/contacts/${w.contact.id}/data_export`, body: {} }),
+  [routeKey('GET', `${V1}/retention`)]: () => ({ path: `${V1}/retention` }),
+  [routeKey('PUT', `${V1}/retention`)]: (_, n) => ({ path: `${V1}/retention`, body: { retention: { closedTicketsDeleteAfterDays: 30 + n } } }),
 
   [routeKey('GET', `${H}/contacts`)]: () => ({ path: `${H}/contacts?limit=10` }),
   [routeKey('GET', `${H}/contacts/by-email/{email}`)]: (w) => ({ path: `${H}/contacts/by-email/${encodeURIComponent(w.contact.email)}` }),
@@ -336,6 +343,7 @@ const REQUESTS: Record<string, (w: World, n: number) => RouteRequest | Promise<R
   [routeKey('GET', `${H}/messages/{messageId}`)]: (w) => ({ path: `${H}/messages/${w.message}`, session: true }),
   [routeKey('GET', `${H}/messages/{messageId}/raw`)]: (w) => ({ path: `${H}/messages/${w.message}/raw`, session: true, normal: [404] }),
   [routeKey('POST', `${H}/messages`)]: (w, n) => ({ path: `${H}/messages`, body: { ticket_id: w.ticket.id, type: 'note', content: `Swept note ${n}` }, session: true }),
+  [routeKey('POST', `${H}/messages/{messageId}/redact`)]: (w) => ({ path: `${H}/messages/${w.message}/redact`, body: { text: 'First' }, session: true }),
   [routeKey('POST', `${H}/uploads`)]: () => ({ path: `${H}/uploads`, body: { name: 'swept.png', size: 1024, contentType: 'image/png' } }),
   [routeKey('GET', `${H}/attachments/{attachmentId}`)]: (w) => ({ path: `${H}/attachments/${w.attachment}` }),
 

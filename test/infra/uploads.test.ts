@@ -57,21 +57,24 @@ describe('the uploads bucket', () => {
     logged.resourceCountIs('AWS::GuardDuty::MalwareProtectionPlan', 0);
   });
 
-  it('grants only the messages function and the jobs consumer (read and write: a merge copies attachments) and the clean-up consumer (list and delete under attachments/)', () => {
+  it('grants only the messages function and the jobs consumer (read and write: a merge copies attachments), the clean-up consumer (list and delete under attachments/) and the jobs API (privacy)', () => {
     const grants = s3Grants(logged);
-    expect(Object.keys(grants).sort()).toEqual(['functions/attachment-cleanup/handler.ts', 'functions/bulk-jobs/handler.ts', 'functions/messages/handler.ts']);
+    const entries = ['functions/attachment-cleanup/handler.ts', 'functions/bulk-jobs/handler.ts', 'functions/jobs/handler.ts', 'functions/messages/handler.ts'];
+    expect(Object.keys(grants).sort()).toEqual(entries);
     const actions = (entry: string) => [...new Set(grants[entry].flatMap((s) => [s.Action].flat()))].sort();
     expect(actions('functions/messages/handler.ts')).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
     expect(actions('functions/bulk-jobs/handler.ts')).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
     expect(actions('functions/attachment-cleanup/handler.ts')).toEqual(['s3:DeleteObject', 's3:ListBucket']);
-    // Deletes only ever under attachments/: never an upload, never the whole bucket.
+    // Privacy (decisions §23): an erasure deletes files and raw mail, a person's data is written and presigned under exports/.
+    expect(actions('functions/jobs/handler.ts')).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+    // Deletes only ever under attachments/ (and, for an erasure, the raw mail under inbound/): never an upload, never the whole bucket.
     for (const s of Object.values(grants)
       .flat()
       .filter((x) => [x.Action].flat().includes('s3:DeleteObject')))
-      expect(JSON.stringify(s.Resource)).toMatch(/\/attachments\/\*"/);
+      for (const r of [s.Resource].flat()) expect(JSON.stringify(r)).toMatch(/\/(attachments|inbound)\/\*"/);
     // Exactly the functions whose code reads the bucket are told its name.
     const told = Object.values(logged.findResources('AWS::Lambda::Function')).filter((f: any) => f.Properties.Environment?.Variables?.UPLOADS_BUCKET);
-    expect(told.map((f: any) => f.Metadata[ENTRY_METADATA]).sort()).toEqual(['functions/attachment-cleanup/handler.ts', 'functions/bulk-jobs/handler.ts', 'functions/messages/handler.ts']);
+    expect(told.map((f: any) => f.Metadata[ENTRY_METADATA]).sort()).toEqual(entries);
   });
 
   it('can log object access with CloudTrail data events and scan uploads with GuardDuty Malware Protection instead', () => {

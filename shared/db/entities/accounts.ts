@@ -2,12 +2,14 @@ import { declareEntity } from '../declaration.ts';
 
 export const accountEntities = {
   account: declareEntity({
+    personal: [],
     type: 'account',
     owner: 'accounts',
     description: 'The tenant: name, plan (its rate limit) and, on deployed stacks, its API Gateway usage key (`usageKeyId`, `usageKeyValue`).',
     key: { pk: 'A#{accountId}', sk: 'ACCOUNT' },
   }),
   apiKeyHash: declareEntity({
+    personal: [],
     type: 'apiKeyHash',
     owner: 'accounts',
     description:
@@ -15,6 +17,7 @@ export const accountEntities = {
     key: { pk: 'APIKEY#{hash}', sk: 'APIKEY' },
   }),
   apiKey: declareEntity({
+    personal: [],
     type: 'apiKey',
     owner: 'accounts',
     description:
@@ -30,6 +33,7 @@ export const accountEntities = {
     },
   }),
   demoMarker: declareEntity({
+    personal: [],
     type: 'demoMarker',
     owner: 'accounts',
     description: 'Local stack only: which account `npm start` provisioned as its demo (`accountId`, `userId`).',

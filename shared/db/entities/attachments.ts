@@ -2,6 +2,7 @@ import { declareEntity } from '../declaration.ts';
 
 export const attachmentEntities = {
   upload: declareEntity({
+    personal: ['name'],
     type: 'upload',
     owner: 'attachments',
     description:

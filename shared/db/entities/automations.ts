@@ -2,6 +2,7 @@ import { declareEntity } from '../declaration.ts';
 
 export const automationEntities = {
   automationSet: declareEntity({
+    personal: [],
     type: 'automationSet',
     owner: 'automations',
     description:
@@ -18,6 +19,7 @@ export const automationEntities = {
     },
   }),
   automation: declareEntity({
+    personal: [],
     type: 'automation',
     owner: 'automations',
     description: "An automation (name, active flag, rule); its position comes from the set's order.",
@@ -32,6 +34,7 @@ export const automationEntities = {
     },
   }),
   automationRun: declareEntity({
+    personal: [],
     type: 'automationRun',
     owner: 'automations',
     description: "Marks that an automation acted on a ticket event, written in the change's own transaction, so a redelivered event is not applied twice; kept for SQS's 14-day retention.",

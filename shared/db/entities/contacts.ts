@@ -2,6 +2,7 @@ import { declareEntity } from '../declaration.ts';
 
 export const contactEntities = {
   contact: declareEntity({
+    personal: ['name', 'email', 'notes', 'searchText'],
     type: 'contact',
     owner: 'contacts',
     description: 'A contact (customer) of the account.',
@@ -26,12 +27,14 @@ export const contactEntities = {
     },
   }),
   contactEmail: declareEntity({
+    personal: ['email'],
     type: 'contactEmail',
     owner: 'contacts',
     description: "Guard making a contact's email unique per account (case-insensitive); names the contact and its organization, so a ticket write finds both with one read.",
     key: { pk: 'A#{accountId}', sk: 'CONTACTEMAIL#{email:lower}' },
   }),
   requesterTickets: declareEntity({
+    personal: ['email'],
     type: 'requesterTickets',
     owner: 'contacts',
     description: "Tickets per requester email (`count`), kept with every ticket write: a contact's ticketCount, even for a contact created later.",

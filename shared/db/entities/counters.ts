@@ -3,6 +3,7 @@ import { declareEntity } from '../declaration.ts';
 /** Counters shared by several modules' lists; each is moved only inside the transaction of the change it counts. */
 export const counterEntities = {
   listCounter: declareEntity({
+    personal: [],
     type: 'counter',
     owner: 'db',
     description:

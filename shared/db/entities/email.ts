@@ -2,12 +2,14 @@ import { declareEntity } from '../declaration.ts';
 
 export const emailEntities = {
   emailSent: declareEntity({
+    personal: [],
     type: 'emailSent',
     owner: 'email',
     description: "Marks an email (a message's, or `invite-<userId>`) as claimed (`state` = sending, `claimedAt`) and then sent or skipped, so a redelivered event does not send it twice.",
     key: { pk: 'A#{accountId}', sk: 'EMAILSENT#{id}' },
   }),
   emailSettings: declareEntity({
+    personal: [],
     type: 'emailSettings',
     owner: 'email',
     description: "The account's email channel settings (decisions §17): support addresses and the sender's display name.",
@@ -15,6 +17,7 @@ export const emailEntities = {
     version: 'version',
   }),
   mailId: declareEntity({
+    personal: ['mailId', 'rawKey'],
     type: 'mailId',
     owner: 'email',
     description:
@@ -22,6 +25,7 @@ export const emailEntities = {
     key: { pk: 'A#{accountId}', sk: 'MAILID#{hash}' },
   }),
   mailThread: declareEntity({
+    personal: ['mailIds'],
     type: 'mailThread',
     owner: 'email',
     description: "A ticket's mail thread: its reply token and the Message-IDs of its mail in order (the first and the latest, capped), for the References of the next response.",
@@ -29,12 +33,14 @@ export const emailEntities = {
     version: 'version',
   }),
   replyToken: declareEntity({
+    personal: [],
     type: 'replyToken',
     owner: 'email',
     description: 'The reply address token `<account>+<token>@domain` of a ticket: threads a reply whose mail client dropped In-Reply-To and References.',
     key: { pk: 'A#{accountId}', sk: 'MAILTOKEN#{token}' },
   }),
   undeliverable: declareEntity({
+    personal: ['email', 'detail'],
     type: 'undeliverable',
     owner: 'email',
     description: 'An address that hard-bounced or complained (SES notification): later responses to it are saved and not sent.',

@@ -2,6 +2,7 @@ import { declareEntity } from '../declaration.ts';
 
 export const eventEntities = {
   outbox: declareEntity({
+    personal: ['detail'],
     type: 'outbox',
     owner: 'events',
     description:

@@ -2,6 +2,7 @@ import { declareEntity } from '../declaration.ts';
 
 export const groupEntities = {
   group: declareEntity({
+    personal: [],
     type: 'group',
     owner: 'groups',
     description:
@@ -18,12 +19,14 @@ export const groupEntities = {
     },
   }),
   defaultGroup: declareEntity({
+    personal: [],
     type: 'defaultGroup',
     owner: 'groups',
     description: "Guard naming the account's one default group (`groupId`): moved, or removed with the last group, in the transaction that changes it.",
     key: { pk: 'A#{accountId}', sk: 'DEFAULTGROUP' },
   }),
   groupLoad: declareEntity({
+    personal: [],
     type: 'groupLoad',
     owner: 'groups',
     description: "An agent's open tickets in one group (`openTickets`, the group caps) and when the group last handed them one (`lastAssignedAt`, round robin).",
@@ -33,12 +36,14 @@ export const groupEntities = {
     },
   }),
   agentLoad: declareEntity({
+    personal: [],
     type: 'agentLoad',
     owner: 'groups',
     description: 'Open tickets assigned to an agent across every group and none (`openTickets`): least-busy order and the global cap.',
     key: { pk: 'A#{accountId}', sk: 'AGENTLOAD#{userId}' },
   }),
   groupTicket: declareEntity({
+    personal: [],
     type: 'groupTicket',
     owner: 'groups',
     description: 'A ticket of a group, kept in the ticket write that moves it, so deleting the group can detach its tickets.',
@@ -48,6 +53,7 @@ export const groupEntities = {
     },
   }),
   groupWaiting: declareEntity({
+    personal: [],
     type: 'groupWaiting',
     owner: 'groups',
     description: 'An open ticket of a group waiting for an agent (no assignee), kept in the ticket write that moves it.',

@@ -8,6 +8,7 @@ import { declareEntity } from '../declaration.ts';
  */
 export const historyEntities = {
   audit: declareEntity({
+    personal: ['changes'],
     type: 'audit',
     owner: 'audits',
     description:
@@ -27,6 +28,7 @@ export const historyEntities = {
     },
   }),
   tombstone: declareEntity({
+    personal: [],
     type: 'tombstone',
     owner: 'exports',
     description: 'A deleted ticket, contact, organization or user, for the incremental export (`updatedAt` is the deletion time). Written in the transaction of the delete; expires after 30 days.',

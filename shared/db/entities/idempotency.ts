@@ -2,6 +2,7 @@ import { declareEntity } from '../declaration.ts';
 
 export const idempotencyEntities = {
   idempotencyKey: declareEntity({
+    personal: ['body'],
     type: 'idempotency',
     owner: 'idempotency',
     description:

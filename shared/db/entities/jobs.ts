@@ -3,6 +3,7 @@ import { declareEntity } from '../declaration.ts';
 /** Jobs (decisions §16, §20): a request's items (ticket ids), done in the background by the job type's executor, and each one's result. */
 export const jobEntities = {
   job: declareEntity({
+    personal: ['input'],
     type: 'job',
     owner: 'jobs',
     description:

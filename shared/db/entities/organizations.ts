@@ -2,6 +2,7 @@ import { declareEntity } from '../declaration.ts';
 
 export const organizationEntities = {
   organization: declareEntity({
+    personal: [],
     type: 'organization',
     owner: 'organizations',
     description: 'An organization (customer company); contactCount and ticketCount move in the transactions of the changes they count.',
@@ -20,6 +21,7 @@ export const organizationEntities = {
     },
   }),
   organizationDomain: declareEntity({
+    personal: [],
     type: 'orgDomain',
     owner: 'organizations',
     description: "Guard making an organization's domain unique per account; names the organization (contacts are linked by their email's domain).",

@@ -2,6 +2,7 @@ import { declareEntity } from '../declaration.ts';
 
 export const satisfactionEntities = {
   satisfactionSettings: declareEntity({
+    personal: [],
     type: 'satisfactionSettings',
     owner: 'satisfaction',
     description: "The account's satisfaction survey setting (decisions §24): whether a resolved ticket's requester gets the survey mail.",
@@ -9,6 +10,7 @@ export const satisfactionEntities = {
     version: 'version',
   }),
   surveyToken: declareEntity({
+    personal: [],
     type: 'surveyToken',
     owner: 'satisfaction',
     description:
@@ -17,6 +19,7 @@ export const satisfactionEntities = {
     expires: true,
   }),
   satisfactionRating: declareEntity({
+    personal: ['comment'],
     type: 'satisfactionRating',
     owner: 'satisfaction',
     description: "A ticket's satisfaction rating (one per ticket; a later click changes it), with the assignee and group the ticket had when rated.",

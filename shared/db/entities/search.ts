@@ -2,6 +2,7 @@ import { declareEntity } from '../declaration.ts';
 
 export const searchEntities = {
   searchWord: declareEntity({
+    personal: ['word', 'w'],
     type: 'searchWord',
     owner: 'search',
     description:

@@ -2,6 +2,7 @@ import { declareEntity } from '../declaration.ts';
 
 export const slaEntities = {
   slaPolicy: declareEntity({
+    personal: [],
     type: 'slaPolicy',
     owner: 'sla',
     description: 'An SLA policy: conditions, per-priority targets, time mode and position in the evaluation order.',
@@ -16,6 +17,7 @@ export const slaEntities = {
     },
   }),
   slaPolicySet: declareEntity({
+    personal: [],
     type: 'slaPolicySet',
     owner: 'sla',
     description: "Head of the account's SLA policies (count, next position); every create, delete and reorder checks and bumps its version, so a reorder sees exactly the current set.",
@@ -23,12 +25,14 @@ export const slaEntities = {
     version: 'version',
   }),
   slaSchedule: declareEntity({
+    personal: [],
     type: 'slaSchedule',
     owner: 'sla',
     description: "The account's business-hours schedule (absent: the default schedule).",
     key: { pk: 'A#{accountId}', sk: 'SLASCHEDULE' },
   }),
   slaState: declareEntity({
+    personal: [],
     type: 'slaState',
     owner: 'sla',
     description: "One ticket's SLA state: facts, applied policy, reported breaches and the next deadline still watched.",

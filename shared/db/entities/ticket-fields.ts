@@ -2,6 +2,7 @@ import { declareEntity } from '../declaration.ts';
 
 export const ticketFieldEntities = {
   ticketField: declareEntity({
+    personal: [],
     type: 'ticketField',
     owner: 'ticket-fields',
     description: 'A custom ticket field. Its `type` is stored as `fieldType` (`type` names the item kind throughout the table); optionCount moves with every option create and delete.',
@@ -24,18 +25,21 @@ export const ticketFieldEntities = {
     },
   }),
   ticketFieldKey: declareEntity({
+    personal: [],
     type: 'ticketFieldKey',
     owner: 'ticket-fields',
     description: "Guard making a field's fieldKey unique per account (case-insensitive); names the field.",
     key: { pk: 'A#{accountId}', sk: 'TFIELDKEY#{fieldKey:lower}' },
   }),
   fieldPositionCounter: declareEntity({
+    personal: [],
     type: 'fieldPositionCounter',
     owner: 'ticket-fields',
     description: 'Sequence (`seq`) of default positions for new custom fields; written only by ADD, so the item has no `type` attribute.',
     key: { pk: 'A#{accountId}', sk: 'COUNTER#TFIELDPOS' },
   }),
   fieldOption: declareEntity({
+    personal: [],
     type: 'fieldOption',
     owner: 'ticket-fields',
     description:
@@ -51,6 +55,7 @@ export const ticketFieldEntities = {
     },
   }),
   fieldOptionValue: declareEntity({
+    personal: [],
     type: 'fieldOptionValue',
     owner: 'ticket-fields',
     description: "Guard making an option's value unique within its field; names the option, so ticket writes and automation checks find options by value (BatchGetItem).",

@@ -2,6 +2,7 @@ import { declareEntity } from '../declaration.ts';
 
 export const ticketEntities = {
   ticket: declareEntity({
+    personal: ['requesterEmail', 'requesterName', 'searchText'],
     type: 'ticket',
     owner: 'tickets',
     description: 'A ticket. Its `type` field is stored as `ticketType` (`type` names the item kind throughout the table).',

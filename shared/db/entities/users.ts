@@ -2,6 +2,7 @@ import { declareEntity } from '../declaration.ts';
 
 export const userEntities = {
   user: declareEntity({
+    personal: ['name', 'email', 'searchText'],
     type: 'user',
     owner: 'users',
     description: "A user of the account (role, status, last login). `apiKeyHashes` names the user's live API keys, whose lookups copy its role and status in the same transactions.",
@@ -20,12 +21,14 @@ export const userEntities = {
     },
   }),
   userEmail: declareEntity({
+    personal: ['email'],
     type: 'userEmail',
     owner: 'users',
     description: "Guard making a user's email unique per account (case-insensitive); names the user.",
     key: { pk: 'A#{accountId}', sk: 'USEREMAIL#{email:lower}' },
   }),
   accountOwner: declareEntity({
+    personal: [],
     type: 'owner',
     owner: 'users',
     description: "Guard naming the account's single owner (`userId`): written with the account, and an ownership transfer commits only while it still names the former owner.",

@@ -2,6 +2,7 @@ import { declareEntity } from '../declaration.ts';
 
 export const webhookEntities = {
   webhook: declareEntity({
+    personal: [],
     type: 'webhook',
     owner: 'webhooks',
     description: 'A webhook: target URL, subscribed events, active flag and its signing secret.',
@@ -17,12 +18,14 @@ export const webhookEntities = {
     },
   }),
   webhookCount: declareEntity({
+    personal: [],
     type: 'counter',
     owner: 'webhooks',
     description: 'How many webhooks the account has (`count`), moved in the transaction of each create (only while under 100, decisions §7) and delete.',
     key: { pk: 'A#{accountId}', sk: 'COUNTER#WEBHOOKS' },
   }),
   webhookDelivery: declareEntity({
+    personal: ['body'],
     type: 'webhookDelivery',
     owner: 'webhooks',
     description:
@@ -31,6 +34,7 @@ export const webhookEntities = {
     expires: true,
   }),
   webhookAttempt: declareEntity({
+    personal: [],
     type: 'webhookAttempt',
     owner: 'webhooks',
     description: 'One delivery attempt (the delivery log): status or error, duration, outcome and next attempt. Kept 30 days.',
