@@ -100,6 +100,12 @@ export const RULES: readonly RuleDef[] = [
     pattern: { source: [TICKET_EVENT_SOURCE], 'detail-type': ['ticket.deleted'] },
     queue: 'attachment-cleanup',
   },
+  {
+    name: 'ticket-events-to-view-counts',
+    description: "Ticket creates, changes and deletes move the account's view counts",
+    pattern: { source: [TICKET_EVENT_SOURCE], 'detail-type': ['ticket.created', 'ticket.updated', 'ticket.deleted'] },
+    queue: 'view-counts',
+  },
 ];
 
 /** Does an entry match a rule's pattern? (exact matches on source and detail-type, as EventBridge evaluates them) */

@@ -20,6 +20,8 @@ import { mergeRoutes } from '#shared/merge/contract.ts';
 import { satisfactionRoutes } from '#shared/satisfaction/contract.ts';
 import { personalDataRoutes, retentionRoutes } from '#shared/privacy/contract.ts';
 import { redactionRoutes } from '#shared/privacy/redaction-contract.ts';
+import { viewRoutes } from '#shared/views/contract.ts';
+import { macroRoutes } from '#shared/macros/contract.ts';
 
 export interface ApiGroup {
   name: GroupName;
@@ -53,6 +55,8 @@ export const API_GROUPS: readonly ApiGroup[] = [
   { name: 'jobs', entry: 'functions/jobs/handler.ts', routes: [...bulkRoutes, ...mergeRoutes, ...jobRoutes, ...personalDataRoutes, ...retentionRoutes], sendsTo: ['bulk-jobs'] },
   // Satisfaction (decisions §24): its own small function, so the public survey page loads no other group's code.
   { name: 'satisfaction', entry: 'functions/satisfaction/handler.ts', routes: satisfactionRoutes },
+  // Views and macros: their own function, so the tickets function's cold start does not grow with them.
+  { name: 'views', entry: 'functions/views/handler.ts', routes: [...viewRoutes, ...macroRoutes], sendsTo: ['view-recount'] },
 ];
 
 export const AUTHORIZER = { entry: 'functions/authorizer/handler.ts' };

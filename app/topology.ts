@@ -90,7 +90,9 @@ export type QueueName =
   | 'group-distribution'
   | 'attachment-cleanup'
   | 'reindex'
-  | 'bulk-jobs';
+  | 'bulk-jobs'
+  | 'view-counts'
+  | 'view-recount';
 
 /** 14 days: the SQS maximum, so a delivery retried over ~28 hours (decisions §7) and its DLQ copy outlive any outage. */
 export const MESSAGE_RETENTION_SECONDS = 14 * 24 * 60 * 60;
@@ -236,6 +238,28 @@ export const QUEUES: readonly QueueDef[] = [
     description:
       "POST /v1/tickets/bulk_update|bulk_delete -> each ticket changed as its own PUT or DELETE, a chunk per message; POST /v1/tickets/{id}/merge -> each source's messages moved, then its close; results recorded in the job (resumable, nothing done twice)",
   },
+  {
+    name: 'view-counts',
+    consumer: 'functions/view-counts/handler.ts',
+    batchSize: 10,
+    functionTimeoutSeconds: 30,
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    description:
+      "ticket.created / updated / deleted -> the ticket judged against the account's views, before and after; their counts moved in one transaction, the event marked applied once (decisions §21)",
+  },
+  {
+    name: 'view-recount',
+    consumer: 'functions/view-counts/recount.ts',
+    // One message is one page of 100 tickets; the consumer queues the next page itself.
+    batchSize: 1,
+    functionTimeoutSeconds: 60,
+    visibilityTimeoutSeconds: 360,
+    maxReceiveCount: 5,
+    urlEnv: 'VIEW_RECOUNT_QUEUE_URL',
+    sendsTo: ['view-recount'],
+    description: "A new or edited view, and the scheduled pass -> every ticket of the account settled against its views, one page per message; then the views' counts are ready",
+  },
 ];
 
 /** Scheduled jobs besides the outbox sweeper (automation time rules, SLA breach checks). */
@@ -261,6 +285,14 @@ export const SCHEDULES: readonly ScheduleDef[] = [
     rateMinutes: 24 * 60,
     functionTimeoutSeconds: 600,
     description: "Daily: each account's tickets closed longer ago than its retention (decisions §23) deleted as a DELETE would, in batches, oldest first",
+  },
+  {
+    name: 'view-time-pass',
+    entry: 'functions/view-counts/pass.ts',
+    rateMinutes: 15,
+    functionTimeoutSeconds: 60,
+    sendsTo: ['view-recount'],
+    description: 'Every 15 minutes: accounts with time-based view conditions (hoursSince*) or a view count owed, counted again in the background',
   },
 ];
 

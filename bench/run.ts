@@ -29,7 +29,7 @@ import { startBenchStack } from './stack.ts';
 import { LOCAL_TABLE } from '../local/stack.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
-/** BENCH_ONLY=requests|endpoints|bill|automations|consumers|groups|pipeline|growth|history|bulk|merge|erasure|email|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
+/** BENCH_ONLY=requests|endpoints|bill|automations|consumers|groups|pipeline|growth|history|bulk|merge|erasure|views|email|bundles runs only that section (after the shared seeding, none for requests and bundles); `npm run bench:sla` is separate. */
 const ONLY = process.env.BENCH_ONLY;
 const WARMUP = 20;
 
@@ -349,9 +349,9 @@ for (const [section, load] of [
     await load()
   )({ call, store, lambda, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: stack.sqs.endpoint, tableName: LOCAL_TABLE, createAccount });
 }
-
-// Issue 38 (bench/merge.ts): a merge of a source with 200 messages, from the POST to the job completed, its requests.
+// Issues 38 and 39: a merge of a source with 200 messages (bench/merge.ts); views' counts and pages (bench/views.ts).
 if (!ONLY || ONLY === 'merge') await (await import('./merge.ts')).runMergeBench({ call, store, lambda, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: stack.sqs.endpoint });
+if (!ONLY || ONLY === 'views') await (await import('./views.ts')).runViewsBench({ call, store, lambda, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: stack.sqs.endpoint });
 
 if (!ONLY || ONLY === 'email') {
   // Issue 29: the inbound function's DynamoDB requests per mail (a new ticket, a reply, a duplicate), mail sent over SMTP.

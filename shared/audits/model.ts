@@ -7,20 +7,20 @@ export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
 /**
  * How the change came: the API, a message's ticket_update, an automation, inbound email, a bulk job, SLA, group
- * distribution, a merge, the survey page, or privacy (§23): a message's redaction, a contact's erasure, the retention sweep.
+ * distribution, a merge, the survey page, or privacy (§23): a message's redaction, a contact's erasure, the retention sweep, a macro.
  */
-export const AUDIT_VIAS = ['api', 'message', 'automation', 'email', 'bulk', 'sla', 'distribution', 'merge', 'satisfaction', 'redaction', 'erasure', 'retention'] as const;
+export const AUDIT_VIAS = ['api', 'message', 'automation', 'email', 'bulk', 'sla', 'distribution', 'merge', 'satisfaction', 'redaction', 'erasure', 'retention', 'macro'] as const;
 export type AuditVia = (typeof AUDIT_VIAS)[number];
 
-export const ACTOR_TYPES = ['user', 'automation', 'system', 'email', 'requester'] as const;
+export const ACTOR_TYPES = ['user', 'automation', 'system', 'email', 'requester', 'macro'] as const;
 
 export const AuditActorSchema = z.object({
   type: z
     .enum(ACTOR_TYPES)
     .describe(
-      "user: a user of the account (API key or session); automation: an automation rule; system: the service itself (distribution, the admin CLI); email: an inbound mail; requester: the ticket's requester on the survey page",
+      "user: a user of the account (API key or session); automation: an automation rule; system: the service itself (distribution, the admin CLI); email: an inbound mail; requester: the ticket's requester on the survey page; macro: a macro an agent applied",
     ),
-  id: z.string().nullable().describe('The user id or automation id; null for system, email and requester'),
+  id: z.string().nullable().describe('The user, automation or macro id; null for system, email and requester'),
 });
 export type AuditActor = z.infer<typeof AuditActorSchema>;
 

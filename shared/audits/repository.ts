@@ -14,7 +14,7 @@ export interface AuditRecord {
   createdAt: string;
   resourceType: AuditResourceType;
   resourceId: string;
-  actorType: 'user' | 'automation' | 'system' | 'email' | 'requester';
+  actorType: 'user' | 'automation' | 'system' | 'email' | 'requester' | 'macro';
   actorId: string | null;
   via: AuditVia;
   changes: AuditChange[];

@@ -19,6 +19,8 @@ import { historyEntities } from './entities/history.ts';
 import { jobEntities } from './entities/jobs.ts';
 import { satisfactionEntities } from './entities/satisfaction.ts';
 import { privacyEntities } from './entities/privacy.ts';
+import { viewEntities } from './entities/views.ts';
+import { macroEntities } from './entities/macros.ts';
 
 /**
  * The index of the table's entities: every entity's key templates and the
@@ -48,6 +50,8 @@ export const ENTITIES = {
   ...jobEntities,
   ...satisfactionEntities,
   ...privacyEntities,
+  ...viewEntities,
+  ...macroEntities,
 };
 
 /**

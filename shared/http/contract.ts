@@ -4,7 +4,8 @@ import type { DeskRole } from '../auth/principal.ts';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The endpoint groups; each is one Lambda function (architecture guide). */
-export type GroupName = 'users' | 'tickets' | 'ticketFields' | 'webhooks' | 'contacts' | 'organizations' | 'messages' | 'groups' | 'automations' | 'slaPolicies' | 'history' | 'jobs' | 'satisfaction';
+export type GroupName =
+  'users' | 'tickets' | 'ticketFields' | 'webhooks' | 'contacts' | 'organizations' | 'messages' | 'groups' | 'automations' | 'slaPolicies' | 'history' | 'jobs' | 'satisfaction' | 'views';
 
 /**
  * One endpoint's contract: the single source for the OpenAPI document, which

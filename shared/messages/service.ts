@@ -6,7 +6,7 @@ import { NotFoundError, RuleViolationError } from '../domain/errors.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import { userActor } from '../audits/service.ts';
-import { getTicket, messageAuditWrite, planTicketUpdate, ticketUnchangedCheck, type ChangeContext } from '../tickets/service.ts';
+import { getTicket, messageAuditWrite, planTicketUpdate, ticketUnchangedCheck, type ChangeContext, type TicketEdit, type TicketRecord } from '../tickets/service.ts';
 import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from './events.ts';
 import type { CreateMessageInput, EmailDelivery, ListMessagesQuery, Message, MessageInEvent } from './model.ts';
 import * as repo from './repository.ts';
@@ -89,25 +89,36 @@ export async function newNote(p: Principal, ticketId: string, content: string, a
  * copies. A response with send_email is announced for the email sender.
  */
 export async function createMessage(p: Principal, input: CreateMessageInput): Promise<MessageRecord> {
+  return (await addMessage(p, input)).message;
+}
+
+/** What another module adds to a message (a macro, decisions §22): its ticket edit instead of ticket_update, and how the change came. */
+export interface MessageOptions {
+  edit?: TicketEdit;
+  context?: Omit<ChangeContext, 'messageId'>;
+}
+
+/** createMessage, answering the ticket as the message left it too. */
+export async function addMessage(p: Principal, input: CreateMessageInput, opts: MessageOptions = {}): Promise<{ message: MessageRecord; ticket: TicketRecord }> {
   let prepared: Promise<PreparedAttachments> | undefined;
   try {
     const messageId = newId('msg');
     // decisions §15: one audit of the ticket per message, with the changes its ticket_update made (or none).
-    const context: ChangeContext = { via: 'message', actor: userActor(p), messageId };
+    const context: ChangeContext = { via: 'message', actor: userActor(p), ...opts.context, messageId };
     return await retryOnConflict(async () => {
       const update = Object.fromEntries(Object.entries(input.ticket_update ?? {}).filter(([, v]) => v !== undefined));
       let related: TxWrite[];
-      let requesterEmail: string | null;
-      if (Object.keys(update).length) {
-        const plan = await planTicketUpdate(p, input.ticket_id, update, context);
+      let ticket: TicketRecord;
+      if (opts.edit || Object.keys(update).length) {
+        const plan = await planTicketUpdate(p, input.ticket_id, opts.edit ?? update, context);
         related = plan.writes.length ? plan.writes : [ticketUnchangedCheck(plan.current), messageAuditWrite(plan.current, context)];
-        requesterEmail = plan.current.requesterEmail;
+        ticket = plan.next;
       } else {
-        const ticket = await getTicket(p, input.ticket_id);
+        ticket = await getTicket(p, input.ticket_id);
         if (ticket.status === 'closed') throw new RuleViolationError('TICKET_CLOSED', 'Messages cannot be added to a closed ticket');
         related = [ticketUnchangedCheck(ticket), messageAuditWrite(ticket, context)];
-        requesterEmail = ticket.requesterEmail;
       }
+      const requesterEmail = ticket.requesterEmail;
       // Checked and copied once per request, after the ticket answered; a retry after a conflict reuses the copies.
       prepared ??= input.attachments?.length ? prepareAttachments(p, input.ticket_id, input.attachments) : undefined;
       const attaching = await prepared;
@@ -137,7 +148,7 @@ export async function createMessage(p: Principal, input: CreateMessageInput): Pr
         updatedAt: now,
       };
       await commitMessage(message, [...related, ...(attaching?.writes(message.id, now) ?? [])]);
-      return message;
+      return { message, ticket };
     });
   } catch (err) {
     // Nothing was written: this request's copies go (a refused token, a closed ticket, a lost race, an outage).

@@ -2,7 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
 import { bindEntity, conditions } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
-import { countMatches, mergedPage, queryPage, type Key } from '../db/query.ts';
+import { countMatches, mergedPage, queryPage, READ_BUDGET, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../ticket-fields/system-values.ts';
@@ -75,8 +75,8 @@ const tickets = bindEntity<TicketRecord>(ENTITIES.ticket, {
 /** The word-index writes of a ticket change (create: `before` null; delete: `after` null); none when its words, sort and filters stay. */
 export const ticketWordWrites = (before: TicketRecord | null, after: TicketRecord | null): TxWrite[] => indexWrites('ticket', before && searchable(before), after && searchable(after));
 
-export async function getTicket(accountId: string, id: string): Promise<TicketRecord | null> {
-  return tickets.get({ accountId, id });
+export async function getTicket(accountId: string, id: string, opts: { consistent?: boolean } = {}): Promise<TicketRecord | null> {
+  return tickets.get({ accountId, id }, opts);
 }
 
 /** Create a ticket with the writes that belong to it (option usage, outbox events) in one transaction. */
@@ -304,3 +304,91 @@ export async function reindexTickets(accountId: string, limit: number, startKey?
 
 /** A ticket from an item of its indexes (the change index of the incremental export projects whole items). */
 export const ticketFromItem = (item: Record<string, unknown>): TicketRecord => tickets.fromItem(item);
+
+/** What a view's ticket list may read through an index (decisions §21): sets of statuses and priorities, or one assignee. */
+export interface TicketWalk {
+  statuses?: readonly string[];
+  priorities?: readonly string[];
+  assigneeId?: string;
+  sortBy: TicketFilter['sortBy'];
+  order: 'asc' | 'desc';
+}
+
+/**
+ * A page of tickets that `match` accepts, in the walk's order. With a sort by
+ * creation or update and a status, priority or assignee set, the keys-only
+ * view partitions are merged (reads in proportion to the page when most of
+ * their tickets match); otherwise the sorted list is walked. Either way a
+ * request reads at most READ_BUDGET entries and then answers what it found
+ * with a cursor where it stopped, so following the cursor yields every match once.
+ */
+export async function matchingPage(accountId: string, w: TicketWalk, match: (t: TicketRecord) => boolean, limit: number, startKey?: Key): Promise<{ tickets: TicketRecord[]; nextKey?: Key }> {
+  const forward = w.order === 'asc';
+  const found: { t: TicketRecord; at: string }[] = [];
+  const done = (more: boolean, at?: string) => {
+    const page = found.slice(0, limit);
+    const next = found.length > limit ? page[page.length - 1].at : more ? at : undefined;
+    return { tickets: page.map((f) => f.t), nextKey: next === undefined ? undefined : JSON.parse(next) };
+  };
+  const updated = w.sortBy === 'updated_at';
+  const indexed = (w.sortBy === 'created_at' || updated) && (w.assigneeId !== undefined || w.statuses || w.priorities);
+  let read = 0;
+  if (indexed) {
+    const statuses = w.statuses ?? TICKET_STATUSES;
+    const pattern = w.assigneeId !== undefined ? (updated ? 'byAssigneeStatusUpdated' : 'byAssigneeStatus') : updated ? 'byStatusPriorityUpdated' : 'byStatusPriority';
+    const sortKey = w.assigneeId !== undefined ? (updated ? 'gsi8sk' : 'gsi7sk') : updated ? 'gsi6sk' : 'gsi5sk';
+    const partitions =
+      w.assigneeId !== undefined
+        ? statuses.map((status) => ({ accountId, assigneeId: w.assigneeId, status }))
+        : statuses.flatMap((status) => (w.priorities ?? TICKET_PRIORITIES).map((priority) => ({ accountId, status, priority })));
+    let after = startKey?.view;
+    for (;;) {
+      const want = Math.min(100, Math.max(limit + 1 - found.length, 10));
+      const position = after === undefined ? {} : forward ? { skAfter: after } : { skBefore: after };
+      const page = await mergedPage(
+        partitions.map((v) => tickets.query(pattern, v, { forward, ...position })),
+        sortKey,
+        want,
+      );
+      read += page.items.length * partitions.length;
+      const idOf = (i: Record<string, unknown>) => String(i.sk).slice('TICKET#'.length);
+      const got = new Map((await tickets.getMany(page.items.map((i) => ({ accountId, id: idOf(i) })))).map((t) => [t.id, t]));
+      for (const i of page.items) {
+        after = String(i[sortKey]);
+        const t = got.get(idOf(i));
+        if (t && match(t)) found.push({ t, at: JSON.stringify({ view: after }) });
+        if (found.length > limit) return done(true);
+      }
+      if (page.next === undefined) return done(false);
+      if (read >= READ_BUDGET) return done(true, JSON.stringify({ view: after }));
+    }
+  }
+  const q = tickets.query(SORT_PATTERN[w.sortBy], { accountId }, { forward });
+  let position: Key | undefined = startKey && !('view' in startKey) ? startKey : undefined;
+  const keyOf = (i: Record<string, unknown>) => JSON.stringify(Object.fromEntries(['pk', 'sk', ...(q.index ? [`${q.index}pk`, `${q.index}sk`] : [])].map((k) => [k, i[k]])));
+  for (;;) {
+    const want = Math.min(READ_BUDGET - read, Math.max(limit + 1 - found.length, 100));
+    const out = await ddb.send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: q.index,
+        KeyConditionExpression: q.keyCondition,
+        ExpressionAttributeNames: Object.keys(q.names).length ? q.names : undefined,
+        ExpressionAttributeValues: q.values,
+        ScanIndexForward: forward,
+        ExclusiveStartKey: position,
+        Limit: want,
+      }),
+    );
+    const items = (out.Items ?? []) as Record<string, unknown>[];
+    read += items.length;
+    for (const i of items) {
+      const t = tickets.fromItem(i);
+      if (match(t)) found.push({ t, at: keyOf(i) });
+      if (found.length > limit) return done(true);
+    }
+    position = out.LastEvaluatedKey as Key | undefined;
+    if (!position) return done(false);
+    if (read >= READ_BUDGET) return done(true, JSON.stringify(position));
+  }
+}

@@ -6,6 +6,7 @@ import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { outboxWrites } from '../events/outbox.ts';
+import { madeWrites } from './change-tally.ts';
 import { tombstoneWrite } from '../exports/api.ts';
 import { checkGroup, OPEN_STATUSES, ticketGroupChange } from '../groups/service.ts';
 import { TICKET_EVENT_SOURCE, type TicketEventDetail, type TicketEventPayload } from './events.ts';
@@ -20,6 +21,9 @@ import { appliedUpdate, changeEvents, newTicketEvent, ticketChanges, toTicketDto
 import type { TicketFilter, TicketRecord } from './repository.ts';
 
 export { toTicketDto };
+
+/** A ticket change's events for its transaction: the outbox items and the change tally's `made` (view counts' freshness, change-tally.ts). */
+const ticketOutboxWrites = (events: TicketEventDetail[]): TxWrite[] => [...outboxWrites(events, TICKET_EVENT_SOURCE), ...madeWrites(events)];
 
 /** The audit actor of a change an inbound mail made (decisions §15: `email`, no id). */
 export const MAIL_ACTOR: AuditActor = { type: 'email', id: null };
@@ -98,6 +102,8 @@ export function ticketRatingWrites(current: TicketRecord, rating: TicketSatisfac
     }),
   ];
 }
+/** A ticket as last written (a strongly consistent read), or null once deleted: what view counts judge. */
+export const findTicketNow = (accountId: string, id: string): Promise<TicketRecord | null> => repo.getTicket(accountId, id, { consistent: true });
 
 /** Proves, in another module's transaction, that the ticket still exists (the SLA consumer's first state from an event's copy); NotFoundError if not. */
 export const ticketPresentCheck = (accountId: string, id: string): TxWrite => repo.ticketPresentCheck(accountId, id);
@@ -161,7 +167,7 @@ async function createTicketOnce(p: Principal | MailCaller, input: CreateTicketIn
   // Two audits when distribution assigns, as two sets of events: the caller's create, then the distribution's assignment.
   const audits = [ticketAudit(null, ticket, fields, contextOf(p, opts.context))];
   if (distribution.assigneeId) audits.push(ticketAudit(ticket, created, fields, { via: 'distribution', actor: SYSTEM_ACTOR }));
-  await repo.createTicket(created, [...usage, ...requester, ...distribution.writes, ...outboxWrites(events, TICKET_EVENT_SOURCE), ...audits, ...(opts.related?.(created) ?? [])]);
+  await repo.createTicket(created, [...usage, ...requester, ...distribution.writes, ...ticketOutboxWrites(events), ...audits, ...(opts.related?.(created) ?? [])]);
   return created;
 }
 
@@ -271,7 +277,7 @@ export async function planTicketUpdate(p: Caller, id: string, given: TicketEdit,
       ...usage,
       ...(await requesterChangeWrites(p.accountId, current, next)),
       ...group.writes,
-      ...outboxWrites(events, TICKET_EVENT_SOURCE),
+      ...ticketOutboxWrites(events),
       ticketAudit(current, next, fields, contextOf(p, context)),
     ],
   };
@@ -338,7 +344,7 @@ export function deleteTicket(p: Principal | SystemPrincipal, id: string, context
       ...usage,
       ...(await requesterChangeWrites(p.accountId, current, null)),
       ...group.writes,
-      ...outboxWrites([event], TICKET_EVENT_SOURCE),
+      ...ticketOutboxWrites([event]),
       ticketAudit(current, gone, fields, contextOf(p, context), { deleted: true }),
       tombstoneWrite('ticket', p.accountId, id, at),
     ]);
@@ -352,7 +358,7 @@ async function applySystemChange(current: TicketRecord, next: TicketRecord, grou
     repo.replaceTicketWrite(next, current.version),
     ...repo.ticketWordWrites(current, next),
     ...groupWrites,
-    ...outboxWrites(events, TICKET_EVENT_SOURCE),
+    ...ticketOutboxWrites(events),
     ticketAudit(current, next, new Map(), { via: 'distribution', actor: SYSTEM_ACTOR }),
   ]);
 }
@@ -418,3 +424,5 @@ export { reindexTickets } from './repository.ts';
 /** For the retention sweep (decisions §23): tickets closed before a day, a page at a time. */
 export { closedTicketIdsBefore } from './repository.ts';
 export type { TicketRecord } from './repository.ts';
+/** For views (decisions §21): a page of the tickets a predicate accepts, through an index where the walk allows one. */
+export { matchingPage, type TicketWalk } from './repository.ts';

@@ -134,6 +134,10 @@ interface World {
   policy: string;
   policyToDelete: string;
   job: string;
+  view: string;
+  viewToDelete: string;
+  macro: string;
+  macroToDelete: string;
 }
 
 const SLA_TARGETS = (n: number) => ({ urgent: n, high: n * 2, normal: n * 4, low: n * 8 });
@@ -231,6 +235,24 @@ async function buildWorld(acct: TestAccount, agents: string[]): Promise<World> {
     (async () => (await create(`${V1}/tickets/bulk_update`, key, { ids: [ticket.id], ticket: { addTags: ['bulk'] } }, 202)).job.id as string)(),
   ]);
 
+  // A view and a macro of each kind of request (decisions §21, §22), and one of each to delete.
+  const view = (title: string) => ({ view: { title, conditions: { all: [{ field: 'status', operator: 'in', value: ['new', 'open'] }] } } });
+  const macro = (title: string) => ({
+    macro: {
+      title,
+      actions: [
+        { field: 'addTags', value: ['macro'] },
+        { field: 'comment', value: { type: 'note', content: 'Hello {{requester.name}}' } },
+      ],
+    },
+  });
+  const [viewId, viewToDelete, macroId, macroToDelete] = await Promise.all([
+    (async () => (await create(`${V1}/views`, key, view(`View ${tag}`))).view.id as string)(),
+    (async () => (await create(`${V1}/views`, key, view(`Gone ${tag}`))).view.id as string)(),
+    (async () => (await create(`${V1}/macros`, key, macro(`Macro ${tag}`))).macro.id as string)(),
+    (async () => (await create(`${V1}/macros`, key, macro(`Gone ${tag}`))).macro.id as string)(),
+  ]);
+
   // A delivery of the round's webhook (the ticket.created of the ticket above), for redeliver.
   const delivery: string = await eventually(
     async () => {
@@ -275,6 +297,10 @@ async function buildWorld(acct: TestAccount, agents: string[]): Promise<World> {
     policy,
     policyToDelete,
     job,
+    view: viewId,
+    viewToDelete,
+    macro: macroId,
+    macroToDelete,
   };
 }
 
@@ -324,6 +350,24 @@ const REQUESTS: Record<string, (w: World, n: number) => RouteRequest | Promise<R
   [routeKey('POST', `${V1}/contacts/{id}/data_export`)]: (w) => ({ path: `${V1}/contacts/${w.contact.id}/data_export`, body: {} }),
   [routeKey('GET', `${V1}/retention`)]: () => ({ path: `${V1}/retention` }),
   [routeKey('PUT', `${V1}/retention`)]: (_, n) => ({ path: `${V1}/retention`, body: { retention: { closedTicketsDeleteAfterDays: 30 + n } } }),
+  [routeKey('GET', `${V1}/views`)]: () => ({ path: `${V1}/views` }),
+  [routeKey('POST', `${V1}/views`)]: (_, n) => ({
+    path: `${V1}/views`,
+    body: { view: { title: `Swept ${n}`, conditions: { all: [{ field: 'priority', operator: 'is', value: 'high' }] }, personal: true } },
+  }),
+  [routeKey('GET', `${V1}/views/count`)]: (w) => ({ path: `${V1}/views/count?ids=${w.view},${w.viewToDelete}` }),
+  [routeKey('GET', `${V1}/views/{id}`)]: (w) => ({ path: `${V1}/views/${w.view}` }),
+  [routeKey('PUT', `${V1}/views/{id}`)]: (w, n) => ({ path: `${V1}/views/${w.view}`, body: { view: { title: `Renamed ${n}` } } }),
+  [routeKey('DELETE', `${V1}/views/{id}`)]: (w) => ({ path: `${V1}/views/${w.viewToDelete}` }),
+  [routeKey('GET', `${V1}/views/{id}/count`)]: (w) => ({ path: `${V1}/views/${w.view}/count` }),
+  [routeKey('GET', `${V1}/views/{id}/tickets`)]: (w) => ({ path: `${V1}/views/${w.view}/tickets?page_size=5` }),
+  [routeKey('GET', `${V1}/macros`)]: () => ({ path: `${V1}/macros` }),
+  [routeKey('POST', `${V1}/macros`)]: (_, n) => ({ path: `${V1}/macros`, body: { macro: { title: `Swept ${n}`, actions: [{ field: 'priority', value: 'high' }], personal: true } } }),
+  [routeKey('GET', `${V1}/macros/{id}`)]: (w) => ({ path: `${V1}/macros/${w.macro}` }),
+  [routeKey('PUT', `${V1}/macros/{id}`)]: (w, n) => ({ path: `${V1}/macros/${w.macro}`, body: { macro: { title: `Renamed ${n}` } } }),
+  [routeKey('DELETE', `${V1}/macros/{id}`)]: (w) => ({ path: `${V1}/macros/${w.macroToDelete}` }),
+  [routeKey('GET', `${V1}/tickets/{id}/macros/{macroId}/apply`)]: (w) => ({ path: `${V1}/tickets/${w.ticket.id}/macros/${w.macro}/apply` }),
+  [routeKey('POST', `${V1}/tickets/{id}/macros/{macroId}/apply`)]: (w) => ({ path: `${V1}/tickets/${w.ticket.id}/macros/${w.macro}/apply` }),
 
   [routeKey('GET', `${H}/contacts`)]: () => ({ path: `${H}/contacts?limit=10` }),
   [routeKey('GET', `${H}/contacts/by-email/{email}`)]: (w) => ({ path: `${H}/contacts/by-email/${encodeURIComponent(w.contact.email)}` }),
@@ -457,6 +501,8 @@ const PHASES: Record<string, 2 | 3> = {
   [routeKey('DELETE', `${V1}/webhooks/{id}`)]: 2,
   [routeKey('PUT', `${H}/sla-policies/reorder`)]: 3,
   [routeKey('DELETE', `${H}/sla-policies/{policyId}`)]: 2,
+  [routeKey('DELETE', `${V1}/views/{id}`)]: 2,
+  [routeKey('DELETE', `${V1}/macros/{id}`)]: 2,
 };
 
 /** Run jobs with at most `n` at once. */

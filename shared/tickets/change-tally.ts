@@ -1,0 +1,65 @@
+import { bindEntity } from '../db/entity.ts';
+import { ENTITIES } from '../db/keys.ts';
+import type { Key } from '../db/query.ts';
+import { shardOf } from '../db/shard.ts';
+import type { TxWrite } from '../db/transact.ts';
+import type { EventDetail } from '../events/detail.ts';
+
+/**
+ * The ticket change tally (decisions §21 `fresh`): in each of 8 shards by
+ * ticket id, `made` counts the ticket.created/updated/deleted events recorded
+ * (moved in the transaction that writes them to the outbox, so no change can
+ * commit unseen) and `applied` those the view-count consumer has applied
+ * (moved in its own transaction, once per event). A view count is fresh while
+ * every shard has applied what was made. Sharded so that concurrent ticket
+ * changes of one account rarely contend for one item; read by key, with the
+ * counts, in one BatchGetItem.
+ */
+export const TICKET_CHANGE_SHARDS = 8;
+
+/** The events the view counts follow (rule ticket-events-to-view-counts). */
+export const COUNTED_TICKET_EVENTS = ['ticket.created', 'ticket.updated', 'ticket.deleted'] as const;
+
+interface Tally {
+  accountId: string;
+  shard: string;
+  made: number;
+  applied: number;
+}
+
+const tallies = bindEntity<Tally>(ENTITIES.ticketChangeTally, { fields: ['accountId', 'shard', 'made', 'applied'] });
+
+/** An item made by an update carries its type too (readers tell the tally from the counts beside it by it). */
+const TYPED = { type: ENTITIES.ticketChangeTally.type };
+
+const shardOfTicket = (ticketId: string) => String(shardOf(ticketId, TICKET_CHANGE_SHARDS));
+const ticketIdOf = (d: EventDetail): string | undefined => {
+  const t = (d.data as { ticket?: { id?: unknown } } | undefined)?.ticket;
+  return typeof t?.id === 'string' ? t.id : undefined;
+};
+
+/** The `made` moves of a transaction's ticket events: one write per account and shard touched. */
+export function madeWrites(details: readonly EventDetail[]): TxWrite[] {
+  const counts = new Map<string, { accountId: string; shard: string; n: number }>();
+  for (const d of details) {
+    const id = ticketIdOf(d);
+    if (!id || !(COUNTED_TICKET_EVENTS as readonly string[]).includes(d.event)) continue;
+    const shard = shardOfTicket(id);
+    const k = `${d.accountId}\u0000${shard}`;
+    const c = counts.get(k) ?? { accountId: d.accountId, shard, n: 0 };
+    c.n++;
+    counts.set(k, c);
+  }
+  return [...counts.values()].map((c) => tallies.updateAttributes({ accountId: c.accountId, shard: c.shard }, { set: TYPED, add: { made: c.n } }));
+}
+
+/** The consumer's mark that one event of this ticket has been applied. */
+export const appliedWrite = (accountId: string, ticketId: string): TxWrite => tallies.updateAttributes({ accountId, shard: shardOfTicket(ticketId) }, { set: TYPED, add: { applied: 1 } });
+
+/** The keys of the account's tally shards, read beside the counts. */
+export const tallyKeys = (accountId: string): Key[] => Array.from({ length: TICKET_CHANGE_SHARDS }, (_, i) => tallies.key({ accountId, shard: String(i) }));
+
+/** Whether the tally items read (other items ignored) show every change applied. */
+export function tallySettled(items: readonly Record<string, unknown>[]): boolean {
+  return items.filter((i) => i.type === ENTITIES.ticketChangeTally.type).every((i) => Number(i.applied ?? 0) >= Number(i.made ?? 0));
+}

@@ -1,0 +1,110 @@
+import * as z from 'zod';
+import { defineRoutes } from '../http/contract.ts';
+import { LinksSchema, PageMetaSchema } from '../pagination/cursor-page.ts';
+import { TicketSchema } from '../tickets/model.ts';
+import { CreateViewBodySchema, UpdateViewBodySchema, ViewCountSchema, ViewCountsQuerySchema, ViewIdParamsSchema, ViewSchema, ViewTicketsQuerySchema } from './model.ts';
+
+const BASE = '/helpdesk/api/v1/views';
+const ViewEnvelope = z.object({ view: ViewSchema }).meta({ id: 'ViewResponse' });
+
+/** Views and their counts (decisions §21). Shared views: admins write, everyone reads; personal views: their creator only. */
+export const viewRoutes = defineRoutes([
+  {
+    operationId: 'listViews',
+    method: 'GET',
+    path: BASE,
+    group: 'views',
+    summary: 'List views',
+    description: "The account's shared views and the caller's personal views.",
+    access: 'viewer',
+    success: { status: 200, description: 'The visible views', schema: z.object({ views: z.array(ViewSchema) }).meta({ id: 'ViewList' }) },
+    errors: [403],
+  },
+  {
+    operationId: 'createView',
+    method: 'POST',
+    path: BASE,
+    group: 'views',
+    summary: 'Create a view',
+    description: `A shared view needs an admin; a personal one (personal: true) belongs to its creator. At most 100 shared views per account and 20 personal views per user (422). Conditions that do not fit their field are 422 naming the condition (conditions.all.0.value). Its count is computed in the background (fresh: false until done).`,
+    access: 'agent',
+    body: CreateViewBodySchema,
+    wrapper: 'view',
+    success: { status: 201, description: 'The created view', schema: ViewEnvelope },
+    errors: [400, 403, 409, 422],
+  },
+  {
+    operationId: 'viewCounts',
+    method: 'GET',
+    path: `${BASE}/count`,
+    group: 'views',
+    summary: 'Count several views',
+    description: 'Up to 20 ids; one read whatever the account holds. Ids the caller cannot see are left out.',
+    access: 'viewer',
+    query: ViewCountsQuerySchema,
+    success: { status: 200, description: 'The counts, in the order asked', schema: z.object({ counts: z.array(ViewCountSchema) }).meta({ id: 'ViewCountList' }) },
+    errors: [400, 403],
+  },
+  {
+    operationId: 'getView',
+    method: 'GET',
+    path: `${BASE}/{id}`,
+    group: 'views',
+    summary: 'Get a view',
+    access: 'viewer',
+    params: ViewIdParamsSchema,
+    success: { status: 200, description: 'The view', schema: ViewEnvelope },
+    errors: [403, 404],
+  },
+  {
+    operationId: 'updateView',
+    method: 'PUT',
+    path: `${BASE}/{id}`,
+    group: 'views',
+    summary: 'Update a view',
+    description: 'Only the given fields change; new conditions are counted afresh in the background.',
+    access: 'agent',
+    params: ViewIdParamsSchema,
+    body: UpdateViewBodySchema,
+    wrapper: 'view',
+    success: { status: 200, description: 'The updated view', schema: ViewEnvelope },
+    errors: [400, 403, 404, 409, 422],
+  },
+  {
+    operationId: 'deleteView',
+    method: 'DELETE',
+    path: `${BASE}/{id}`,
+    group: 'views',
+    summary: 'Delete a view',
+    access: 'agent',
+    params: ViewIdParamsSchema,
+    success: { status: 204, description: 'Deleted' },
+    errors: [403, 404, 409],
+  },
+  {
+    operationId: 'viewCount',
+    method: 'GET',
+    path: `${BASE}/{id}/count`,
+    group: 'views',
+    summary: "A view's count",
+    description: "Exact; fresh false only while the account's latest ticket changes (or the view's background count) are still being applied. One read whatever the account holds.",
+    access: 'viewer',
+    params: ViewIdParamsSchema,
+    success: { status: 200, description: 'The count', schema: z.object({ count: ViewCountSchema }).meta({ id: 'ViewCountResponse' }) },
+    errors: [403, 404],
+  },
+  {
+    operationId: 'viewTickets',
+    method: 'GET',
+    path: `${BASE}/{id}/tickets`,
+    group: 'views',
+    summary: "A view's tickets",
+    description:
+      "The matching tickets in the view's sort, exact at the moment of the call, in cursor pages as the ticket list. Status, priority and assignee conditions read an index (sort by createdAt or updatedAt); other conditions filter, at most 1,000 tickets read per request (a page may then be short, with links.next continuing).",
+    access: 'viewer',
+    params: ViewIdParamsSchema,
+    query: ViewTicketsQuerySchema,
+    success: { status: 200, description: 'A page of tickets', schema: z.object({ tickets: z.array(TicketSchema), meta: PageMetaSchema, links: LinksSchema }).meta({ id: 'ViewTicketList' }) },
+    errors: [400, 403, 404],
+  },
+]);

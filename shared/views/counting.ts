@@ -1,0 +1,157 @@
+import { retryOnConflict } from '../db/retry.ts';
+import type { TxWrite } from '../db/transact.ts';
+import { appliedWrite } from '../tickets/change-tally.ts';
+import { logger } from '../logger.ts';
+import { findTicketNow, matchingPage, type TicketRecord } from '../tickets/service.ts';
+import { matchesView } from './conditions.ts';
+import * as repo from './repository.ts';
+import type { Membership, ViewRecord, ViewSet } from './repository.ts';
+
+/**
+ * Live view counts (decisions §21). A ticket's membership item lists the views
+ * (`<viewId>:<rev>`) it is counted in, and each view's count is the number of
+ * membership items naming it: every transaction that changes a membership
+ * moves those counts with it. Settling a ticket judges the ticket as it is now
+ * against every current view, before (its membership) and after (its
+ * judgement), and commits the difference, checked two ways: the membership by
+ * its revision (read before the ticket), the views by the set's version.
+ * So a judgement made from anything since changed never lands (it re-reads),
+ * settling twice changes nothing, and a count is exact whenever no settling is
+ * in flight. The ticket events settle their ticket (and mark the event applied
+ * in the change tally, once); a new or edited view settles every ticket once
+ * in the background (`ready` when done); the scheduled pass settles the
+ * tickets of accounts whose views use the clock.
+ */
+
+const keyOf = (v: Pick<ViewRecord, 'id' | 'rev'>) => `${v.id}:${v.rev}`;
+/** Count moves per transaction: with the membership, the two checks and the event's two writes, under DynamoDB's 100 items. */
+const MAX_MOVES = 90;
+
+interface Loaded {
+  set: ViewSet;
+  views: ViewRecord[];
+}
+
+interface Known {
+  loaded?: Loaded;
+  membership?: Membership | null;
+}
+
+/** The keys a ticket should have now. */
+const judged = (t: TicketRecord | null, views: readonly ViewRecord[], now: number) => (t ? views.filter((v) => matchesView(t, v.conditions, now)).map(keyOf) : []);
+
+/** What settling would change: the moves (key, +1/-1) and the keys kept. Keys of views gone or edited since leave without a move. */
+function difference(had: readonly string[], want: readonly string[], views: readonly ViewRecord[]) {
+  const current = new Set(views.map(keyOf));
+  const kept = had.filter((k) => current.has(k));
+  const moves: [string, 1 | -1][] = [...want.filter((k) => !kept.includes(k)).map((k): [string, 1] => [k, 1]), ...kept.filter((k) => !want.includes(k)).map((k): [string, -1] => [k, -1])];
+  return { kept, moves, dropped: had.length !== kept.length };
+}
+
+/** One transaction of settling; true when the ticket is settled (and the event, if any, applied). */
+async function settleStep(accountId: string, ticketId: string, eventId: string | undefined, known: Known, now: number): Promise<boolean> {
+  const [loaded, membership] = await Promise.all([
+    known.loaded ?? repo.loadViews(accountId, { consistent: true }),
+    known.membership !== undefined ? known.membership : repo.getMembership(accountId, ticketId),
+  ]);
+  // The ticket is read after its membership (strongly consistent): whatever settled it before that read saw an older
+  // ticket, and whatever settles it after fails this write's revision check, so a judgement never goes back in time.
+  const ticket = await findTicketNow(accountId, ticketId);
+  const had = membership?.keys ?? [];
+  const want = judged(ticket, loaded.views, now);
+  const { kept, moves, dropped } = difference(had, want, loaded.views);
+  const step = moves.slice(0, MAX_MOVES);
+  const last = moves.length <= MAX_MOVES;
+  const keys = last ? want : [...kept.filter((k) => !step.some(([s, d]) => s === k && d < 0)), ...step.filter(([, d]) => d > 0).map(([k]) => k)];
+  const writes: TxWrite[] = [];
+  if (moves.length || dropped) {
+    writes.push(repo.membershipWrite({ accountId, ticketId, keys, rev: membership?.rev ?? 0 }, membership?.rev ?? 0), repo.viewsUnchangedCheck(accountId, loaded.set.version));
+    for (const [k, d] of step) writes.push(repo.countWrite(accountId, k.slice(0, k.lastIndexOf(':')), d));
+  }
+  if (last && eventId) writes.push(repo.eventMarkWrite(accountId, eventId), appliedWrite(accountId, ticketId));
+  if (writes.length) await repo.transactWrite(writes);
+  return last;
+}
+
+/** Settle one ticket (in steps of at most MAX_MOVES moves); with `eventId`, also mark that event applied, once. */
+export async function settleTicket(accountId: string, ticketId: string, opts: { eventId?: string; known?: Known; now?: number } = {}): Promise<void> {
+  let known = opts.known ?? {};
+  for (;;) {
+    let first = true;
+    const done = await retryOnConflict(async () => {
+      // What the caller read serves the first attempt only: after a lost race everything is read again.
+      const use = first ? known : {};
+      first = false;
+      try {
+        return await settleStep(accountId, ticketId, opts.eventId, use, opts.now ?? Date.now());
+      } catch (err) {
+        if (err instanceof repo.AlreadyAppliedError) return true;
+        throw err;
+      }
+    });
+    if (done) return;
+    known = {};
+  }
+}
+
+const chains = new Map<string, Promise<void>>();
+
+/**
+ * Apply one ticket event to the account's counts. The events of one account
+ * in this process settle one after another: every count change checks the
+ * account's view set, so side by side they would only contend for it.
+ */
+export function applyTicketEvent(accountId: string, ticketId: string, eventId: string): Promise<void> {
+  const prev = chains.get(accountId) ?? Promise.resolve();
+  const run = prev.catch(() => undefined).then(() => settleTicket(accountId, ticketId, { eventId }));
+  const tail = run.catch(() => undefined);
+  chains.set(accountId, tail);
+  void tail.then(() => {
+    if (chains.get(accountId) === tail) chains.delete(accountId);
+  });
+  return run;
+}
+
+/** Tickets per background step (one message of the view-recount queue). */
+export const RECOUNT_PAGE = 100;
+
+export interface RecountMessage {
+  accountId: string;
+  /** The view set's version the count was queued for: a later view write queues its own, and this one stops. */
+  version: number;
+  after?: Record<string, string>;
+}
+
+/**
+ * One step of an account's background count: a page of its tickets settled
+ * against its views. Answers the next step's message, or null when done (or
+ * superseded). At the end every view not yet `ready` becomes so.
+ */
+export async function recountStep(msg: RecountMessage, now = Date.now()): Promise<RecountMessage | null> {
+  const loaded = await repo.loadViews(msg.accountId, { consistent: true });
+  if (loaded.set.version !== msg.version) return null;
+  const page = await matchingPage(msg.accountId, { sortBy: 'created_at', order: 'asc' }, () => true, RECOUNT_PAGE, msg.after);
+  const members = new Map(
+    (
+      await repo.getMemberships(
+        msg.accountId,
+        page.tickets.map((t) => t.id),
+      )
+    ).map((m) => [m.ticketId, m]),
+  );
+  for (const t of page.tickets) {
+    const m = members.get(t.id) ?? null;
+    const { moves, dropped } = difference(m?.keys ?? [], judged(t, loaded.views, now), loaded.views);
+    if (!moves.length && !dropped) continue;
+    try {
+      await settleTicket(msg.accountId, t.id, { known: { loaded, membership: m }, now });
+    } catch (err) {
+      if (err instanceof repo.StaleViewsError) return null; // the views changed: the write that changed them queued a count of its own
+      throw err;
+    }
+  }
+  if (page.nextKey) return { ...msg, after: page.nextKey as Record<string, string> };
+  await repo.finishCount(msg.accountId, loaded, msg.version);
+  logger.info('views: background count done', { accountId: msg.accountId, version: msg.version });
+  return null;
+}
