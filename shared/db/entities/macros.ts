@@ -4,6 +4,7 @@ export const macroEntities = {
   macroSet: declareEntity({
     type: 'macroSet',
     owner: 'macros',
+    personal: [],
     description:
       "The account's macros as a whole: a version every macro write checks and bumps, so the limits (100 shared, 20 personal per user) stay exact. Shares the `MACRO` prefix with the macros, so one Query reads both.",
     key: { pk: 'A#{accountId}', sk: 'MACRO' },
@@ -12,6 +13,7 @@ export const macroEntities = {
   macro: declareEntity({
     type: 'macro',
     owner: 'macros',
+    personal: [],
     description: 'A macro (decisions §22): title, actions, personal owner.',
     key: { pk: 'A#{accountId}', sk: 'MACRO#{id}' },
     indexes: {

@@ -56,6 +56,7 @@ export const ticketEntities = {
   ticketChangeTally: declareEntity({
     type: 'ticketChangeTally',
     owner: 'tickets',
+    personal: [],
     description:
       "Ticket changes of an account as view counts follow them (decisions §21), 8 shards by ticket id: `made` moves in the transaction that records a ticket.created/updated/deleted event, `applied` when the view-count consumer has applied one. `applied` >= `made` in every shard: the account's counts are fresh.",
     key: { pk: 'A#{accountId}', sk: 'TCHG#{shard}' },
