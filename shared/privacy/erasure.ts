@@ -1,5 +1,6 @@
 import { deleteAttachmentWrites } from '../attachments/redaction.ts';
-import { auditWrite, eraseTicketAuditValues, userActor } from '../audits/service.ts';
+import { eraseTicketAuditValues } from '../audits/erasure.ts';
+import { auditWrite, userActor } from '../audits/service.ts';
 import type { AuditActor } from '../audits/model.ts';
 import { eraseContact } from '../contacts/service.ts';
 import { retryOnConflict } from '../db/retry.ts';
