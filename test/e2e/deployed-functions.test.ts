@@ -263,6 +263,23 @@ async function readsAnswered() {
   expect(unknown.status, unknown.text).toBe(404);
 }
 
+/** This round's paths: views API -> view-recount (a new view) and view-counts (a ticket event); the public satisfaction page; the retention and view-time schedules. */
+async function roundFiveRan() {
+  const { d } = await tenant();
+  const view = await d.post('/helpdesk/api/v1/views', { view: { title: 'Open', conditions: { all: [{ field: 'status', operator: 'is', value: 'open' }], any: [] } } });
+  expect(view.status, view.text).toBe(201);
+  await newTicket(d, { subject: 'Counted' });
+  const lambda = await localLambda();
+  const counts = lambda.byEntry('functions/view-counts/handler.ts');
+  const recount = lambda.byEntry('functions/view-counts/recount.ts');
+  // The queue consumers from their bundles with an empty batch (their pipeline paths are views.test.ts's).
+  for (const fn of [counts, recount]) expect(await fn.invoke({ Records: [] })).toMatchObject({ batchItemFailures: [] });
+  const page = await client.request('GET', '/helpdesk/satisfaction/no-such-token?score=good');
+  expect(page.status).toBe(404);
+  await pipeline().runSchedule('retention-sweep');
+  await pipeline().runSchedule('view-time-pass');
+}
+
 describe('the deployed functions', () => {
   it('every function of the template runs from its bundle with a real event, and none fails', async () => {
     // Act: each path on its own account, side by side.
@@ -278,6 +295,7 @@ describe('the deployed functions', () => {
       reindexed(),
       bulkJobCompleted(),
       readsAnswered(),
+      roundFiveRan(),
     ]);
     const swept = await pipeline().sweep(0);
     expect(swept).toMatchObject({ published: expect.any(Number), unpublished: expect.any(Number) });
