@@ -49,6 +49,7 @@ export const TicketEventPayloadSchemas = {
         id: z.string().describe('The ticket'),
         rating: SatisfactionRatingSchema.extend({
           id: z.string().describe("Prefixed csat_: the ticket's one rating"),
+          ticketId: z.string().describe('The ticket, as data.id (the rating as GET /v1/satisfaction_ratings lists it)'),
           assigneeId: z.string().nullable().describe("The ticket's assignee when rated"),
           groupId: z.string().nullable().describe("The ticket's group when rated"),
         }),

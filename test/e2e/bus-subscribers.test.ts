@@ -31,12 +31,12 @@ import { archiveBusTo, localLambda } from '../support/lambda.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { runScript } from '../support/processes.ts';
 import { useReceiver } from '../fixtures/webhook-receiver.ts';
-import { storedSlaState } from '../support/store.ts';
+import { storedSlaState, surveyTokenInStore } from '../support/store.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'bus-subscribers-'));
 archiveBusTo(join(scratch, 'archive'));
 const { client } = useGateway();
-const { account, pipeline } = usePipeline(['sla', 'webhook-fanout', 'webhook-delivery']);
+const { account, pipeline } = usePipeline(['sla', 'webhook-fanout', 'webhook-delivery', 'bulk-jobs']);
 const receiver = useReceiver();
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -97,6 +97,8 @@ const PUBLISHED = [
   'ticket.assignment.changed',
   'ticket.resolved',
   'ticket.deleted',
+  'ticket.merged',
+  'ticket.rated',
   'message.created',
   'organization.created',
   'organization.deleted',
@@ -138,6 +140,12 @@ beforeAll(async () => {
   const message = await client.request('POST', '/helpdesk/api/messages', { token: session, body: { ticket_id: ticket.id, type: 'note', content: '<p>Looked into it</p>', send_email: false } });
   expect(message.status, message.text).toBe(201);
   expect((await d.put(`${TICKETS}/${ticket.id}`, { ticket: { status: 'resolved' } })).status).toBe(200);
+  // The resolved ticket rated from its survey link (ticket.rated), and a duplicate merged into another ticket by a job (ticket.merged).
+  const rated = await client.request('GET', `/helpdesk/satisfaction/${await surveyTokenInStore(a.accountId, ticket.id)}?score=good`);
+  expect(rated.status, rated.text).toBe(200);
+  const [keep, duplicate] = [await newTicket(d, { subject: 'Keep me' }), await newTicket(d, { subject: 'Same again' })];
+  const merge = await d.post(`${TICKETS}/${keep.id}/merge`, { ids: [duplicate.id] });
+  expect(merge.status, merge.text).toBe(202);
   const org = await d.post('/helpdesk/api/organizations', { name: 'Acme', organizationalDomain: `acme-${a.accountId.toLowerCase().replace(/[^a-z0-9]/g, '')}.example` });
   expect(org.status, org.text).toBe(201);
   expect((await d.del(`/helpdesk/api/organizations/${org.body.data.id}`)).status).toBe(204);

@@ -68,13 +68,17 @@ describe('SSRF guard', () => {
 });
 
 describe('topology', () => {
-  it('routes every ticket event to the webhook fan-out (and to automations, SLA and attachment clean-up where they need it), and each rule to a defined queue', () => {
+  it('routes every ticket event to the webhook fan-out (and to automations, SLA, view counts and attachment clean-up where they need it), and each rule to a defined queue', () => {
+    // View counts (decisions §21) follow each create, change and delete of a ticket.
     const expected: Record<string, string[]> = {
-      'ticket.created': ['webhook-fanout', 'automations', 'sla'],
-      'ticket.updated': ['webhook-fanout', 'automations', 'sla'],
-      'ticket.deleted': ['webhook-fanout', 'sla', 'attachment-cleanup'],
+      'ticket.created': ['webhook-fanout', 'automations', 'sla', 'view-counts'],
+      'ticket.updated': ['webhook-fanout', 'automations', 'sla', 'view-counts'],
+      'ticket.deleted': ['webhook-fanout', 'sla', 'attachment-cleanup', 'view-counts'],
       'ticket.assignment.changed': ['webhook-fanout'],
-      'ticket.resolved': ['webhook-fanout', 'sla'],
+      // A resolved ticket may owe its requester a satisfaction survey (decisions §24).
+      'ticket.resolved': ['webhook-fanout', 'email-sender', 'sla'],
+      'ticket.merged': ['webhook-fanout'],
+      'ticket.rated': ['webhook-fanout'],
     };
     for (const [t, queues] of Object.entries(expected)) expect(routeEvent({ source: 'support-desk.tickets', detailType: t })).toEqual(queues);
     expect(routeEvent({ source: 'support-desk.tickets', detailType: 'ticket.exploded' })).toEqual([]);

@@ -57,12 +57,14 @@ describe('the uploads bucket', () => {
     logged.resourceCountIs('AWS::GuardDuty::MalwareProtectionPlan', 0);
   });
 
-  it('grants only the messages function and the jobs consumer (read and write: a merge copies attachments), the clean-up consumer (list and delete under attachments/) and the jobs API (privacy)', () => {
+  it('grants only the messages and views functions and the jobs consumer (read and write: a merge copies attachments, a macro writes a comment), the clean-up consumer (list and delete under attachments/) and the jobs API (privacy)', () => {
     const grants = s3Grants(logged);
-    const entries = ['functions/attachment-cleanup/handler.ts', 'functions/bulk-jobs/handler.ts', 'functions/jobs/handler.ts', 'functions/messages/handler.ts'];
+    // The views function applies macros, whose comment is written by the messages service (which claims uploads).
+    const entries = ['functions/attachment-cleanup/handler.ts', 'functions/bulk-jobs/handler.ts', 'functions/jobs/handler.ts', 'functions/messages/handler.ts', 'functions/views/handler.ts'];
     expect(Object.keys(grants).sort()).toEqual(entries);
     const actions = (entry: string) => [...new Set(grants[entry].flatMap((s) => [s.Action].flat()))].sort();
     expect(actions('functions/messages/handler.ts')).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
+    expect(actions('functions/views/handler.ts')).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
     expect(actions('functions/bulk-jobs/handler.ts')).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
     expect(actions('functions/attachment-cleanup/handler.ts')).toEqual(['s3:DeleteObject', 's3:ListBucket']);
     // Privacy (decisions §23): an erasure deletes files and raw mail, a person's data is written and presigned under exports/.

@@ -112,6 +112,7 @@ export async function ticketRecord(accountId: string, at = new Date(), overrides
     tags: [],
     customFields: [],
     mergedInto: null,
+    satisfactionRating: null,
     createdAt: at.toISOString(),
     updatedAt: at.toISOString(),
     version: 1,
