@@ -117,7 +117,7 @@ export async function runViewsBench(opts: { call: Call; store: DynamoDbProxy; la
     console.log(`\nViews (issue 39): a view's count and first page as the account grows (tickets seeded into the table; median of ${RUNS} calls, the work of one call)\n`);
     const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
     for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '));
-    console.log('(requests include the rate-limit count of the request; the count read is the BatchGetItem: the view and the 8 change-tally items)');
+    console.log('(requests include the rate-limit count of the request; the count read is one TransactGetItems: the view and the 8 change-tally items, at one instant)');
     console.log(
       `\nTime from a ticket change to a fresh count, ${BURST} creates ${BURST_CONCURRENCY} at a time (${((end - done[0]) / 1000).toFixed(1)} s in all): p50 ${pct(lag, 50).toFixed(0)} ms, p99 ${pct(lag, 99).toFixed(0)} ms, max ${Math.max(...lag).toFixed(0)} ms`,
     );

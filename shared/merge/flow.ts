@@ -74,10 +74,15 @@ async function closeWrites(p: Principal, source: TicketRecord, target: TicketRec
   const [toSource, toTarget] = await Promise.all([newNote(p, source.id, sourceNote(target.id, input.sourceComment), at), newNote(p, target.id, targetNote(source, target, input.targetComment), at)]);
   const via = (messageId: string) => ({ via: 'merge' as const, actor: userActor(p), messageId });
   return [
-    ...(await ticketChangeWrites(p, source, { ...source, status: 'closed', mergedInto: target.id, updatedAt: at, version: source.version + 1 }, via(toSource.id))),
-    ...(await ticketChangeWrites(p, target, { ...target, tags: mergedTags(target.tags, source.tags), updatedAt: at, version: target.version + 1 }, via(toTarget.id), {
-      mergedFrom: { from: null, to: source.id },
-    })),
+    ...(await ticketChangeWrites(p, [
+      { current: source, next: { ...source, status: 'closed', mergedInto: target.id, updatedAt: at, version: source.version + 1 }, context: via(toSource.id) },
+      {
+        current: target,
+        next: { ...target, tags: mergedTags(target.tags, source.tags), updatedAt: at, version: target.version + 1 },
+        context: via(toTarget.id),
+        extra: { mergedFrom: { from: null, to: source.id } },
+      },
+    ])),
     ...onlyMessageWrites(toSource),
     ...messageWrites(toTarget),
     ticketMergedWrite(p, target.id, source.id, at),

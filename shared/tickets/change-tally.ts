@@ -4,6 +4,8 @@ import type { Key } from '../db/query.ts';
 import { shardOf } from '../db/shard.ts';
 import type { TxWrite } from '../db/transact.ts';
 import type { EventDetail } from '../events/detail.ts';
+import { outboxWrites } from '../events/outbox.ts';
+import { TICKET_EVENT_SOURCE } from './event-names.ts';
 
 /**
  * The ticket change tally (decisions §21 `fresh`): in each of 8 shards by
@@ -52,6 +54,14 @@ export function madeWrites(details: readonly EventDetail[]): TxWrite[] {
   }
   return [...counts.values()].map((c) => tallies.updateAttributes({ accountId: c.accountId, shard: c.shard }, { set: TYPED, add: { made: c.n } }));
 }
+
+/**
+ * The writes of a transaction's ticket events, whatever the path (a PUT, a bulk
+ * job, a merge, an erasure): the outbox items and their `made` moves. Every
+ * ticket event is recorded through here, once per transaction (one `made`
+ * write per shard: a transaction may not name an item twice).
+ */
+export const ticketEventWrites = (events: readonly EventDetail[]): TxWrite[] => [...outboxWrites([...events], TICKET_EVENT_SOURCE), ...madeWrites(events)];
 
 /** The consumer's mark that one event of this ticket has been applied. */
 export const appliedWrite = (accountId: string, ticketId: string): TxWrite => tallies.updateAttributes({ accountId, shard: shardOfTicket(ticketId) }, { set: TYPED, add: { applied: 1 } });

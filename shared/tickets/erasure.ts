@@ -3,8 +3,8 @@ import type { AuditActor } from '../audits/model.ts';
 import { requesterWrites } from '../contacts/service.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite } from '../db/transact.ts';
-import { newEventDetail, outboxWrites } from '../events/outbox.ts';
-import { TICKET_EVENT_SOURCE } from './events.ts';
+import { newEventDetail } from '../events/outbox.ts';
+import { ticketEventWrites } from './change-tally.ts';
 import * as repo from './repository.ts';
 
 /** What an erased requester's ticket shows (decisions §23), and what stands for an erased value in its audit and event. */
@@ -44,7 +44,7 @@ export function eraseRequester(accountId: string, ticketId: string, email: strin
       repo.replaceTicketWrite(next, current.version),
       ...repo.ticketWordWrites(current, next),
       ...(requested ? await requesterWrites(accountId, [{ email: current.requesterEmail!, name: null, delta: -1 }]) : []),
-      ...outboxWrites([event], TICKET_EVENT_SOURCE),
+      ...ticketEventWrites([event]),
       auditWrite({ accountId, resource: { type: 'ticket', id: ticketId }, actor, via: 'erasure', changes, version: next.version, at }),
     ]);
     return 'erased';

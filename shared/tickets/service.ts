@@ -5,11 +5,10 @@ import { requesterWrites } from '../contacts/service.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
-import { outboxWrites } from '../events/outbox.ts';
-import { madeWrites } from './change-tally.ts';
+import { ticketEventWrites } from './change-tally.ts';
 import { tombstoneWrite } from '../exports/api.ts';
 import { checkGroup, OPEN_STATUSES, ticketGroupChange } from '../groups/service.ts';
-import { TICKET_EVENT_SOURCE, type TicketEventDetail, type TicketEventPayload } from './events.ts';
+import type { TicketEventDetail, TicketEventPayload } from './events.ts';
 import { newId } from '../ids.ts';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { listAllFields, optionIdsByValue, optionUsageWrite, type FieldRecord } from '../ticket-fields/api.ts';
@@ -21,9 +20,6 @@ import { appliedUpdate, changeEvents, newTicketEvent, ticketChanges, toTicketDto
 import type { TicketFilter, TicketRecord } from './repository.ts';
 
 export { toTicketDto };
-
-/** A ticket change's events for its transaction: the outbox items and the change tally's `made` (view counts' freshness, change-tally.ts). */
-const ticketOutboxWrites = (events: TicketEventDetail[]): TxWrite[] => [...outboxWrites(events, TICKET_EVENT_SOURCE), ...madeWrites(events)];
 
 /** The audit actor of a change an inbound mail made (decisions §15: `email`, no id). */
 export const MAIL_ACTOR: AuditActor = { type: 'email', id: null };
@@ -90,7 +86,7 @@ export function ticketRatingWrites(current: TicketRecord, rating: TicketSatisfac
   const event = newTicketEvent(current.accountId, { event: 'ticket.rated', timestamp: rating.ratedAt, data: { id: current.id, rating: eventRating } } as TicketEventPayload);
   return [
     repo.replaceTicketWrite(next, current.version),
-    ...outboxWrites([event], TICKET_EVENT_SOURCE),
+    ...ticketEventWrites([event]),
     auditWrite({
       accountId: current.accountId,
       resource: { type: 'ticket', id: current.id },
@@ -167,7 +163,7 @@ async function createTicketOnce(p: Principal | MailCaller, input: CreateTicketIn
   // Two audits when distribution assigns, as two sets of events: the caller's create, then the distribution's assignment.
   const audits = [ticketAudit(null, ticket, fields, contextOf(p, opts.context))];
   if (distribution.assigneeId) audits.push(ticketAudit(ticket, created, fields, { via: 'distribution', actor: SYSTEM_ACTOR }));
-  await repo.createTicket(created, [...usage, ...requester, ...distribution.writes, ...ticketOutboxWrites(events), ...audits, ...(opts.related?.(created) ?? [])]);
+  await repo.createTicket(created, [...usage, ...requester, ...distribution.writes, ...ticketEventWrites(events), ...audits, ...(opts.related?.(created) ?? [])]);
   return created;
 }
 
@@ -277,7 +273,7 @@ export async function planTicketUpdate(p: Caller, id: string, given: TicketEdit,
       ...usage,
       ...(await requesterChangeWrites(p.accountId, current, next)),
       ...group.writes,
-      ...ticketOutboxWrites(events),
+      ...ticketEventWrites(events),
       ticketAudit(current, next, fields, contextOf(p, context)),
     ],
   };
@@ -297,37 +293,41 @@ export function updateTicket(p: Principal, id: string, input: TicketEdit, contex
 }
 
 /**
- * The writes of a change another module's flow decides (a merge, decisions
- * §20): `next` as given, version-checked, with what any ticket change carries
- * (word index, group side, requester counts, events, audit). `extra` is what
- * changed that is no field of the ticket (a merge target's `mergedFrom`), in
- * its ticket.updated (sent even when no field changed) and its audit.
+ * The writes of changes another module's flow decides and commits in one
+ * transaction (a merge's close, decisions §20): each `next` as given,
+ * version-checked, with what any ticket change carries (word index, group
+ * side, requester counts, audit), and their events recorded at once
+ * (ticketEventWrites: the transaction names each change-tally shard once).
+ * `extra` is what changed that is no field of the ticket (a merge target's
+ * `mergedFrom`), in its ticket.updated (sent even when no field changed) and its audit.
  */
 export async function ticketChangeWrites(
   p: Principal,
-  current: TicketRecord,
-  next: TicketRecord,
-  context: Partial<ChangeContext>,
-  extra: Record<string, { from: unknown; to: unknown }> = {},
+  changes: readonly { current: TicketRecord; next: TicketRecord; context: Partial<ChangeContext>; extra?: Record<string, { from: unknown; to: unknown }> }[],
 ): Promise<TxWrite[]> {
-  const [event, ...others] = changeEvents(p.accountId, current, next, next.updatedAt, actorOf(p));
-  const fields = { ...(event?.event === 'ticket.updated' ? (event.data as { ticket: { updatedFields: object } }).ticket.updatedFields : {}), ...extra };
-  const updated = { ...newTicketEvent(p.accountId, { event: 'ticket.updated', timestamp: next.updatedAt, data: { ticket: { id: next.id, updatedFields: fields } } }), actor: actorOf(p) };
-  const audit = ticketAudit(current, next, new Map(), contextOf(p, context), { extra: Object.entries(extra).map(([field, c]) => ({ field, ...c })) });
-  return [
-    repo.replaceTicketWrite(next, current.version),
-    ...repo.ticketWordWrites(current, next),
-    ...(await requesterChangeWrites(p.accountId, current, next)),
-    ...(await ticketGroupChange(p.accountId, current, next)).writes,
-    ...outboxWrites(event?.event === 'ticket.updated' ? [updated, ...others] : [updated, ...(event ? [event] : []), ...others], TICKET_EVENT_SOURCE),
-    audit,
-  ];
+  const writes: TxWrite[] = [];
+  const events: TicketEventDetail[] = [];
+  for (const { current, next, context, extra = {} } of changes) {
+    const [event, ...others] = changeEvents(p.accountId, current, next, next.updatedAt, actorOf(p));
+    const fields = { ...(event?.event === 'ticket.updated' ? (event.data as { ticket: { updatedFields: object } }).ticket.updatedFields : {}), ...extra };
+    const updated = { ...newTicketEvent(p.accountId, { event: 'ticket.updated', timestamp: next.updatedAt, data: { ticket: { id: next.id, updatedFields: fields } } }), actor: actorOf(p) };
+    events.push(...(event?.event === 'ticket.updated' ? [updated, ...others] : [updated, ...(event ? [event] : []), ...others]));
+    const audit = ticketAudit(current, next, new Map(), contextOf(p, context), { extra: Object.entries(extra).map(([field, c]) => ({ field, ...c })) });
+    writes.push(
+      repo.replaceTicketWrite(next, current.version),
+      ...repo.ticketWordWrites(current, next),
+      ...(await requesterChangeWrites(p.accountId, current, next)),
+      ...(await ticketGroupChange(p.accountId, current, next)).writes,
+      audit,
+    );
+  }
+  return [...writes, ...ticketEventWrites(events)];
 }
 
 /** The outbox write of ticket.merged (decisions §20): the target (`id`) and the source, by the caller. */
 export function ticketMergedWrite(p: Principal, targetId: string, sourceId: string, at: string): TxWrite {
   const event: TicketEventDetail = { ...newTicketEvent(p.accountId, { event: 'ticket.merged', timestamp: at, data: { ticket: { id: targetId, sourceId } } }), actor: actorOf(p) };
-  return outboxWrites([event], TICKET_EVENT_SOURCE)[0];
+  return ticketEventWrites([event])[0];
 }
 
 /** Delete a ticket, releasing its option usage and requester counts, and record ticket.deleted (and its audit: `context`, by default the API). */
@@ -344,7 +344,7 @@ export function deleteTicket(p: Principal | SystemPrincipal, id: string, context
       ...usage,
       ...(await requesterChangeWrites(p.accountId, current, null)),
       ...group.writes,
-      ...ticketOutboxWrites([event]),
+      ...ticketEventWrites([event]),
       ticketAudit(current, gone, fields, contextOf(p, context), { deleted: true }),
       tombstoneWrite('ticket', p.accountId, id, at),
     ]);
@@ -358,7 +358,7 @@ async function applySystemChange(current: TicketRecord, next: TicketRecord, grou
     repo.replaceTicketWrite(next, current.version),
     ...repo.ticketWordWrites(current, next),
     ...groupWrites,
-    ...ticketOutboxWrites(events),
+    ...ticketEventWrites(events),
     ticketAudit(current, next, new Map(), { via: 'distribution', actor: SYSTEM_ACTOR }),
   ]);
 }

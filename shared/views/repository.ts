@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
 import { bindEntity, conditions } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
-import { queryAll, type Key } from '../db/query.ts';
+import { batchGet, queryAll, type Key } from '../db/query.ts';
 import { TTL_ATTRIBUTE } from '../db/table-definition.ts';
 import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
 import { ConflictError } from '../domain/errors.ts';
@@ -142,39 +143,48 @@ export const hasEventMark = async (accountId: string, eventId: string): Promise<
 
 export { transactWrite };
 
+const COUNT_FIELDS = ['type', 'id', 'personal', 'ownerId', 'count', 'ready', 'made', 'applied'];
+const COUNT_PROJECTION = { ProjectionExpression: COUNT_FIELDS.map((f) => `#${f}`).join(', '), ExpressionAttributeNames: Object.fromEntries(COUNT_FIELDS.map((f) => [`#${f}`, f])) };
+/** Tries of the read at one instant while a transaction holds one of its items; then the counts are read without it. */
+const TOGETHER_ATTEMPTS = 4;
+
+/** The items as they all stood at one instant (TransactGetItems, at most 100 keys), or null while a transaction keeps holding one of them. */
+async function readTogether(keys: readonly Key[]): Promise<Record<string, unknown>[] | null> {
+  for (let attempt = 0; attempt < TOGETHER_ATTEMPTS; attempt++) {
+    if (attempt) await sleep(Math.random() * 10 * 2 ** attempt);
+    try {
+      const out = await ddb.send(new TransactGetCommand({ TransactItems: keys.map((Key) => ({ Get: { TableName: tableName(), Key, ...COUNT_PROJECTION } })) }));
+      return (out.Responses ?? []).flatMap((r) => (r.Item ? [r.Item] : []));
+    } catch (err) {
+      if (!(err instanceof TransactionCanceledException) || !err.CancellationReasons?.some((r) => r.Code === 'TransactionConflict')) throw err;
+    }
+  }
+  return null;
+}
+
 /**
- * The counts of some views and the items beside them (the change tally), in
- * one BatchGetItem of at most 100 keys, reading only what a count needs.
+ * The counts of some views and the items beside them (the change tally), read
+ * at one instant in one TransactGetItems of at most 100 keys, only what a count
+ * needs: the consumer moves a count and the tally's `applied` in one
+ * transaction, so a count is never read from before a change whose mark is
+ * read (two moments, as an eventually consistent BatchGetItem could answer,
+ * would say fresh one change early). `together` false: the items were held by
+ * writes on every try and were read one by one (strongly consistent), so
+ * nothing can be said fresh.
  */
 export async function readCounts(
   accountId: string,
   ids: readonly string[],
   extra: readonly Key[],
-): Promise<{ views: Pick<ViewRecord, 'id' | 'personal' | 'ownerId' | 'count' | 'ready'>[]; extra: Record<string, unknown>[] }> {
+): Promise<{ views: Pick<ViewRecord, 'id' | 'personal' | 'ownerId' | 'count' | 'ready'>[]; extra: Record<string, unknown>[]; together: boolean }> {
   const keys = [...ids.map((id) => views.key({ accountId, id })), ...extra];
-  const found: Record<string, unknown>[] = [];
-  let pending: Key[] = keys;
-  // As db/query.ts batchGet: an unprocessed key is "not read yet"; the request deadline bounds the retries.
-  for (let attempt = 0; pending.length; attempt++) {
-    if (attempt) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
-    const out = await ddb.send(
-      new BatchGetCommand({
-        RequestItems: {
-          [tableName()]: {
-            Keys: pending,
-            ProjectionExpression: '#type, #id, #personal, #ownerId, #count, #ready, #made, #applied',
-            ExpressionAttributeNames: { '#type': 'type', '#id': 'id', '#personal': 'personal', '#ownerId': 'ownerId', '#count': 'count', '#ready': 'ready', '#made': 'made', '#applied': 'applied' },
-          },
-        },
-      }),
-    );
-    found.push(...((out.Responses?.[tableName()] ?? []) as Record<string, unknown>[]));
-    pending = (out.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Key[];
-  }
+  const atOnce = await readTogether(keys);
+  const found = atOnce ?? (await batchGet(keys, { consistent: true }));
   const viewItems = found.filter((i) => i.type === ENTITIES.view.type);
   return {
     views: viewItems.map((i) => ({ id: String(i.id), personal: i.personal === true, ownerId: (i.ownerId as string | null) ?? null, count: Number(i.count ?? 0), ready: i.ready === true })),
     extra: found.filter((i) => i.type !== ENTITIES.view.type),
+    together: atOnce !== null,
   };
 }
 

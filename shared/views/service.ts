@@ -17,7 +17,7 @@ import type { ViewRecord, ViewSet } from './repository.ts';
 
 /**
  * Views (decisions §21): CRUD with the shared/personal rules and limits, the
- * counts (kept by counting.ts, read here in one BatchGetItem with the change
+ * counts (kept by counting.ts, read here at one instant with the change
  * tally) and a view's tickets, exact at the moment of the call.
  */
 
@@ -156,13 +156,13 @@ export async function deleteView(p: Principal, id: string): Promise<void> {
 }
 
 /**
- * Counts of views by id, in one BatchGetItem with the account's change tally
+ * Counts of views by id, read at one instant with the account's change tally
  * (decisions §21): exact, `fresh` while every ticket change is applied and the
  * view's background count is done. Ids the caller cannot see are left out.
  */
 export async function viewCounts(p: Principal, ids: readonly string[]): Promise<ViewCount[]> {
   const read = await repo.readCounts(p.accountId, ids, tallyKeys(p.accountId));
-  const settled = tallySettled(read.extra);
+  const settled = read.together && tallySettled(read.extra);
   const byId = new Map(read.views.filter((v) => visible(v, p)).map((v) => [v.id, v]));
   return ids.flatMap((id) => {
     const v = byId.get(id);

@@ -5,7 +5,8 @@ import { createTestAccount, useGateway } from '../support/api.ts';
 import { must, TICKETS } from '../support/helpdesk.ts';
 import { useStoreProxy } from '../support/store-proxy.ts';
 
-// What views cost on the wire (decisions §21): a count read is one store call besides the rate-limit count, and a
+// What views cost on the wire (decisions §21): a count read is one store call besides the rate-limit count (a
+// TransactGetItems: the counts and the change tally as they stood at one instant, never fresh one change early), and a
 // ticket create still makes one transaction, the change tally's item inside it (no request added for freshness).
 const store = useStoreProxy();
 const { client } = useGateway({ authorizerCacheTtlSeconds: 300 });
@@ -27,7 +28,7 @@ async function calls(run: () => Promise<unknown>) {
 }
 
 describe('views on the wire', () => {
-  it('a count read is one BatchGetItem; a ticket create one transaction that carries the change tally', async () => {
+  it('a count read is one TransactGetItems; a ticket create one transaction that carries the change tally', async () => {
     // Arrange
     const acct = await createTestAccount();
     const token = acct.ownerKey;
@@ -39,7 +40,7 @@ describe('views on the wire', () => {
     const create = await calls(async () => must(await client.request('POST', TICKETS, { token, body: { ticket: { subject: 'Cost' } } }), 201, 'create'));
     console.log('views store calls', JSON.stringify({ count: count.map((c) => c.operation), create: create.map((c) => `${c.operation} ${c.table === COUNTERS ? 'counters' : 'table'}`) }));
     // Assert
-    for (const read of [count, several]) expect(read.filter((c) => c.table !== COUNTERS).map((c) => c.operation)).toEqual(['BatchGetItem']);
+    for (const read of [count, several]) expect(read.filter((c) => c.table !== COUNTERS).map((c) => c.operation)).toEqual(['TransactGetItems']);
     const writes = create.filter((c) => c.table !== COUNTERS && /Write|Put|Update|Delete/.test(c.operation));
     expect(writes.map((c) => c.operation)).toEqual(['TransactWriteItems']);
     // The proxy sees the wire format: the tally's update names its key as {S: "TCHG#<shard>"}.
