@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { LinksSchema, PageMetaSchema } from '../pagination/cursor-page.ts';
 
-/** What an audit can be about (decisions §15): tickets, the account's settings, and a contact's erasure (§23). */
-export const AUDIT_RESOURCE_TYPES = ['ticket', 'user', 'api_key', 'webhook', 'automation', 'sla_policy', 'group', 'ticket_field', 'account', 'contact'] as const;
+/** What an audit can be about (decisions §15): tickets, the account's settings (views and macros, §21-§22, among them), and a contact's erasure (§23). */
+export const AUDIT_RESOURCE_TYPES = ['ticket', 'user', 'api_key', 'webhook', 'automation', 'sla_policy', 'group', 'ticket_field', 'account', 'contact', 'view', 'macro'] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
 /**

@@ -1,3 +1,5 @@
+import type { AuditChange } from '../audits/model.ts';
+import { auditWrite, diffFields, userActor } from '../audits/service.ts';
 import { hasDeskRole, type Principal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { ForbiddenError, NotFoundError, ValidationError, type FieldIssue } from '../domain/errors.ts';
@@ -23,6 +25,11 @@ import type { MacroRecord } from './repository.ts';
 
 const publicAction = ({ fieldId: _f, ...a }: StoredAction): MacroAction => a;
 const toDto = ({ accountId: _a, actions, ...m }: MacroRecord): Macro => ({ ...m, actions: actions.map(publicAction) });
+
+/** What a macro's audit lists (decisions §15), as the API answers the macro; personal macros are audited too. */
+const AUDITED = ['title', 'actions', 'personal'] as const;
+const macroAudit = (p: Principal, id: string, changes: AuditChange[], opts: { deleted?: boolean; at?: string } = {}) =>
+  auditWrite({ accountId: p.accountId, resource: { type: 'macro', id }, actor: userActor(p), via: 'api', changes, ...opts });
 
 const invalid = (issues: FieldIssue[]) => new ValidationError(`Invalid macro: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, issues);
 
@@ -93,7 +100,7 @@ export async function createMacro(p: Principal, input: CreateMacroInput): Promis
       createdAt: now,
       updatedAt: now,
     };
-    await repo.commitMacros(p.accountId, version, [repo.putMacroWrite(record)]);
+    await repo.commitMacros(p.accountId, version, [repo.putMacroWrite(record), macroAudit(p, record.id, diffFields(null, toDto(record), AUDITED), { at: now })]);
     return toDto(record);
   });
 }
@@ -107,7 +114,9 @@ export async function updateMacro(p: Principal, id: string, input: UpdateMacroIn
     mayChange(current, p);
     if (input.personal !== undefined && input.personal !== current.personal) throw invalid([{ field: 'personal', message: 'a macro cannot change between personal and shared; create a new one' }]);
     const record: MacroRecord = { ...current, ...(input.title !== undefined ? { title: input.title } : {}), ...(actions ? { actions } : {}), updatedAt: new Date().toISOString() };
-    await repo.commitMacros(p.accountId, version, [repo.putMacroWrite(record)]);
+    // The same values given again still write but record no audit: nothing changed.
+    const changes = diffFields(toDto(current), toDto(record), AUDITED);
+    await repo.commitMacros(p.accountId, version, [repo.putMacroWrite(record), ...(changes.length ? [macroAudit(p, id, changes, { at: record.updatedAt })] : [])]);
     return toDto(record);
   });
 }
@@ -118,7 +127,7 @@ export async function deleteMacro(p: Principal, id: string): Promise<void> {
     const current = macros.find((m) => m.id === id);
     if (!current || !visible(current, p)) throw new NotFoundError('Macro');
     mayChange(current, p);
-    await repo.commitMacros(p.accountId, version, [repo.deleteMacroWrite(p.accountId, id)]);
+    await repo.commitMacros(p.accountId, version, [repo.deleteMacroWrite(p.accountId, id), macroAudit(p, id, [], { deleted: true })]);
   });
 }
 

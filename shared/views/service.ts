@@ -1,3 +1,5 @@
+import type { AuditChange } from '../audits/model.ts';
+import { auditWrite, diffFields, userActor } from '../audits/service.ts';
 import { hasDeskRole, type Principal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { ForbiddenError, InvalidCursorError, NotFoundError, ValidationError, type FieldIssue } from '../domain/errors.ts';
@@ -32,6 +34,11 @@ const toDto = (v: ViewRecord): View => ({
   updatedAt: v.updatedAt,
 });
 const publicCondition = ({ fieldId: _f, ...c }: StoredCondition): Condition => c;
+
+/** What a view's audit lists (decisions §15), as the API answers the view; personal views are audited too. */
+const AUDITED = ['title', 'conditions', 'sort', 'personal'] as const;
+const viewAudit = (p: Principal, id: string, changes: AuditChange[], opts: { deleted?: boolean; at?: string } = {}) =>
+  auditWrite({ accountId: p.accountId, resource: { type: 'view', id }, actor: userActor(p), via: 'api', changes, ...opts });
 
 const invalid = (issues: FieldIssue[]) => new ValidationError(`Invalid view: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, issues);
 
@@ -103,7 +110,7 @@ export async function createView(p: Principal, input: CreateViewInput, queueUrl:
       updatedAt: now,
     };
     const next = nextSet(set, [...views, record], true);
-    await repo.commitViews(p.accountId, next, [repo.putViewWrite(record)]);
+    await repo.commitViews(p.accountId, next, [repo.putViewWrite(record), viewAudit(p, record.id, diffFields(null, toDto(record), AUDITED), { at: now })]);
     return { record, set: next };
   });
   await queueCount(queueUrl, { accountId: p.accountId, version: set.version });
@@ -132,7 +139,12 @@ export async function updateView(p: Principal, id: string, input: UpdateViewInpu
     );
     // New conditions replace the view whole (a new revision, its count from 0); otherwise only the changed fields are set,
     // so a count the consumer moved since the read is kept.
-    await repo.commitViews(p.accountId, next, [recount ? repo.putViewWrite(record) : repo.updateViewWrite(view, record)]);
+    // The same values given again still write but record no audit: nothing changed.
+    const changes = diffFields(toDto(view), toDto(record), AUDITED);
+    await repo.commitViews(p.accountId, next, [
+      recount ? repo.putViewWrite(record) : repo.updateViewWrite(view, record),
+      ...(changes.length ? [viewAudit(p, id, changes, { at: record.updatedAt })] : []),
+    ]);
     return { record, set: next, recount };
   });
   if (recount) await queueCount(queueUrl, { accountId: p.accountId, version: set.version });
@@ -150,7 +162,7 @@ export async function deleteView(p: Principal, id: string): Promise<void> {
         views.filter((v) => v.id !== id),
         false,
       ),
-      [repo.deleteViewWrite(p.accountId, id)],
+      [repo.deleteViewWrite(p.accountId, id), viewAudit(p, id, [], { deleted: true })],
     );
   });
 }

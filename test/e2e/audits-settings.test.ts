@@ -7,8 +7,8 @@ import { USERS } from '../support/users.ts';
 
 /**
  * Audits of account settings (decisions §15): users, API keys and the plan,
- * webhooks, automations, SLA policies, groups and ticket fields, each
- * recorded with the change, through the API on the local emulators.
+ * webhooks, automations, SLA policies, groups, ticket fields, views and
+ * macros, each recorded with the change, through the API on the local emulators.
  */
 const { client } = useGateway();
 
@@ -301,6 +301,36 @@ describe('automations, SLA policies, groups and ticket fields', () => {
         { field: `options.${silver.id}`, from: { name: 'Silver', value: 'silver', default: false }, to: { name: 'Silver', value: 'silver', default: true } },
         { field: `options.${gold.id}`, from: { name: 'Gold', value: 'gold', default: true }, to: { name: 'Gold', value: 'gold', default: false } },
       ]),
+    ]);
+  });
+});
+
+describe('views and macros', () => {
+  it('records a view and a macro created, changed and deleted through the API, and a PUT of the same values not at all', async () => {
+    // Arrange
+    const conditions = { all: [{ field: 'status', operator: 'is', value: 'open' }], any: [] };
+    const view = (await admin.post('/helpdesk/api/v1/views', { view: { title: 'Open', conditions } })).body.view;
+    const actions = [{ field: 'priority', value: 'high' }];
+    const macro = (await admin.post('/helpdesk/api/v1/macros', { macro: { title: 'Raise', actions } })).body.macro;
+    // Act
+    for (const [path, body] of [
+      [`/helpdesk/api/v1/views/${view.id}`, { view: { title: 'Open ones' } }],
+      [`/helpdesk/api/v1/views/${view.id}`, { view: { title: 'Open ones' } }],
+      [`/helpdesk/api/v1/macros/${macro.id}`, { macro: { actions: [{ field: 'priority', value: 'urgent' }] } }],
+    ] as const)
+      expect((await admin.put(path, body)).status).toBe(200);
+    expect((await admin.del(`/helpdesk/api/v1/views/${view.id}`)).status).toBe(204);
+    expect((await admin.del(`/helpdesk/api/v1/macros/${macro.id}`)).status).toBe(204);
+    // Assert
+    expect(await auditsOf(admin, 'view', view.id)).toEqual([
+      byOwner('view', view.id, created({ title: 'Open', conditions, sort: { by: 'updatedAt', order: 'desc' }, personal: false })),
+      byOwner('view', view.id, [{ field: 'title', from: 'Open', to: 'Open ones' }]),
+      byOwner('view', view.id, [], true),
+    ]);
+    expect(await auditsOf(admin, 'macro', macro.id)).toEqual([
+      byOwner('macro', macro.id, created({ title: 'Raise', actions, personal: false })),
+      byOwner('macro', macro.id, [{ field: 'actions', from: actions, to: [{ field: 'priority', value: 'urgent' }] }]),
+      byOwner('macro', macro.id, [], true),
     ]);
   });
 });
