@@ -21,6 +21,9 @@ const LONGEST_FIRST = [
   'test/e2e/search.test.ts',
 ];
 
+/** The infra tests that read the run's deployment (its template and bundles, from the global setup). */
+const INFRA_WITH_DEPLOYMENT = ['test/infra/bundles.test.ts', 'test/infra/email.test.ts'];
+
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
@@ -53,10 +56,16 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'integration',
-          include: ['test/e2e/**/*.test.ts', 'test/infra/**/*.test.ts'],
+          include: ['test/e2e/**/*.test.ts', ...INFRA_WITH_DEPLOYMENT],
           globalSetup: ['test/support/global-setup.ts'],
           setupFiles: ['test/support/setup-env.ts'],
         },
+      },
+      {
+        // The CDK app synthesized in memory (no emulator, no deployment). Not isolated: the CDK's modules and its
+        // CloudFormation validation (about 10 s to load) are loaded once per worker instead of once per file; each file
+        // builds its own App, and nothing of one file's App reaches another's.
+        test: { ...shared, name: 'infra', include: ['test/infra/**/*.test.ts'], exclude: INFRA_WITH_DEPLOYMENT, isolate: false },
       },
     ],
   },
