@@ -39,7 +39,9 @@ async function settings() {
 }
 
 async function npmStart(env: NodeJS.ProcessEnv) {
-  const started = await startCommand('npm', ['start'], { env, cwd: clone, group: true }, 'Press Ctrl-C');
+  // A first start in a fresh clone synthesizes the template and bundles every function (the clone's paths are not
+  // those of the cached build): a minute or more on a loaded 2-core machine, so the bound is generous.
+  const started = await startCommand('npm', ['start'], { env, cwd: clone, group: true }, 'Press Ctrl-C', 150_000);
   groups.push(started.child.pid!);
   return started;
 }
@@ -121,7 +123,7 @@ describe('npm start and the admin CLI', () => {
     } finally {
       await second.stop();
     }
-  }, 120_000);
+  }, 300_000);
 
   it('`npm start` refuses an unknown FAULTS entry before starting anything, naming the entry', async () => {
     const env = { ...(await settings()), FAULTS: 'dynamodb:throttle:0.05,kinesis:error:0.1' };
