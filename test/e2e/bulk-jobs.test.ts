@@ -364,25 +364,34 @@ describe('the rate limit', () => {
     const small = await createTestAccount('free');
     const d = as(client, small.ownerKey);
     const ids = (await seedTickets(small, 100, {}, 'free')).map((t) => t.id);
-    // Keep the three requests in one calendar minute.
-    if (new Date().getSeconds() > 30) await new Promise((r) => setTimeout(r, (61 - new Date().getSeconds()) * 1000));
     const jobs = await import('#shared/jobs/service.ts');
 
-    const before = await d.get(`${TICKETS}?page_size=1`);
-    const res = await d.post(BULK_UPDATE, { ids, ticket: { priority: 'urgent' } });
-    // Polled through the service, not the API: the polls would count.
-    const job = await eventually(
-      async () => {
-        const now = await jobs.getJob(small, res.body.job.id);
-        return now.status === 'completed' ? now : null;
-      },
-      WAIT_MS,
-      'the job',
-    );
-    const afterwards = await d.get(`${TICKETS}?page_size=1`);
+    // Act: a request before, the bulk job, a request after, in one window of the limit (a calendar minute). The clock
+    // is read, not waited for: a try that straddles two windows is made again at once, early in the window it ended in.
+    const attempt = async (priority: string) => {
+      const before = await d.get(`${TICKETS}?page_size=1`);
+      const res = await d.post(BULK_UPDATE, { ids, ticket: { priority } });
+      // Polled through the service, not the API: the polls would count.
+      const job = await eventually(
+        async () => {
+          const now = await jobs.getJob(small, res.body.job.id);
+          return now.status === 'completed' ? now : null;
+        },
+        WAIT_MS,
+        'the job',
+      );
+      const afterwards = await d.get(`${TICKETS}?page_size=1`);
+      return { job, headers: [before, res, afterwards].map(rateLimitHeaders) };
+    };
+    let tried = await attempt('urgent');
+    for (const priority of ['high', 'low']) {
+      if (tried.headers[0].reset === tried.headers[2].reset) break;
+      tried = await attempt(priority);
+    }
 
-    expect(job?.succeeded).toBe(100);
-    const [a, b, c] = [before, res, afterwards].map(rateLimitHeaders);
+    // Assert
+    expect(tried.job?.succeeded).toBe(100);
+    const [a, b, c] = tried.headers;
     expect(a.limit).toBe(100);
     expect([a.reset, b.reset]).toEqual([c.reset, c.reset]);
     expect([b.remaining, c.remaining]).toEqual([a.remaining - 1, a.remaining - 2]);
