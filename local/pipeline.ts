@@ -113,6 +113,8 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     filter: (r: DynamoDBRecord) => (mapping.filters.length === 0 || mapping.filters.some((f) => matchesPattern(f, r))) && (!accounts || accounts.has(String(r.dynamodb?.NewImage?.accountId?.S ?? ''))),
   });
   await stream.start();
+  // The functions' writes are what the stream carries: each invocation's end starts a read (StreamPoller.nudge).
+  const stopNudging = lambda.afterInvocations(() => stream.nudge());
 
   const pollers: FairQueuePoller[] = [];
   for (const m of d.sqsMappings) {
@@ -156,6 +158,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     async stop() {
       stopped = true;
       schedules.stop();
+      stopNudging();
       await stream.stop();
       const stopping = pollers.map((p) => p.stop());
       // In process, the pending long polls end now rather than within their wait (a message they take is handled).

@@ -233,8 +233,10 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
     });
     if (opts.dataDir) writeFileSync(join(opts.dataDir, LOCAL_ENDPOINTS_FILE), JSON.stringify(endpoints, null, 2));
     const { startPipeline } = await import('./pipeline.ts');
-    // Idle CPU (issue #21): idle queues long-poll 5 s at a time (stopping waits up to that for the pending receives) and an
-    // idle stream is read once a second; under load both read on at once.
+    // Idle CPU (issues 21 and 42): idle queues long-poll 5 s at a time (stopping waits up to that for the pending receives)
+    // and an idle stream is read every 5 s; under load both read on at once. A function's write never waits for that
+    // poll: each invocation's end starts a read (local/stream-poller.ts, nudge). Only a write from outside the functions
+    // (the admin CLI in its own process) may wait up to 5 s for its event.
     const pipeline = await startPipeline({
       lambda,
       dynamodbEndpoint: dynamo.endpoint,
@@ -242,7 +244,7 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
       tableName: LOCAL_TABLE,
       region: LOCAL_REGION,
       idleWaitSeconds: 5,
-      idleStreamMaxMs: 1000,
+      idleStreamMaxMs: 5000,
     });
     stops.push(() => pipeline.stop());
     // Mail in, as SES receiving hands it to the inbound function; its objects go to the template's bucket (DATA_DIR/s3).

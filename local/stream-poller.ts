@@ -75,6 +75,8 @@ export class StreamPoller {
   private catchUps: (() => void)[] = [];
   /** Ends the pause between reads of an idle stream at once. */
   private wake = () => {};
+  /** Something may have written since the current round of reads began: read again before pausing. */
+  private nudged = false;
 
   constructor(private readonly o: StreamPollerOptions) {
     this.lanes = new StreamLanes(o.parallel, o.batchSize, (records) => this.invoke({ Records: records }));
@@ -161,6 +163,16 @@ export class StreamPoller {
     await this.lanes.idle();
   }
 
+  /**
+   * A write may just have happened (a function answered): read now, and again after the round under way, at the
+   * fast pace. An idle stream is then read seldom (idleMaxMs) without the first event after a quiet spell waiting
+   * for that poll.
+   */
+  nudge() {
+    this.nudged = true;
+    this.wake();
+  }
+
   private pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms);
@@ -177,6 +189,8 @@ export class StreamPoller {
     let idleMs = this.o.intervalMs;
     while (this.running) {
       const asking = this.catchUps.splice(0);
+      const nudged = this.nudged;
+      this.nudged = false;
       let busy = false;
       let atEnd = false;
       try {
@@ -191,10 +205,11 @@ export class StreamPoller {
       if (atEnd) asking.forEach((done) => done());
       else this.catchUps.unshift(...asking);
       // Under load, or asked to catch up, read on at once: the interval only paces an idle stream.
-      if (busy || (atEnd && this.catchUps.length)) {
+      if (busy || (atEnd && this.catchUps.length) || this.nudged) {
         idleMs = this.o.intervalMs;
         continue;
       }
+      if (nudged) idleMs = this.o.intervalMs;
       await this.pause(idleMs);
       idleMs = Math.min(Math.max(this.o.intervalMs, this.o.idleMaxMs ?? IDLE_STREAM_MAX_MS), idleMs * 2);
     }

@@ -125,6 +125,11 @@ export interface LocalLambda {
   region: string;
   /** Faults injected so far by every function's SDK clients (FAULTS, decisions §19), by `service:kind`. */
   injectedFaults(): Record<string, number>;
+  /**
+   * Call `listener` as each invocation of any function ends (until the returned function is called): a function that
+   * wrote has just answered, so the pipeline reads the table's stream now instead of at its next idle poll.
+   */
+  afterInvocations(listener: () => void): () => void;
   stop(): Promise<void>;
 }
 
@@ -184,6 +189,8 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
 
   const envs = new Map<string, Record<string, string>>();
   const functions = new Map<string, LocalFunction>();
+  const settledListeners = new Set<() => void>();
+  const settled = () => settledListeners.forEach((l) => l());
   for (const def of d.functions.values()) {
     const fromTemplate = Object.fromEntries(Object.entries(def.environment).map(([k, v]) => [k, resolveValue(v, values)]));
     const env: Record<string, string> = {
@@ -209,7 +216,7 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
     };
     Object.assign(env, opts.overlay?.(def, env));
     envs.set(def.logicalId, env);
-    functions.set(def.logicalId, new LocalFunction(def, opts.bundles.file(def.entry), env));
+    functions.set(def.logicalId, new LocalFunction(def, opts.bundles.file(def.entry), env, settled));
   }
 
   const fn = (logicalId: string) => {
@@ -233,6 +240,10 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
       const total: Record<string, number> = {};
       for (const f of functions.values()) for (const [key, n] of f.faults) total[key] = (total[key] ?? 0) + n;
       return total;
+    },
+    afterInvocations(listener) {
+      settledListeners.add(listener);
+      return () => settledListeners.delete(listener);
     },
     async stop() {
       await Promise.all([...functions.values()].map((f) => f.stop()));

@@ -58,6 +58,8 @@ export class LocalFunction {
     readonly def: FunctionDef,
     private readonly bundleFile: string,
     private env: Record<string, string>,
+    /** Called as each invocation ends, answered or failed (LocalLambda.afterInvocations). */
+    private readonly settled: () => void = () => {},
   ) {}
 
   /** Read the function's log lines (instead of this process's output) until the returned function is called. */
@@ -202,6 +204,7 @@ export class LocalFunction {
       throw err;
     } finally {
       this.release();
+      this.settled();
     }
   }
 

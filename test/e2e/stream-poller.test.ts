@@ -1,0 +1,53 @@
+/**
+ * The local stand-in for the stream's event source mapping (local/stream-poller.ts) reads a quiet stream seldom, and
+ * at once when nudged: the pipeline nudges it as each function invocation ends (issue 42, part 4), so the idle store
+ * is not polled every few hundred milliseconds and the first event after a quiet spell does not wait for that poll.
+ */
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { afterAll, expect, inject, it } from 'vitest';
+import { LOCAL_TABLE } from '../../local/stack.ts';
+import { StreamPoller } from '../../local/stream-poller.ts';
+import { eventually } from '../support/wait.ts';
+
+const config = { region: 'us-east-1', endpoint: inject('dynamodbEndpoint'), credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+const ddb = new DynamoDBClient(config);
+const streams = new DynamoDBStreamsClient(config);
+const pollers: StreamPoller[] = [];
+afterAll(async () => {
+  await Promise.all(pollers.map((p) => p.stop()));
+  ddb.destroy();
+  streams.destroy();
+});
+
+it('reads a quiet stream when nudged, not only at its next idle poll (ten minutes away here)', async () => {
+  const accountId = `acct_poller_${Date.now()}`;
+  const got: DynamoDBRecord[] = [];
+  const tenMinutes = 600_000;
+  const poller = new StreamPoller({
+    ddb,
+    streams,
+    table: LOCAL_TABLE,
+    region: config.region,
+    handler: async (event) => {
+      got.push(...event.Records);
+      return undefined;
+    },
+    intervalMs: tenMinutes,
+    idleMaxMs: tenMinutes,
+    batchSize: 10,
+    parallel: 1,
+    filter: (r) => r.dynamodb?.NewImage?.accountId?.S === accountId,
+  });
+  pollers.push(poller);
+  await poller.start();
+  // A round of reads that found the stream at its end: the poller now pauses for ten minutes.
+  await poller.caughtUp();
+  await ddb.send(new PutItemCommand({ TableName: LOCAL_TABLE, Item: { pk: { S: `POLLER#${accountId}` }, sk: { S: 'item' }, accountId: { S: accountId } } }));
+
+  poller.nudge();
+
+  await eventually(() => got.length === 1, 10_000, 'the record read after the nudge');
+  expect(got[0].dynamodb?.Keys?.pk?.S).toBe(`POLLER#${accountId}`);
+});
