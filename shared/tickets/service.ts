@@ -8,18 +8,20 @@ import { NotFoundError, RuleViolationError, ValidationError, type FieldIssue } f
 import { ticketEventWrites } from './change-tally.ts';
 import { tombstoneWrite } from '../exports/api.ts';
 import { checkGroup, OPEN_STATUSES, ticketGroupChange } from '../groups/service.ts';
-import type { TicketEventDetail, TicketEventPayload } from './events.ts';
+import type { TicketEventDetail } from './events.ts';
 import { newId } from '../ids.ts';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
-import { listAllFields, optionIdsByValue, optionUsageWrite, type FieldRecord } from '../ticket-fields/api.ts';
-import { loadPatternsFor, mergeCustomFields, optionValuesOf, type CustomFieldValue } from '../ticket-fields/values.ts';
+import type { FieldRecord } from '../ticket-fields/api.ts';
+import { loadPatternsFor, mergeCustomFields } from '../ticket-fields/values.ts';
+import { fieldMap, optionUsageWrites } from './custom-fields.ts';
 import { findUser as getUser } from '../users/api.ts';
-import type { CreateTicketInput, ListTicketsQuery, TicketSatisfactionRating, UpdateTicketInput } from './model.ts';
+import type { CreateTicketInput, ListTicketsQuery, UpdateTicketInput } from './model.ts';
 import * as repo from './repository.ts';
 import { appliedUpdate, changeEvents, newTicketEvent, ticketChanges, toTicketDto } from './rules.ts';
 import type { TicketFilter, TicketRecord } from './repository.ts';
 
 export { toTicketDto };
+export { ticketRatingWrites } from './rating.ts';
 
 /** The audit actor of a change an inbound mail made (decisions §15: `email`, no id). */
 export const MAIL_ACTOR: AuditActor = { type: 'email', id: null };
@@ -33,36 +35,6 @@ async function checkAssignee(accountId: string, assigneeId: string | null | unde
   if (user?.status !== 'active' || !hasDeskRole(user.role, 'agent')) issues.push({ field: 'assigneeId', message: 'must be an active user of the account with agent role or above' });
 }
 
-/**
- * Option usage deltas between two sets of custom-field values, as writes for
- * the ticket's transaction; unknown option values become validation issues.
- */
-async function optionUsageWrites(accountId: string, fields: Map<string, FieldRecord>, before: CustomFieldValue[], after: CustomFieldValue[], issues: FieldIssue[]): Promise<TxWrite[]> {
-  const writes: TxWrite[] = [];
-  const valuesOf = (list: CustomFieldValue[], id: string) => new Set(optionValuesOf(fields.get(id), list.find((c) => c.id === id)?.value));
-  const ids = new Set([...before, ...after].map((c) => c.id).filter((id) => fields.has(id)));
-  for (const id of ids) {
-    const old = valuesOf(before, id);
-    const now = valuesOf(after, id);
-    const added = [...now].filter((v) => !old.has(v));
-    const removed = [...old].filter((v) => !now.has(v));
-    if (!added.length && !removed.length) continue;
-    const optionIds = await optionIdsByValue(accountId, id, [...added, ...removed]);
-    for (const v of added) {
-      const optionId = optionIds.get(v);
-      if (!optionId) issues.push({ field: 'customFields', message: `"${v}" is not an option of ${fields.get(id)!.fieldKey}` });
-      else writes.push(optionUsageWrite(accountId, id, optionId, 1));
-    }
-    for (const v of removed) {
-      const optionId = optionIds.get(v);
-      if (optionId) writes.push(optionUsageWrite(accountId, id, optionId, -1));
-    }
-  }
-  return writes;
-}
-
-const fieldMap = async (accountId: string) => new Map((await listAllFields(accountId)).map((f) => [f.id, f]));
-
 export async function getTicket(p: Pick<Principal, 'accountId'>, id: string): Promise<TicketRecord> {
   const t = await repo.getTicket(p.accountId, id);
   if (!t) throw new NotFoundError('Ticket');
@@ -75,29 +47,6 @@ export const ticketExists = async (accountId: string, id: string): Promise<boole
 /** A ticket, or null once deleted (consumers of its events: the email sender). */
 export const findTicket = (accountId: string, id: string): Promise<TicketRecord | null> => repo.getTicket(accountId, id);
 
-/**
- * The writes that set a ticket's satisfaction rating (decisions §24): the
- * ticket replaced at the version read (a concurrent change conflicts and the
- * caller re-reads), ticket.rated with `eventRating`, and the audit (via
- * satisfaction, actor the requester). Nothing else of the ticket changes.
- */
-export function ticketRatingWrites(current: TicketRecord, rating: TicketSatisfactionRating, eventRating: Record<string, unknown>): TxWrite[] {
-  const next: TicketRecord = { ...current, satisfactionRating: rating, updatedAt: rating.ratedAt, version: current.version + 1 };
-  const event = newTicketEvent(current.accountId, { event: 'ticket.rated', timestamp: rating.ratedAt, data: { id: current.id, rating: eventRating } } as TicketEventPayload);
-  return [
-    repo.replaceTicketWrite(next, current.version),
-    ...ticketEventWrites([event]),
-    auditWrite({
-      accountId: current.accountId,
-      resource: { type: 'ticket', id: current.id },
-      actor: { type: 'requester', id: null },
-      via: 'satisfaction',
-      changes: [{ field: 'satisfactionRating', from: current.satisfactionRating, to: rating }],
-      version: next.version,
-      at: rating.ratedAt,
-    }),
-  ];
-}
 /** A ticket as last written (a strongly consistent read), or null once deleted: what view counts judge. */
 export const findTicketNow = (accountId: string, id: string): Promise<TicketRecord | null> => repo.getTicket(accountId, id, { consistent: true });
 
@@ -126,6 +75,11 @@ export interface CreateTicketOptions {
 async function createTicketOnce(p: Principal | MailCaller, input: CreateTicketInput, opts: CreateTicketOptions): Promise<TicketRecord> {
   if (input.status === 'closed') throw new RuleViolationError('CLOSED_STATUS_SYSTEM_ONLY', 'Only automations can close tickets');
   const issues: FieldIssue[] = [];
+  // The requester's contact reads depend on nothing else read here: they run beside the checks, not after them (one
+  // round trip fewer per create, issue 42). On a refused create they are wasted reads, never writes.
+  const requesterEmail = input.requesterEmail ?? null;
+  const requesterRead = requesterEmail ? requesterWrites(p.accountId, [{ email: requesterEmail, name: input.requesterName ?? null, delta: 1 }]) : Promise.resolve([]);
+  requesterRead.catch(() => undefined);
   const [fields, , group] = await Promise.all([fieldMap(p.accountId), checkAssignee(p.accountId, input.assigneeId, issues), checkGroup(p.accountId, input.groupId, issues)]);
   await loadPatternsFor(input.customFields, fields);
   const { merged, issues: fieldIssues } = mergeCustomFields([], input.customFields, fields, true);
@@ -159,7 +113,7 @@ async function createTicketOnce(p: Principal | MailCaller, input: CreateTicketIn
   const distribution = await ticketGroupChange(p.accountId, null, ticket, { group });
   const created = distribution.assigneeId ? { ...ticket, assigneeId: distribution.assigneeId } : ticket;
   if (distribution.assigneeId) events.push(...changeEvents(p.accountId, ticket, created, at));
-  const requester = ticket.requesterEmail ? await requesterWrites(p.accountId, [{ email: ticket.requesterEmail, name: ticket.requesterName, delta: 1 }]) : [];
+  const requester = await requesterRead;
   // Two audits when distribution assigns, as two sets of events: the caller's create, then the distribution's assignment.
   const audits = [ticketAudit(null, ticket, fields, contextOf(p, opts.context))];
   if (distribution.assigneeId) audits.push(ticketAudit(ticket, created, fields, { via: 'distribution', actor: SYSTEM_ACTOR }));
