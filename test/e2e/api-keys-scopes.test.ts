@@ -151,7 +151,8 @@ describe('last_used_at', () => {
   });
 });
 
-describe('admin CLI create-api-key', () => {
+// Side by side: each test is one run of the CLI (a process of its own, most of it starting up) on its own key.
+describe.concurrent('admin CLI create-api-key', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'admin-cli-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
   const admin = (...args: string[]) => runScript('scripts/admin.ts', args, { DYNAMODB_PORT: new URL(inject('dynamodbEndpoint')).port, DATA_DIR: dataDir });
