@@ -21,8 +21,8 @@ const LONGEST_FIRST = [
   'test/e2e/search.test.ts',
 ];
 
-/** The infra tests that read the run's deployment (its template and bundles, from the global setup). */
-const INFRA_WITH_DEPLOYMENT = ['test/infra/bundles.test.ts', 'test/infra/email.test.ts'];
+/** The infra tests that read the run's deployment (its bundles, from the global setup). */
+const INFRA_WITH_DEPLOYMENT = ['test/infra/bundles.test.ts'];
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { EMAIL_INBOUND } from '#app/topology.ts';
 import { stageConfig, stackNameOf } from '../../infra/config.ts';
 import { bundles } from '../../infra/imports.ts';
@@ -10,6 +10,7 @@ import { ENTRY_METADATA, PROJECT_ROOT } from '../../infra/service-function.ts';
 import { settingsProblems } from '../../infra/settings.ts';
 import { SupportDeskStack } from '../../infra/stack.ts';
 import { readDeployment } from '../../local/lambda/deployment.ts';
+import { synthesizeLocalStack } from '../../local/lambda/template.ts';
 import { testStage } from '../support/stage.ts';
 
 /**
@@ -179,10 +180,10 @@ describe('the email channel, deployed', () => {
 });
 
 describe('the email channel, as the local stack reads it', () => {
-  it('reads the receipt rule (domain, bucket and prefix, function) and the notification subscription from the local template', () => {
-    // Arrange: the local stage's template, nested stacks flattened (local/lambda/template.ts).
-    const { stackName, templateFile } = inject('deployment');
-    const d = readDeployment(stackName, JSON.parse(readFileSync(templateFile, 'utf8')));
+  it('reads the receipt rule (domain, bucket and prefix, function) and the notification subscription from the local template', async () => {
+    // Arrange: the local stage's template, nested stacks flattened, as the local stack synthesizes it (local/lambda/template.ts).
+    const { stackName, template } = await synthesizeLocalStack();
+    const d = readDeployment(stackName, template);
     const inbound = [...d.functions.values()].find((f) => f.entry === EMAIL_INBOUND.entry)!;
 
     // Assert
