@@ -11,14 +11,14 @@ const shared = { maxWorkers: 2, testTimeout: 30_000, hookTimeout: 60_000, env: {
 const LONGEST_FIRST = [
   'test/e2e/crash-restart.test.ts',
   'test/e2e/faults.test.ts',
-  'test/infra/bundles.test.ts',
   'test/e2e/local-stack.test.ts',
-  'test/e2e/history.test.ts',
-  'test/e2e/webhooks-failing.test.ts',
-  'test/e2e/bulk-jobs.test.ts',
-  'test/e2e/api-keys-scopes.test.ts',
-  'test/e2e/bus-subscribers.test.ts',
   'test/e2e/search.test.ts',
+  'test/e2e/bad-input-all-routes.test.ts',
+  'test/e2e/email-channel.test.ts',
+  'test/e2e/privacy-erasure.test.ts',
+  'test/infra/bundles.test.ts',
+  'test/e2e/bulk-jobs.test.ts',
+  'test/e2e/history.test.ts',
 ];
 
 /** The infra tests that read the run's deployment (its bundles, from the global setup). */
