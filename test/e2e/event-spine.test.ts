@@ -33,7 +33,7 @@ beforeAll(async () => {
   const { startPipeline } = await import('../../local/pipeline.ts');
   pipeline = await startPipeline(await options());
   receiver = await startReceiver();
-  // The quiet tenant's 2 s below is about other tenants' load, not the first invocation of each function: one ticket
+  // The quiet tenant's bound below is about other tenants' load, not the first invocation of each function: one ticket
   // goes all the way through the gateway, publisher, fan-out and delivery first, so their sandboxes are warm.
   const warm = await account();
   await received(warm, 'ticket.created', (await createTicket(warm, { subject: 'Warm-up' })).id);
@@ -78,11 +78,16 @@ const createTicket = async (a: TestAccount, ticket: Record<string, unknown>) => 
 const received = (a: Acct, event: string, ticketId: string, timeoutMs = 10_000) =>
   eventually(() => a.payloads().find((p) => p.event === event && p.data.ticket.id === ticketId), timeoutMs, `${event} of ${ticketId}`);
 
-/** A quiet tenant's ticket reaches its webhook within 2 s, whatever else the pipeline is chewing on. */
+/**
+ * A quiet tenant's ticket reaches its webhook within QUIET_MS, whatever else the pipeline is chewing on. Held up behind
+ * another tenant's backlog or a poison message's retries would take far longer; 5 s leaves room for a loaded CI machine
+ * running two test files at once (2 s failed there twice with nothing held up).
+ */
+const QUIET_MS = 5000;
 async function expectQuietFlows(quiet: Acct) {
   const started = Date.now();
   const t = await createTicket(quiet, { subject: `Quiet ${seq++}` });
-  await received(quiet, 'ticket.created', t.id, 2000);
+  await received(quiet, 'ticket.created', t.id, QUIET_MS);
   return Date.now() - started;
 }
 
@@ -161,7 +166,7 @@ describe('event spine: every event publishable, none holding up another', () => 
     ]);
     expect(put.failedEntryCount).toBe(0);
     const lags = [await expectQuietFlows(quiet), await expectQuietFlows(quiet)];
-    expect(Math.max(...lags)).toBeLessThan(2000);
+    expect(Math.max(...lags)).toBeLessThan(QUIET_MS);
     const parked = await eventually(
       async () => (await listDeadLetters(['webhook-fanout'])).find((d) => (d.body as { detail?: { eventId?: string } }).detail?.eventId === poisonId),
       25_000,
