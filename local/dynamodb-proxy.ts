@@ -101,10 +101,11 @@ const capacityOf = (c: unknown, operation: string): [number, number] => {
   return READ_OPERATIONS.has(operation) ? [Number(CapacityUnits), 0] : [0, Number(CapacityUnits)];
 };
 
-/** Items an answer read: a Query's or Scan's ScannedCount, a GetItem's item, a BatchGetItem's responses. */
+/** Items an answer read: a Query's or Scan's ScannedCount, a GetItem's item, a BatchGetItem's or TransactGetItems' responses. */
 function itemsIn(answer: Record<string, unknown>): number {
   if (typeof answer.ScannedCount === 'number') return answer.ScannedCount;
   if (answer.Item) return 1;
+  if (Array.isArray(answer.Responses)) return answer.Responses.filter((r: { Item?: unknown } | null) => r?.Item).length;
   if (answer.Responses && typeof answer.Responses === 'object' && !Array.isArray(answer.Responses)) {
     return Object.values(answer.Responses as Record<string, unknown[]>).reduce((n, list) => n + (Array.isArray(list) ? list.length : 0), 0);
   }
