@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestAccount, useGateway } from '../support/api.ts';
 import { as, newTicket, outboxItems, TICKETS } from '../support/desk.ts';
 import { addMembers, GROUPS, insertAgents, memberLoads, newGroup, tally } from '../support/groups.ts';
+import { inBatches } from '../support/helpdesk.ts';
 
 const { client } = useGateway();
 
@@ -183,11 +184,14 @@ describe('caps', () => {
     expect((await newTicket(d, { groupId: g.id })).assigneeId).toBeNull();
   }, 60_000);
 
-  it('100 parallel creates into 5 agents with a cap of 20: exactly 20 each, none over', async () => {
+  it('100 creates, 20 in flight at a time, into 5 agents with a cap of 20: exactly 20 each, none over', async () => {
     const { d, agents } = await setup(5);
     const g = await newGroup(d, { distributionMode: 'leastBusy', maxOpenTickets: 20 });
     await d.post(`${GROUPS}/${g.id}/members/bulk`, { userIds: agents });
-    const made = await Promise.all(Array.from({ length: 100 }, (_, i) => d.post(TICKETS, { ticket: { subject: `Flood ${i}`, groupId: g.id } })));
+    // 20 in flight, not 100: with 100 at once on five members' items, the local store's transaction conflicts outlast
+    // the request deadline and some creates answer the retryable 503 (decisions §3), which this exactness check cannot
+    // take; 20 concurrent creates on the same five agents still race for every slot.
+    const made = await inBatches(100, 20, (i) => d.post(TICKETS, { ticket: { subject: `Flood ${i}`, groupId: g.id } }));
     expect(made.map((r) => r.status)).toEqual(Array(100).fill(201));
     expect(tally(made.map((r) => r.body.ticket.assigneeId))).toEqual(Object.fromEntries(agents.map((a) => [a, 20])));
     const loads = await memberLoads(d, g.id);

@@ -2,7 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ddb, tableName } from '#shared/db/client.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
-import { closeTicketDirectly } from '../support/helpdesk.ts';
+import { closeTicketDirectly, inBatches } from '../support/helpdesk.ts';
 
 const { client } = useGateway();
 
@@ -43,19 +43,19 @@ describe('messages and their ticket_update are one transaction', () => {
     expect(res.body).toEqual({ success: false, error: { code: 'TICKET_CLOSED', message: expect.any(String) } });
   });
 
-  it('30 parallel messages with ticket_update on one ticket all land, with no lost update', async () => {
+  it('30 messages with ticket_update on one ticket, 10 in flight at a time, all land, with no lost update', async () => {
     const acct = await createTestAccount();
     const session = await acct.session(acct.ownerId);
     const t = await client.request('POST', '/helpdesk/api/v1/tickets', { token: acct.ownerKey, body: { ticket: { subject: 'Busy', priority: 'low' } } });
     const id = t.body.ticket.id;
     const priorities = ['normal', 'high', 'urgent', 'low'];
-    const results = await Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
-        client.request('POST', '/helpdesk/api/messages', {
-          token: session,
-          body: { ticket_id: id, type: 'note', content: `<p>${i}</p>`, ticket_update: { priority: priorities[i % 4], ...(i === 29 ? { type: 'incident' } : {}) } },
-        }),
-      ),
+    // 10 in flight, not 30: with 30 at once on one ticket a loaded machine answered some with the retryable 503
+    // (decisions §3), which this all-land check cannot take; 10 concurrent updates of one ticket still race every time.
+    const results = await inBatches(30, 10, (i) =>
+      client.request('POST', '/helpdesk/api/messages', {
+        token: session,
+        body: { ticket_id: id, type: 'note', content: `<p>${i}</p>`, ticket_update: { priority: priorities[i % 4], ...(i === 29 ? { type: 'incident' } : {}) } },
+      }),
     );
     expect(results.map((r) => r.status)).toEqual(Array(30).fill(201));
     const list = await client.request('GET', `/helpdesk/api/messages?ticket_id=${id}&limit=100`, { token: session });
