@@ -100,11 +100,11 @@ export async function startDynamoDbLocal(port: number, dbPath?: string): Promise
     `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
     '-Xmx1g',
     // A small emulator on a laptop, not a long-lived server (issue 42, part 4): the serial collector has no concurrent
-    // GC threads to wake an idle JVM, and C1 alone spends far less CPU compiling than C2 ever wins back in a local run.
-    // Measured on this 2-core machine, 3,000 PutItem and 1,000 Query each: G1 with C2 (the default) 26-27 s of CPU and
-    // 6.5-10.5 ms/s idle afterwards; serial with C1 13-17 s and 1.5-2.5 ms/s (docs/performance.md).
+    // GC threads to wake an idle JVM. Measured on this 2-core machine, 3,000 PutItem and 1,000 Query each: G1 (the
+    // default) 6.5-10.5 ms/s idle afterwards, serial 2.0 ms/s (docs/performance.md). C1 alone (TieredStopAtLevel=1)
+    // halved the CPU of that load but left the largest writes (a field with 1,990 inline options, 44 transactions)
+    // slow enough to miss the request deadline, so C2 stays.
     '-XX:+UseSerialGC',
-    '-XX:TieredStopAtLevel=1',
     '-jar',
     join(dir, 'DynamoDBLocal.jar'),
     '-port',
