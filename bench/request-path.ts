@@ -117,6 +117,8 @@ export async function benchRequestPath(): Promise<GoalRow[]> {
         name: 'create (and its pipeline work)',
         floorCall: '2-item TransactWriteItems',
         run: (c: typeof stackCall, prefix: string) => c('POST', prefix, { ticket: { subject: 'Bench' } }),
+        // The floor's create is the bare 2-item TransactWriteItems (bench/floor.ts, tx2): issue 42's create goal.
+        wallGoal: 4,
         nodeGoal: 4,
         storeGoal: 4,
       },
@@ -264,6 +266,7 @@ export async function benchRequestPath(): Promise<GoalRow[]> {
       console.log(`  burst of ${d.burst} creates, concurrency 8:            written at ${fmt(d.writeRate, 1)}/s; ${d.delivered} delivered, ${fmt(d.deliveredRate, 1)} events/s`);
       printDeliveryLags(d);
       rows.push(
+        { measure: `pipeline: burst of ${d.burst} creates, write-to-delivery p50`, figure: `${fmt(d.burstP50, 0)} ms`, ratio: '', goal: '≤ 500 ms', met: d.burstP50 <= 500 },
         { measure: `pipeline: burst of ${d.burst} creates, write-to-delivery p99`, figure: `${fmt(d.burstP99, 0)} ms`, ratio: '', goal: '≤ 1500 ms', met: d.burstP99 <= 1500 },
         { measure: `pipeline: quiet account's p99 during ${d.noisy} creates`, figure: `${fmt(d.quietP99, 0)} ms`, ratio: '', goal: '≤ 1000 ms', met: d.quietP99 <= 1000 },
       );

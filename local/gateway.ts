@@ -1,12 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { interfaceOf } from '#shared/http/contract.ts';
 import { toHttpError } from '#shared/http/error-map.ts';
 import { PayloadTooLargeError, ServiceUnavailableError, UnauthorizedError } from '#shared/domain/errors.ts';
 import { MISSING_CREDENTIALS_MESSAGE } from '#shared/http/contract.ts';
 import { logger } from '#shared/logger.ts';
+import { authorize, authorizerEvent, proxyEvent, type AuthorizerResult } from './api-event.ts';
 import type { ApiRoute } from './lambda/deployment.ts';
 import type { LocalLambda } from './lambda/index.ts';
 import type { LocalFunction } from './lambda/runtime.ts';
@@ -103,12 +103,6 @@ function send(res: ServerResponse, result: APIGatewayProxyResult) {
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
-/** The REQUEST authorizer's answer, as the gateway uses it. */
-interface AuthorizerResult {
-  principalId: string;
-  context?: Record<string, string | number | boolean>;
-}
-
 /** API Gateway's answer when the integration fails (a function error or timeout). */
 const INTEGRATION_FAILURE: APIGatewayProxyResult = { statusCode: 502, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ message: 'Internal server error' }) };
 
@@ -171,77 +165,33 @@ export async function startGateway(port: number, lambda: LocalLambda, extras: Ga
         const mapped = toHttpError(err, interfaceOf(path));
         return send(res, { statusCode: mapped.status, headers: { 'Content-Type': 'application/json', Connection: 'close' }, body: JSON.stringify(mapped.body) });
       }
-      const headers: Record<string, string> = {};
-      const multiValueHeaders: Record<string, string[]> = {};
-      for (let i = 0; i < req.rawHeaders.length; i += 2) {
-        const [k, v] = [req.rawHeaders[i], req.rawHeaders[i + 1]];
-        headers[k] = v;
-        (multiValueHeaders[k] ??= []).push(v);
-      }
-      const query: Record<string, string> = {};
-      const multiQuery: Record<string, string[]> = {};
-      for (const [k, v] of url.searchParams) {
-        query[k] = v;
-        (multiQuery[k] ??= []).push(v);
-      }
       const found = match(candidates(method), method, path);
-      const requestContext = {
-        accountId: '000000000000',
-        apiId: lambda.apiGateway.restApiId,
-        stage: lambda.apiGateway.stageName,
-        requestId: randomUUID(),
-        httpMethod: method,
+      const event = proxyEvent(lambda.apiGateway, {
+        method,
         path,
-        resourcePath: found?.r.route.path ?? '/{proxy+}',
-        identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
-        requestTimeEpoch: Date.now(),
-      } as unknown as APIGatewayProxyEvent['requestContext'];
-      const event: APIGatewayProxyEvent = {
         resource: found?.r.route.path ?? '/{proxy+}',
-        path,
-        httpMethod: method,
-        headers,
-        multiValueHeaders,
-        queryStringParameters: Object.keys(query).length ? query : null,
-        multiValueQueryStringParameters: Object.keys(multiQuery).length ? multiQuery : null,
-        pathParameters: found && Object.keys(found.params).length ? found.params : null,
-        stageVariables: null,
-        body: body.length ? body.toString('utf8') : null,
-        isBase64Encoded: false,
-        requestContext,
-      };
+        params: found?.params ?? {},
+        rawHeaders: req.rawHeaders,
+        searchParams: url.searchParams,
+        body,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+      });
       const target = found ?? { r: { route: { authorized: false }, fn: catchAll } };
       if (!target.r.route.authorized) return send(res, await invokeIntegration(target.r.fn, event));
-      // Built only when the authorizer runs (not on a cached answer).
-      const authorizerEvent = () =>
-        ({
-          type: 'REQUEST',
-          methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${path}`,
-          resource: event.resource,
-          path,
-          httpMethod: method,
-          headers,
-          multiValueHeaders,
-          queryStringParameters: event.queryStringParameters,
-          multiValueQueryStringParameters: event.multiValueQueryStringParameters,
-          pathParameters: event.pathParameters,
-          stageVariables: null,
-          requestContext,
-        }) as unknown as APIGatewayRequestAuthorizerEvent;
       const identity = req.headers.authorization;
       if (cacheMs && !identity) return send(res, missingCredentials(path));
       const cached = cacheMs && identity ? authCache.get(identity) : undefined;
       const asked = generation;
       let auth: AuthorizerResult;
       try {
-        auth = cached && cached.until > Date.now() ? cached.auth : await authorizer.invoke<AuthorizerResult>(authorizerEvent());
+        auth = cached && cached.until > Date.now() ? cached.auth : await authorizer.invoke<AuthorizerResult>(authorizerEvent(event));
       } catch (err) {
         // The template's AUTHORIZER_FAILURE gateway response: a retryable 503.
         logger.error('local gateway: authorizer failed', { err: (err as Error).message, method, path });
         return send(res, authorizerFailure(path));
       }
       if (cacheMs && identity && auth !== cached?.auth && asked === generation) authCache.set(identity, { until: Date.now() + cacheMs, auth });
-      event.requestContext.authorizer = { ...auth.context, principalId: auth.principalId };
+      authorize(event, auth);
       send(res, await invokeIntegration(target.r.fn, event));
     } catch (err) {
       // A gateway-level failure is a bug in the stack, never the caller's fault: log it loudly.
