@@ -1,4 +1,4 @@
-import type { QueueName } from './topology.ts';
+import type { QueueName, StackPart } from './topology.ts';
 import type { GroupName, RouteContract } from '#shared/http/contract.ts';
 import { userRoutes } from '#shared/users/contract.ts';
 import { apiKeyRoutes } from '#shared/accounts/contract.ts';
@@ -30,6 +30,8 @@ export interface ApiGroup {
   routes: readonly RouteContract[];
   /** Queues the group's function sends to directly (URL env vars and send grants come from this). */
   sendsTo?: readonly QueueName[];
+  /** The feature whose nested stack builds the group's function (app/topology.ts StackPart); default the service's stack. */
+  part?: StackPart;
 }
 
 /**
@@ -56,7 +58,7 @@ export const API_GROUPS: readonly ApiGroup[] = [
   // Satisfaction (decisions §24): its own small function, so the public survey page loads no other group's code.
   { name: 'satisfaction', entry: 'functions/satisfaction/handler.ts', routes: satisfactionRoutes },
   // Views and macros: their own function, so the tickets function's cold start does not grow with them.
-  { name: 'views', entry: 'functions/views/handler.ts', routes: [...viewRoutes, ...macroRoutes], sendsTo: ['view-recount'] },
+  { name: 'views', entry: 'functions/views/handler.ts', routes: [...viewRoutes, ...macroRoutes], sendsTo: ['view-recount'], part: 'views' },
 ];
 
 export const AUTHORIZER = { entry: 'functions/authorizer/handler.ts' };

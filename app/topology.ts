@@ -41,8 +41,19 @@ export interface QueueDef {
   urlOutput?: string;
   /** A message older than this (seconds) pages: the queue is stuck. Default OLDEST_MESSAGE_ALARM_SECONDS. */
   oldestMessageAlarmSeconds?: number;
+  /** The feature whose nested stack builds the queue, its consumer and its rules (StackPart); default the service's stack. */
+  part?: StackPart;
   description: string;
 }
+
+/**
+ * A feature deployed as a nested stack of the service's: its API function,
+ * queues, consumers, rules and schedules, with their roles, log groups and
+ * alarms (infra/parts.ts). CloudFormation holds 500 resources a stack; a
+ * consumer or a scheduled job brings about ten, so a feature that adds several
+ * lives in its own part, and the service's stack pays one resource for it.
+ */
+export type StackPart = 'views';
 
 /**
  * Every queue is an SQS fair queue: each message carries its account as
@@ -75,6 +86,8 @@ export interface ScheduleDef {
   functionTimeoutSeconds: number;
   /** Queues the job sends work to (their URLs through `urlEnv`; sending is granted). */
   sendsTo?: readonly QueueName[];
+  /** The feature whose nested stack builds the job and its schedule (StackPart); default the service's stack. */
+  part?: StackPart;
   description: string;
 }
 
@@ -241,6 +254,7 @@ export const QUEUES: readonly QueueDef[] = [
   {
     name: 'view-counts',
     consumer: 'functions/view-counts/handler.ts',
+    part: 'views',
     batchSize: 10,
     functionTimeoutSeconds: 30,
     visibilityTimeoutSeconds: 180,
@@ -251,6 +265,7 @@ export const QUEUES: readonly QueueDef[] = [
   {
     name: 'view-recount',
     consumer: 'functions/view-counts/recount.ts',
+    part: 'views',
     // One message is one page of 100 tickets; the consumer queues the next page itself.
     batchSize: 1,
     functionTimeoutSeconds: 60,
@@ -289,6 +304,7 @@ export const SCHEDULES: readonly ScheduleDef[] = [
   {
     name: 'view-time-pass',
     entry: 'functions/view-counts/pass.ts',
+    part: 'views',
     rateMinutes: 15,
     functionTimeoutSeconds: 60,
     sendsTo: ['view-recount'],

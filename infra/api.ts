@@ -12,6 +12,7 @@ import type { Functions } from './functions.ts';
 import { bundles } from './imports.ts';
 import { nagAck } from './nag.ts';
 import type { Pipeline } from './pipeline.ts';
+import type { Parts } from './parts.ts';
 
 /** The module that flushes the authorizer cache; functions whose bundles include it get its settings and grant. */
 const AUTHORIZER_CACHE_MODULE = 'shared/auth/authorizer-cache.ts';
@@ -54,8 +55,8 @@ export class Api {
   readonly usagePlans: Record<string, UsagePlan> = {};
 
   /** `groups`: the route table (default app/registry.ts's; tests add a route). */
-  constructor(scope: Stack, props: { config: StageConfig; functions: Functions; pipeline: Pipeline; groups?: readonly ApiGroup[] }) {
-    const { config, functions, pipeline, groups = API_GROUPS } = props;
+  constructor(scope: Stack, props: { config: StageConfig; functions: Functions; pipeline: Pipeline; parts: Parts; groups?: readonly ApiGroup[] }) {
+    const { config, functions, pipeline, parts, groups = API_GROUPS } = props;
     const authorizerFn = functions.add({
       id: 'AuthorizerFunction',
       entry: AUTHORIZER.entry,
@@ -70,6 +71,7 @@ export class Api {
       const handler = functions.add({
         id: `Group-${group.name}`,
         entry: group.entry,
+        scope: parts.of(group.part),
         description: `Endpoint group ${group.name}`,
         tableAccess: 'readWrite',
         environment: pipeline.sendEnv(group.sendsTo),

@@ -150,6 +150,8 @@ export class Operations {
         metric: queues[q.name].metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }),
         threshold: maxAgeSeconds,
         named: true,
+        // A queue of a feature's part (infra/parts.ts) keeps its alarm in that part's nested stack.
+        home: Stack.of(queues[q.name]),
       });
     }
     const throttles = new MathExpression({

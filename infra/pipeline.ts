@@ -13,6 +13,7 @@ import type { StageConfig } from './config.ts';
 import type { EmailChannel } from './email.ts';
 import type { Functions } from './functions.ts';
 import { nagAck } from './nag.ts';
+import type { Parts } from './parts.ts';
 
 /**
  * The event pipeline, from the topology table (app/topology.ts): a queue and
@@ -31,16 +32,18 @@ export class Pipeline {
 
   constructor(
     private readonly scope: Stack,
-    props: { config: StageConfig; table: ITable; bus: IEventBus; functions: Functions; email: EmailChannel },
+    props: { config: StageConfig; table: ITable; bus: IEventBus; functions: Functions; email: EmailChannel; parts: Parts },
   ) {
-    const { config, table, bus, functions, email } = props;
+    const { config, table, bus, functions, email, parts } = props;
     const retentionPeriod = Duration.seconds(MESSAGE_RETENTION_SECONDS);
     const dlqOf = new Map<QueueName, Queue>();
     for (const q of QUEUES) {
-      const dlq = new Queue(scope, `${q.name}-dlq`, { retentionPeriod, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+      // A row of a feature's part is built in that part's nested stack (infra/parts.ts), its rules and consumer too.
+      const home = parts.of(q.part);
+      const dlq = new Queue(home, `${q.name}-dlq`, { retentionPeriod, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
       dlqOf.set(q.name, dlq);
       this.dlqs.push(dlq);
-      this.queues[q.name] = new Queue(scope, q.name, {
+      this.queues[q.name] = new Queue(home, q.name, {
         visibilityTimeout: Duration.seconds(q.visibilityTimeoutSeconds),
         retentionPeriod,
         encryption: QueueEncryption.SQS_MANAGED,
@@ -56,7 +59,7 @@ export class Pipeline {
     this.dlqs.push(ruleTargetDlq);
     for (const r of RULES) {
       this.rules.push(
-        new Rule(scope, `Rule-${r.name}`, {
+        new Rule(parts.of(QUEUES.find((q) => q.name === r.queue)!.part), `Rule-${r.name}`, {
           eventBus: bus,
           description: r.description,
           eventPattern: { source: [...r.pattern.source], ...(r.pattern['detail-type'] ? { detailType: [...r.pattern['detail-type']] } : {}) },
@@ -73,7 +76,7 @@ export class Pipeline {
       );
     }
 
-    for (const q of QUEUES) this.consumer(q, dlqOf.get(q.name)!, config, functions, email);
+    for (const q of QUEUES) this.consumer(q, dlqOf.get(q.name)!, config, functions, email, parts);
 
     // --- Outbox publisher (table stream) and its sweeper (schedule): no ticket event is lost.
     const publisherDlq = new Queue(scope, 'outbox-publisher-failures', { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
@@ -115,7 +118,9 @@ export class Pipeline {
 
     // --- Scheduled jobs of the topology (one function and one schedule rule each).
     for (const s of SCHEDULES) {
+      const home = parts.of(s.part);
       const job = functions.add({
+        scope: home,
         id: `Schedule-${s.name}`,
         entry: s.entry,
         description: s.description,
@@ -124,7 +129,7 @@ export class Pipeline {
         timeoutSeconds: s.functionTimeoutSeconds,
       });
       this.grantSends(job, s.sendsTo);
-      new Rule(scope, `Schedule-${s.name}-rule`, { description: s.description, schedule: Schedule.rate(Duration.minutes(s.rateMinutes)), targets: [new LambdaFunction(job)] });
+      new Rule(home, `Schedule-${s.name}-rule`, { description: s.description, schedule: Schedule.rate(Duration.minutes(s.rateMinutes)), targets: [new LambdaFunction(job)] });
     }
   }
 
@@ -139,9 +144,10 @@ export class Pipeline {
   }
 
   /** A row's consumer: its event source, and what the row declares it needs. */
-  private consumer(q: QueueDef, dlq: Queue, config: StageConfig, functions: Functions, email: EmailChannel) {
+  private consumer(q: QueueDef, dlq: Queue, config: StageConfig, functions: Functions, email: EmailChannel, parts: Parts) {
     const queue = this.queues[q.name];
     const consumer = functions.add({
+      scope: parts.of(q.part),
       id: `Consumer-${q.name}`,
       entry: q.consumer,
       description: q.description,

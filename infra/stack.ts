@@ -11,6 +11,7 @@ import { Data } from './data.ts';
 import { EmailChannel } from './email.ts';
 import { Functions } from './functions.ts';
 import { Operations } from './operations.ts';
+import { Parts } from './parts.ts';
 import { Pipeline } from './pipeline.ts';
 import { Uploads } from './uploads.ts';
 
@@ -49,6 +50,8 @@ export class SupportDeskStack extends Stack {
   readonly alarms: NestedStack;
   /** The email channel's receiving and notifications, in its nested stack `Email` (infra/email.ts). */
   readonly email: EmailChannel;
+  /** The features deployed as nested stacks of their own (infra/parts.ts). */
+  readonly parts: Parts;
 
   constructor(scope: Construct, id: string, props: SupportDeskStackProps) {
     super(scope, id, { ...props, env: { account: props.config.account, region: props.config.region, ...props.env } });
@@ -65,8 +68,10 @@ export class SupportDeskStack extends Stack {
 
     const functions = new Functions(this, { config, data, bus: this.bus, uploads: this.uploads });
     this.email = new EmailChannel(this, { config, functions, uploads: this.uploads });
-    const pipeline = new Pipeline(this, { config, table: this.table, bus: this.bus, functions, email: this.email });
-    const api = new Api(this, { config, functions, pipeline, groups: props.apiGroups });
+    // Features deployed as nested stacks of their own (app/topology.ts StackPart): views.
+    const parts = (this.parts = new Parts(this));
+    const pipeline = new Pipeline(this, { config, table: this.table, bus: this.bus, functions, email: this.email, parts });
+    const api = new Api(this, { config, functions, pipeline, parts, groups: props.apiGroups });
     this.api = api.api;
     this.usagePlans = api.usagePlans;
     this.alarms = new Operations(this, { config, table: this.table, api: this.api, bus: this.bus, pipeline, functions: functions.all }).alarms;

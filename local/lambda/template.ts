@@ -1,4 +1,4 @@
-import type { Stack as CdkStack } from 'aws-cdk-lib';
+import type { NestedStack as CdkNestedStack, Stack as CdkStack } from 'aws-cdk-lib';
 
 /**
  * The local stack's one source of truth: the CloudFormation template that the
@@ -72,23 +72,30 @@ export async function synthesizeStage(stage: Record<string, unknown>, descriptio
     const stackName = stackNameOf(config.stage);
     const stack = new SupportDeskStack(app, stackName, { config, ...(description ? { description } : {}) });
     const assembly = app.synth();
-    // The nested stacks' templates (the email channel's, the alarms') are files of the assembly, by their resource in the parent.
-    const nestedOf = (parent: CdkStack): Map<string, Template> =>
-      new Map(
-        parent.node
-          .findAll()
-          .filter((c) => NestedStack.isNestedStack(c) && c.nestedStackParent === parent)
-          .map((c) => {
-            const nested = c as InstanceType<typeof NestedStack>;
-            const own = JSON.parse(readFileSync(join(assembly.directory, nested.templateFile), 'utf8')) as Template;
-            return [parent.getLogicalId(nested.nestedStackResource!), flattenNestedStacks(own, nestedOf(nested))];
-          }),
-      );
-    const template = flattenNestedStacks(assembly.getStackByName(stackName).template as Template, nestedOf(stack));
+    // The nested stacks' templates (the email channel's, the alarms', the parts') are files of the assembly.
+    const template = foldNestedStacks(stack, assembly.getStackByName(stackName).template as Template, NestedStack, (nested) =>
+      JSON.parse(readFileSync(join(assembly.directory, nested.templateFile), 'utf8')),
+    );
     return { stackName, template };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A stack's template with its nested stacks (and theirs) folded in by flattenNestedStacks: `own` is the stack's
+ * template, `templateOf` reads a nested stack's (a file of the assembly, or Template.fromStack in the infra tests).
+ * `NestedStack` is aws-cdk-lib's class, passed in: the local stack loads the CDK only when it synthesizes.
+ */
+export function foldNestedStacks(stack: CdkStack, own: Template, NestedStack: typeof CdkNestedStack, templateOf: (nested: CdkNestedStack) => Template): Template {
+  const nestedOf = (parent: CdkStack): Map<string, Template> =>
+    new Map(
+      parent.node
+        .findAll()
+        .filter((c): c is CdkNestedStack => NestedStack.isNestedStack(c) && c.nestedStackParent === parent)
+        .map((nested) => [parent.getLogicalId(nested.nestedStackResource!), flattenNestedStacks(templateOf(nested), nestedOf(nested))]),
+    );
+  return flattenNestedStacks(own, nestedOf(stack));
 }
 
 /**

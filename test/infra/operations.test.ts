@@ -6,6 +6,7 @@ import { stageConfig } from '../../infra/config.ts';
 import { SupportDeskStack } from '../../infra/stack.ts';
 import { QUEUES } from '#app/topology.ts';
 import { testStage } from '../support/stage.ts';
+import { withParts } from '../support/template.ts';
 
 // Two stages in one app (bundling skipped: the real synth in CI covers it), as a platform team deploys dev and prod.
 let dev: Template;
@@ -25,8 +26,9 @@ beforeAll(() => {
       enrichment: { provider: 'http', url: 'https://companies.example/v1', apiKeySecretName: 'sd/prod/enrichment' },
     }),
   });
-  dev = Template.fromStack(devStack);
-  prod = Template.fromStack(prodStack);
+  // The features' nested stacks (infra/parts.ts) folded in: their functions and queues have their alarms there.
+  dev = withParts(devStack);
+  prod = withParts(prodStack);
   devUnnamed = Template.fromStack(devStack.alarms);
   prodUnnamed = Template.fromStack(prodStack.alarms);
 }, 120_000);

@@ -6,6 +6,7 @@ import { testStage } from '../support/stage.ts';
 import { OUTBOX_INDEX } from '#shared/db/table-definition.ts';
 import { RULES } from '#app/bus-rules.ts';
 import { BUS_MESSAGE_GROUP, DEFAULT_MAX_CONCURRENCY, OLDEST_MESSAGE_ALARM_SECONDS, OUTBOX_PUBLISHER, QUEUES } from '#app/topology.ts';
+import { withParts } from '../support/template.ts';
 
 // The event spine's durability settings in AWS (decisions §7): nothing dropped, nothing holding up the rest.
 let template: Template;
@@ -14,7 +15,7 @@ let unnamedAlarms: Template;
 beforeAll(() => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new SupportDeskStack(app, 'Spine', { config: testStage() });
-  template = Template.fromStack(stack);
+  template = withParts(stack);
   unnamedAlarms = Template.fromStack(stack.alarms);
 }, 60_000);
 

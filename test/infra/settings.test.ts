@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_GROUPS } from '#app/registry.ts';
 import { QUEUES, SCHEDULES } from '#app/topology.ts';
@@ -10,6 +9,7 @@ import { bundles } from '../../infra/imports.ts';
 import { ENTRY_METADATA, PROJECT_ROOT } from '../../infra/service-function.ts';
 import { checkFunctionSettings, DECLARED_SETTINGS, settingsOf, settingsProblems } from '../../infra/settings.ts';
 import { SupportDeskStack } from '../../infra/stack.ts';
+import { withParts } from '../support/template.ts';
 
 interface Fn {
   id: string;
@@ -24,7 +24,7 @@ beforeAll(() => {
   for (const [stage, settings] of STAGES) {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const config = stageConfig({ ...settings, stage });
-    const resources = Template.fromStack(new SupportDeskStack(app, stackNameOf(stage), { config })).findResources('AWS::Lambda::Function');
+    const resources = withParts(new SupportDeskStack(app, stackNameOf(stage), { config })).findResources('AWS::Lambda::Function');
     synthesized[stage] = {
       region: config.region,
       functions: Object.entries(resources).map(([logicalId, r]) => ({

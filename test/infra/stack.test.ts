@@ -11,6 +11,7 @@ import { RULES } from '#app/bus-rules.ts';
 import { QUEUES, SCHEDULES } from '#app/topology.ts';
 import { SupportDeskStack, tierThrottle } from '../../infra/stack.ts';
 import { testStage } from '../support/stage.ts';
+import { withParts } from '../support/template.ts';
 
 // One synth per file, without esbuild (bundling is covered by the real `cdk synth` in CI).
 let app: App;
@@ -21,7 +22,7 @@ beforeAll(() => {
   app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new SupportDeskStack(app, 'Test', { config: testStage() });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  template = Template.fromStack(stack);
+  template = withParts(stack);
   unnamedAlarms = Template.fromStack(stack.alarms);
 }, 180_000);
 

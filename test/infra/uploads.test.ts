@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SupportDeskStack } from '../../infra/stack.ts';
 import { ENTRY_METADATA } from '../../infra/service-function.ts';
 import { testStage } from '../support/stage.ts';
+import { withParts } from '../support/template.ts';
 
 // Two stages, one synth each, without esbuild: server access logs and no scanning (the default), and CloudTrail data
 // events with GuardDuty Malware Protection (as prod), with cdk-nag on the second.
@@ -14,13 +15,11 @@ let logged: Template;
 let scanned: Template;
 let scannedApp: App;
 beforeAll(() => {
-  logged = Template.fromStack(
-    new SupportDeskStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Logged', { config: testStage({ uploads: { corsOrigins: ['https://app.test.example'] } }) }),
-  );
+  logged = withParts(new SupportDeskStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Logged', { config: testStage({ uploads: { corsOrigins: ['https://app.test.example'] } }) }));
   scannedApp = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new SupportDeskStack(scannedApp, 'Scanned', { config: testStage({ uploads: { accessLogging: 'cloudTrailDataEvents', malwareProtection: true } }) });
   Validations.of(scannedApp).addPlugins(new AwsSolutionsChecks(scannedApp));
-  scanned = Template.fromStack(stack);
+  scanned = withParts(stack);
 }, 120_000);
 
 const uploadsBucketId = (t: Template) => Object.keys(t.findResources('AWS::S3::Bucket')).find((id) => id.startsWith('UploadsBucket'))!;
