@@ -9,7 +9,7 @@ import { eventually } from '../support/wait.ts';
  * Views and their live counts (decisions §21), through the API on the local
  * emulators with the count consumers running: counts stay exact, and say
  * fresh, through creates, changes that leave and enter a view, deletes, a
- * bulk job and a merge (and never fresh while a change is held unapplied);
+ * bulk job, a merge and an erasure (and never fresh while a change is held unapplied);
  * a view's tickets come in its sort, in cursor pages; a personal view is its
  * creator's alone.
  */
@@ -216,6 +216,36 @@ describe('views', () => {
     expect(await freshCount(owner, view.id)).toBe(1);
     expect(await heldChange(view.id, () => owner.put(`${TICKETS}/${target.id}`, { ticket: { status: 'pending' } }))).toBe(0);
     expect(await heldChange(view.id, () => owner.del(`${TICKETS}/${source.id}`))).toBe(0);
+  }, 120_000);
+
+  it("counts stay exact and fresh through a contact's erasure", async () => {
+    // Arrange: two of the contact's tickets in the view, one ticket of someone else
+    const view = await newView(owner, {
+      title: 'Open erasures',
+      conditions: {
+        all: [
+          { field: 'status', operator: 'is', value: 'open' },
+          { field: 'tags', operator: 'includes', value: 'erasing' },
+        ],
+      },
+    });
+    const email = `erased.${Date.now()}@customer.example`;
+    const [first, second] = [
+      await newTicket(owner, { status: 'open', tags: ['erasing'], requesterEmail: email, requesterName: 'Erin Erased' }),
+      await newTicket(owner, { status: 'open', tags: ['erasing'], requesterEmail: email, requesterName: 'Erin Erased' }),
+    ];
+    await newTicket(owner, { status: 'open', tags: ['erasing'], requesterEmail: `kept.${Date.now()}@customer.example` });
+    expect(await freshCount(owner, view.id)).toBe(3);
+    const contact = (await owner.get(`/helpdesk/api/contacts?search=${encodeURIComponent(email)}`)).body.data[0];
+    // Act: the contact is erased (each of their tickets is changed, as ticket.updated)
+    const erasure = await owner.post(`/helpdesk/api/v1/contacts/${contact.id}/erase`, {});
+    expect(erasure.status, erasure.text).toBe(202);
+    expect(await jobDone(erasure.body.job.id)).toMatchObject({ succeeded: 1 });
+    // Assert: exact and fresh (the erased tickets stay in the view), and not fresh while a later change is unapplied
+    // (an erasure's change that the tally did not count would leave a surplus: fresh one change early)
+    expect(await freshCount(owner, view.id)).toBe(3);
+    expect(await heldChange(view.id, () => owner.put(`${TICKETS}/${first.id}`, { ticket: { status: 'pending' } }))).toBe(2);
+    expect(await heldChange(view.id, () => owner.put(`${TICKETS}/${second.id}`, { ticket: { tags: [] } }))).toBe(1);
   }, 120_000);
 
   it("a personal view is its creator's alone; shared views are for admins to write", async () => {
