@@ -1,5 +1,5 @@
 import { ChangeMessageVisibilityCommand, DeleteMessageCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
-import { sqs } from '#shared/events/sqs.ts';
+import { sqs } from '#shared/events/sqs-client.ts';
 import { dlqName, QUEUES, type QueueName } from './topology.ts';
 
 /** A message parked in a queue's dead-letter queue, as operators see it. */

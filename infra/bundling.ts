@@ -153,8 +153,9 @@ const DEPENDENCIES = join(PROJECT_ROOT, 'node_modules') + sep;
 /**
  * A map's source as its path in the project (`shared/http/error-map.ts`), resolved against the bundle's folder
  * wherever it is: a stack trace names the file in the repository, in Lambda (/var/task/shared/...) as locally.
+ * A map's sources are relative to the map's own folder: the asset's root for index.mjs, `chunks/` for a chunk's.
  */
-const projectPath = (source: string) => relative(PROJECT_ROOT, resolve(NOMINAL_OUTDIR, source));
+const projectPath = (mapDir: string) => (source: string) => relative(PROJECT_ROOT, resolve(mapDir, source));
 
 /** The esbuild options of one function's bundle (index.mjs, chunks/, source maps), in memory: see writeBundle. */
 export function esbuildOptions(entry: string) {
@@ -189,7 +190,8 @@ export function writeBundle(result: BuildResult<{ write: false; metafile: true }
   for (const file of result.outputFiles) {
     const to = join(outdir, relative(NOMINAL_OUTDIR, file.path));
     mkdirSync(dirname(to), { recursive: true });
-    writeFileSync(to, file.path.endsWith('.map') ? trimSourceMap(file.text, (source) => !resolve(NOMINAL_OUTDIR, source).startsWith(DEPENDENCIES), projectPath) : file.contents);
+    const mapDir = dirname(file.path);
+    writeFileSync(to, file.path.endsWith('.map') ? trimSourceMap(file.text, (source) => !resolve(mapDir, source).startsWith(DEPENDENCIES), projectPath(mapDir)) : file.contents);
   }
 }
 

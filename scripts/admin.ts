@@ -238,7 +238,7 @@ async function reindexQueueUrl(deployed: boolean): Promise<string> {
     return url;
   }
   const { GetQueueUrlCommand } = await import('@aws-sdk/client-sqs');
-  const { sqs } = await import('#shared/events/sqs.ts');
+  const { sqs } = await import('#shared/events/sqs-client.ts');
   try {
     return (await sqs.send(new GetQueueUrlCommand({ QueueName: 'reindex' }))).QueueUrl!;
   } catch {

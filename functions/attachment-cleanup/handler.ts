@@ -1,7 +1,6 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { deleteTicketAttachments } from '#shared/messages/ticket-cleanup.ts';
 import { eventConsumer } from '#shared/events/consumer.ts';
-import { sqs } from '#shared/events/sqs.ts';
+import { sendMessage } from '#shared/events/sqs.ts';
 import { ticketRefDetailSchema } from '#shared/tickets/events.ts';
 import { cleanupSettings } from './settings.ts';
 
@@ -16,5 +15,5 @@ const queueUrl = cleanupSettings().ATTACHMENT_CLEANUP_QUEUE_URL;
 export const handler = eventConsumer('attachment-cleanup', ticketRefDetailSchema(['ticket.deleted']), async (detail, envelope) => {
   if (await deleteTicketAttachments(detail.accountId, detail.data.ticket.id)) return;
   // In the account's message group, as the bus rule delivered it (a fair queue, app/topology.ts).
-  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(envelope), MessageGroupId: detail.accountId }));
+  await sendMessage({ QueueUrl: queueUrl, MessageBody: JSON.stringify(envelope), MessageGroupId: detail.accountId });
 });

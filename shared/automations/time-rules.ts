@@ -4,9 +4,8 @@
  * then gsi2 per account: Queries, never a Scan) and queues them in batches;
  * the queue's consumer evaluates each batch.
  */
-import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
-import { sqs } from '../events/sqs.ts';
+import { sendMessageBatch } from '../events/sqs.ts';
 import { logger } from '../logger.ts';
 import { openTicketIdsPage } from '../tickets/service.ts';
 import * as repo from './repository.ts';
@@ -22,7 +21,7 @@ export type TimeRuleBatch = z.infer<typeof TimeRuleBatchSchema>;
 async function sendAll(queueUrl: string, batches: TimeRuleBatch[]) {
   for (let i = 0; i < batches.length; i += 10) {
     const entries = batches.slice(i, i + 10).map((b, j) => ({ Id: String(j), MessageBody: JSON.stringify(b), MessageGroupId: b.accountId }));
-    const out = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+    const out = await sendMessageBatch({ QueueUrl: queueUrl, Entries: entries });
     // A partial failure fails the job run; the next run (or the schedule's retry) covers those tickets again.
     if (out.Failed?.length) throw new Error(`could not queue ${out.Failed.length} time-rule batches: ${out.Failed[0].Message}`);
   }

@@ -1,5 +1,4 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
 import { logger } from '../logger.ts';
@@ -7,7 +6,7 @@ import { correlationIdFrom, recordMetric, withCorrelation } from '../observabili
 import type { EventDetail } from './detail.ts';
 import { METRICS } from '../metrics.ts';
 import { consumerSettings } from './settings.ts';
-import { queueUrlFromArn, sqs } from './sqs.ts';
+import { changeMessageVisibility, queueUrlFromArn } from './sqs.ts';
 
 /** What every consumer reads of a detail, whatever its event: its id and account, and what caused it. A queue's schema extends it. */
 export const ConsumedDetailSchema = z.object({ eventId: z.string(), accountId: z.string(), correlationId: z.string().optional() });
@@ -46,7 +45,7 @@ export async function backOff(name: string, record: SQSRecord): Promise<void> {
   const receives = Number(record.attributes?.ApproximateReceiveCount ?? '1');
   const delay = Math.round(Math.min(300, consumerSettings().CONSUMER_RETRY_BASE_SECONDS * 2 ** (receives - 1)));
   try {
-    await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrlFromArn(record.eventSourceARN), ReceiptHandle: record.receiptHandle, VisibilityTimeout: delay }));
+    await changeMessageVisibility({ QueueUrl: queueUrlFromArn(record.eventSourceARN), ReceiptHandle: record.receiptHandle, VisibilityTimeout: delay });
   } catch (err) {
     logger.warn(`${name}: could not schedule the retry`, { messageId: record.messageId, err });
   }

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineSettings } from '../config/settings.ts';
 
-/** The SQS client (shared/events/sqs.ts), at load. */
+/** The SQS client (shared/events/sqs-client.ts, loaded by shared/events/sqs.ts at the first call) and queue URLs from ARNs (sqs.ts). */
 export const sqsSettings = defineSettings(
   'shared/events/sqs.ts',
   z.object({

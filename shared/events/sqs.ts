@@ -1,60 +1,42 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { injectFaults } from '../faults/inject.ts';
+import type { ChangeMessageVisibilityCommandInput, SendMessageBatchCommandInput, SendMessageBatchCommandOutput, SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import { sqsSettings } from './settings.ts';
-import { escapeForTransport, sqsBodyProblem } from './transport.ts';
-
-const { AWS_REGION, SQS_ENDPOINT, AWS_ENDPOINT_URL_SQS } = sqsSettings();
 
 /**
- * Per-attempt limits: a send or delete answers in milliseconds (no call of the
- * functions long-polls), so an attempt that hangs is cut and retried by the
- * SDK instead of holding the function until it times out.
+ * SQS for the functions: the calls they make, each loading the client
+ * (shared/events/sqs-client.ts) at its first use. The client, its commands and
+ * the SDK code only SQS needs are a chunk of their own, so a cold start does
+ * not pay for them unless a call sends (issue 42: a consumer's visibility
+ * change happens only on a failure, an API group's send only on some writes).
  */
-export const SQS_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: 5_000, throwOnRequestTimeout: true } as const;
+let client: Promise<typeof import('./sqs-client.ts')> | undefined;
+const loaded = () =>
+  (client ??= import('./sqs-client.ts').catch((err: unknown) => {
+    client = undefined;
+    throw err;
+  }));
 
-/** The one SQS client of a process (fauxqs locally), created at module load. */
-export const sqs = new SQSClient({
-  region: AWS_REGION,
-  requestHandler: { ...SQS_TIMEOUTS },
-  ...(SQS_ENDPOINT ? { endpoint: SQS_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-});
-injectFaults(sqs, 'sqs', { requestTimeoutMs: SQS_TIMEOUTS.requestTimeout });
-
-/** A refusal SQS would answer (locally raised before the emulator sees the message, so local is as strict as AWS). */
-export class SqsMessageRefusedError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'InvalidMessageContents';
-  }
+/** SendMessage with the process's client. */
+export async function sendMessage(input: SendMessageCommandInput): Promise<void> {
+  const { sqs, SendMessageCommand } = await loaded();
+  await sqs.send(new SendMessageCommand(input));
 }
 
-/**
- * Every body this client sends is a JSON document: characters a queue refuses
- * in a raw body (U+FFFE/U+FFFF in SQS, everything above U+FFFF in fauxqs) are
- * JSON-escaped here, in the adapter, so callers never see the difference and
- * consumers parse the same payload. Then SQS's own limits (256 KB, character
- * set) are checked, the same locally as in AWS.
- */
-function safeBody(body: string): string {
-  const escaped = /^\s*[[{]/.test(body) ? escapeForTransport(body) : body;
-  const problem = sqsBodyProblem(escaped);
-  if (problem) throw new SqsMessageRefusedError(problem);
-  return escaped;
+/** SendMessageBatch with the process's client: its answer says which entries failed. */
+export async function sendMessageBatch(input: SendMessageBatchCommandInput): Promise<SendMessageBatchCommandOutput> {
+  const { sqs, SendMessageBatchCommand } = await loaded();
+  return sqs.send(new SendMessageBatchCommand(input));
 }
 
-sqs.middlewareStack.add(
-  (next) => async (args) => {
-    const input = args.input as { MessageBody?: string; Entries?: { MessageBody?: string }[] };
-    if (typeof input.MessageBody === 'string') input.MessageBody = safeBody(input.MessageBody);
-    for (const e of input.Entries ?? []) if (typeof e.MessageBody === 'string') e.MessageBody = safeBody(e.MessageBody);
-    return next(args);
-  },
-  { step: 'initialize', name: 'transportSafeBodies' },
-);
+/** ChangeMessageVisibility with the process's client (a consumer's backoff). */
+export async function changeMessageVisibility(input: ChangeMessageVisibilityCommandInput): Promise<void> {
+  const { sqs, ChangeMessageVisibilityCommand } = await loaded();
+  await sqs.send(new ChangeMessageVisibilityCommand(input));
+}
 
-/** A queue's URL from its ARN (as Lambda's SQS records carry it), on this client's endpoint. */
+/** A queue's URL from its ARN (as Lambda's SQS records carry it), on the client's endpoint. */
 export function queueUrlFromArn(arn: string): string {
   const [, , , region, account, name] = arn.split(':');
+  const { SQS_ENDPOINT, AWS_ENDPOINT_URL_SQS } = sqsSettings();
   // AWS_ENDPOINT_URL_SQS is the SDK's own setting for a custom endpoint (the local stack gives it to every function);
   // a URL on another host would make the client send there instead.
   const endpoint = SQS_ENDPOINT ?? AWS_ENDPOINT_URL_SQS;

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Principal } from '../auth/principal.ts';
 import { NotFoundError, ServiceUnavailableError } from '../domain/errors.ts';
-import { sqs } from '../events/sqs.ts';
+import { sendMessage } from '../events/sqs.ts';
 import { toHttpError } from '../http/error-map.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
@@ -70,7 +69,7 @@ export type JobStepMessage = z.infer<typeof JobStepMessageSchema>;
 
 /** Queue a step of a job; the account is the fair-queue group. */
 export async function enqueueJobStep(queueUrl: string, msg: JobStepMessage): Promise<void> {
-  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(msg), MessageGroupId: msg.accountId }));
+  await sendMessage({ QueueUrl: queueUrl, MessageBody: JSON.stringify(msg), MessageGroupId: msg.accountId });
 }
 
 /** A job to make: its type, its items (ticket ids; duplicates count once) and what its executor applies to each. */

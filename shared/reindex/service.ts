@@ -1,7 +1,6 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { reindexContacts } from '../contacts/api.ts';
 import type { Key } from '../db/query.ts';
-import { sqs } from '../events/sqs.ts';
+import { sendMessage } from '../events/sqs.ts';
 import { reindexOrganizations } from '../organizations/api.ts';
 import { reindexTickets } from '../tickets/service.ts';
 import { reindexUsers } from '../users/api.ts';
@@ -47,7 +46,7 @@ export const reindexStart = (accountId: string): ReindexMessage => ({ accountId,
 
 /** Queue a step (the background path); the account is the fair-queue group, so one big account does not hold up others. */
 export async function enqueueReindex(queueUrl: string, msg: ReindexMessage): Promise<void> {
-  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(msg), MessageGroupId: msg.accountId }));
+  await sendMessage({ QueueUrl: queueUrl, MessageBody: JSON.stringify(msg), MessageGroupId: msg.accountId });
 }
 
 /** Run a whole account's job in this process (small accounts, and the local CLI); answers the records visited per kind. */

@@ -1,4 +1,3 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { AuditChange } from '../audits/model.ts';
 import { auditWrite, diffFields, userActor } from '../audits/service.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -8,7 +7,7 @@ import type { TxWrite } from '../db/transact.ts';
 import { NotFoundError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import type { BatchMemo } from '../events/consumer.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
-import { sqs } from '../events/sqs.ts';
+import { sendMessage } from '../events/sqs.ts';
 import { newId } from '../ids.ts';
 import { listAllFields } from '../ticket-fields/api.ts';
 import { countOpenTickets, findTicket, listOpenTickets, ticketPresentCheck, type TicketRecord } from '../tickets/service.ts';
@@ -340,7 +339,7 @@ const RECOMPUTE_PARALLEL = 10;
 /** Start a recompute of every open ticket: counted now, done in the background in batches (decisions §10). */
 export async function requestRecompute(p: Principal, queueUrl: string): Promise<{ accepted: true; ticketCount: number }> {
   const ticketCount = await countOpenTickets(p.accountId, 1_000_000);
-  if (ticketCount) await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ accountId: p.accountId } satisfies RecomputeMessage), MessageGroupId: p.accountId }));
+  if (ticketCount) await sendMessage({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ accountId: p.accountId } satisfies RecomputeMessage), MessageGroupId: p.accountId });
   return { accepted: true, ticketCount };
 }
 
@@ -376,8 +375,6 @@ export async function recomputeBatch(msg: RecomputeMessage, queueUrl: string, no
     }),
   );
   if (page.nextKey)
-    await sqs.send(
-      new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ accountId: msg.accountId, startKey: page.nextKey } satisfies RecomputeMessage), MessageGroupId: msg.accountId }),
-    );
+    await sendMessage({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ accountId: msg.accountId, startKey: page.nextKey } satisfies RecomputeMessage), MessageGroupId: msg.accountId });
   return { tickets: page.tickets.length };
 }

@@ -1,6 +1,5 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
-import { sqs } from '../events/sqs.ts';
+import { sendMessage } from '../events/sqs.ts';
 import { logger } from '../logger.ts';
 import { recountStep, type RecountMessage } from './counting.ts';
 import * as repo from './repository.ts';
@@ -15,7 +14,7 @@ import * as repo from './repository.ts';
 export const RecountMessageSchema = z.object({ accountId: z.string().min(1), version: z.number().int().min(0), after: z.record(z.string(), z.string()).optional() });
 
 export async function sendRecount(queueUrl: string, msg: RecountMessage): Promise<void> {
-  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(msg), MessageGroupId: msg.accountId }));
+  await sendMessage({ QueueUrl: queueUrl, MessageBody: JSON.stringify(msg), MessageGroupId: msg.accountId });
 }
 
 /** Run one step and queue the next. */

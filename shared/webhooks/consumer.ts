@@ -1,7 +1,6 @@
-import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { backOff, batchMemo, processSqsBatch, type BatchMemo } from '../events/consumer.ts';
-import { sqs } from '../events/sqs.ts';
+import { changeMessageVisibility } from '../events/sqs.ts';
 import { logger } from '../logger.ts';
 import { correlationIdFrom, withCorrelation } from '../observability.ts';
 import { attemptDelivery, type DeliveryConfig, type DeliveryMessage } from './delivery.ts';
@@ -45,7 +44,7 @@ export function deliveryConsumer(config: DeliveryConfig) {
       }
       if (outcome.action !== 'retry') return;
       try {
-        await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: config.queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: outcome.delaySeconds }));
+        await changeMessageVisibility({ QueueUrl: config.queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: outcome.delaySeconds });
       } catch (err) {
         // The message still comes back, after the queue's visibility timeout instead of the scheduled delay.
         logger.warn('webhook-delivery: could not schedule the retry', { messageId: record.messageId, err });

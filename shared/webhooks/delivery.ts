@@ -1,9 +1,8 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { TxWrite } from '../db/transact.ts';
 import type { BatchMemo } from '../events/consumer.ts';
 import { METRICS } from '../metrics.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
-import { sqs } from '../events/sqs.ts';
+import { sendMessage } from '../events/sqs.ts';
 import type { TicketEventDetail, TicketEventPayload } from '../tickets/events.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
@@ -44,7 +43,7 @@ async function enqueue(queueUrl: string, d: DeliveryRecord, correlationId = d.co
   const message: DeliveryMessage = { accountId: d.accountId, webhookId: d.webhookId, deliveryId: d.deliveryId, cycle: d.cycle, ...(correlationId ? { correlationId } : {}) };
   // The account as the message group: on a standard queue that makes it an SQS fair queue, so a tenant with a
   // backlog of deliveries does not hold up another tenant's (the local emulator ignores it; docs/events.md).
-  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message), MessageGroupId: d.accountId }));
+  await sendMessage({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message), MessageGroupId: d.accountId });
 }
 
 const subscribed = (w: WebhookRecord, event: string) => w.active && (w.events as string[]).includes(event);
@@ -217,12 +216,10 @@ export async function attemptDelivery(msg: DeliveryMessage, config: Omit<Deliver
   if (outcome.action === 'dead-letter') {
     // Dead-letter before the log says failed: a crash between the two repeats the last attempt and
     // dead-letters again (a duplicate in the DLQ), where the other order could drop it.
-    await sqs.send(
-      new SendMessageCommand({
-        QueueUrl: config.dlqUrl,
-        MessageBody: JSON.stringify({ ...msg, eventId: d.eventId, eventType: d.eventType, attempts: d.attempts, reason: outcome.reason, failedAt: now.toISOString() }),
-      }),
-    );
+    await sendMessage({
+      QueueUrl: config.dlqUrl,
+      MessageBody: JSON.stringify({ ...msg, eventId: d.eventId, eventType: d.eventType, attempts: d.attempts, reason: outcome.reason, failedAt: now.toISOString() }),
+    });
     recordMetric(METRICS.webhookDeadLettered, 1);
     logger.error('webhook delivery failed for good; dead-lettered', { accountId: msg.accountId, webhookId: msg.webhookId, deliveryId: d.deliveryId, eventId: d.eventId });
   }

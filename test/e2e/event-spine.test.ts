@@ -217,7 +217,7 @@ describe('event spine: every event publishable, none holding up another', () => 
   });
 
   it('the local bus and queues are as strict as AWS: 10 entries and 256 KB per PutEvents, JSON detail, 256 KB per message', async () => {
-    const { sqs } = await import('#shared/events/sqs.ts');
+    const { sqs } = await import('#shared/events/sqs-client.ts');
     const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
     const { localQueueUrl } = await import('../../local/lambda/index.ts');
     const entry = (detail: string) => ({ source: 'support-desk.tests', detailType: 'test.event', detail });

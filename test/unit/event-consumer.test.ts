@@ -2,7 +2,7 @@ import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { eventConsumer } from '#shared/events/consumer.ts';
-import { sqs } from '#shared/events/sqs.ts';
+import { sqs } from '#shared/events/sqs-client.ts';
 import { GroupEventDetailSchema } from '#shared/groups/events.ts';
 import { baseLogger } from '#shared/observability.ts';
 
