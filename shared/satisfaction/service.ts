@@ -79,13 +79,7 @@ async function openToken(token: string): Promise<TicketRecord> {
 
 export const isScore = (s: unknown): s is SatisfactionScore => s === 'good' || s === 'bad';
 
-/**
- * Record a click or a comment from the survey page (decisions §24): the score
- * (a later click changes it) and/or the comment, on the ticket and in the
- * account's ratings, with ticket.rated and an audit, in one transaction. A
- * repeat of what is already recorded writes nothing (a mail scanner opening
- * the link twice makes one event). A comment before any score is refused.
- */
+/** What the survey page shows: the ticket's subject and the rating so far. */
 export interface SurveyState {
   subject: string;
   score: SatisfactionScore | null;
@@ -99,6 +93,13 @@ export async function surveyState(token: string): Promise<SurveyState> {
   return { subject: ticket.subject, score: r?.score ?? null, comment: r?.comment ?? null };
 }
 
+/**
+ * Record a click or a comment from the survey page (decisions §24): the score
+ * (a later click changes it) and/or the comment, on the ticket and in the
+ * account's ratings, with ticket.rated and an audit, in one transaction. A
+ * repeat of what is already recorded writes nothing (a mail scanner opening
+ * the link twice makes one event). A comment before any score is refused.
+ */
 export function rate(token: string, given: { score?: SatisfactionScore; comment?: string }): Promise<SurveyState> {
   return retryOnConflict(async () => {
     const ticket = await openToken(token);
