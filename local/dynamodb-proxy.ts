@@ -12,7 +12,10 @@
  *   summed, as the bench used to force on its own client;
  * - `inject`: a hook that may answer an attempt in DynamoDB's place (a
  *   throttle, a 500, every batch key unprocessed) or drop its connection; the
- *   function's SDK sees a real answer and retries it as it would in AWS.
+ *   function's SDK sees a real answer and retries it as it would in AWS. It
+ *   may also let an attempt do its work and withhold the answer (`lost`): the
+ *   write commits, and the function's SDK times out on it, as when DynamoDB's
+ *   answer is slower than the client's request timeout.
  */
 import { Agent, createServer, request as upstreamRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -52,7 +55,9 @@ export type StoreAnswer =
   /** An HTTP answer in DynamoDB's JSON protocol (`body` is serialised). */
   | { status: number; body: unknown }
   /** The connection is dropped before any answer: the SDK sees a network error (ECONNRESET). */
-  | { reset: true };
+  | { reset: true }
+  /** The request goes on to DynamoDB Local, which does its work (a write commits); the answer is withheld until the caller gives up (its request timeout). */
+  | { lost: true };
 
 /**
  * Called for every request with its operation (`GetItem`, `TransactWriteItems`,
@@ -75,6 +80,8 @@ export const STORE_ANSWERS = {
   /** BatchGetItem when DynamoDB reads nothing: every requested key handed back as unprocessed. */
   allUnprocessed: (request: Record<string, any>): StoreAnswer => ({ status: 200, body: { Responses: {}, UnprocessedKeys: request.RequestItems ?? {} } }),
   connectionReset: (): StoreAnswer => ({ reset: true }),
+  /** The work done, the answer never sent: the caller cannot tell whether its write committed. */
+  answerLost: (): StoreAnswer => ({ lost: true }),
 } as const;
 
 /** Operations that accept ReturnConsumedCapacity (the data plane). */
@@ -190,6 +197,17 @@ export async function startDynamoDbProxy(opts: { upstream: string; port?: number
     else req.pipe(up);
   };
 
+  /** Send the request to DynamoDB Local and read its whole answer (the work is done), but never answer: the caller's request timeout ends the exchange. */
+  const withhold = (req: IncomingMessage, body: Buffer, operation: string, started: number) => {
+    const headers = { ...endToEnd(req.headers), 'content-length': String(body.length) };
+    const up = upstreamRequest({ protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent }, (upRes) => {
+      upRes.resume();
+      upRes.on('end', () => record(operation, started));
+    });
+    up.on('error', () => record(operation, started));
+    up.end(body);
+  };
+
   const server = createServer((req, res) => {
     const started = performance.now();
     const target = String(req.headers['x-amz-target'] ?? '');
@@ -211,6 +229,7 @@ export async function startDynamoDbProxy(opts: { upstream: string; port?: number
         return forward(req, res, operation, started, raw, false);
       }
       const answer = current?.(operation, json);
+      if (answer && 'lost' in answer) return withhold(req, raw, operation, started);
       if (answer && 'reset' in answer) {
         record(operation, started);
         return req.socket.destroy();
