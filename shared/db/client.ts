@@ -68,6 +68,11 @@ export const withRequestScope = <T>(s: RequestScope, fn: () => Promise<T>): Prom
 const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
 
 const deadlineError = () => new ServiceUnavailableError('The request ran out of time waiting for the data store; retry shortly');
+/** A transaction whose earlier attempt may have committed was not sent again in time: the caller cannot know whether it applied. */
+const unknownOutcomeError = () => new ServiceUnavailableError('The request ran out of time waiting for the data store, and its change may have been applied; retry it with the same Idempotency-Key');
+
+/** The attempt the SDK's retry middleware is sending (its `amz-sdk-request: attempt=N; max=M` header): 1 for the first. */
+const attemptOf = (args: { request: unknown }): number => Number(/attempt=(\d+)/.exec(String((args.request as { headers?: Record<string, string> }).headers?.['amz-sdk-request'] ?? ''))?.[1] ?? 1);
 
 ddb.middlewareStack.add(
   (next, context) => async (args) => {
@@ -80,19 +85,25 @@ ddb.middlewareStack.add(
 );
 
 const attemptDeadline: FinalizeRequestMiddleware<object, object> = (next, context) => async (args) => {
+  // A transaction's retry goes out as it was first sent, under the same ClientRequestToken, which DynamoDB applies at
+  // most once: its earlier attempt may have committed with no answer (a timeout), and a transaction sent anew (restamped,
+  // so under a new token) would then run twice. transact.ts moves its change-index places if it went out late.
+  const resent = context.commandName === 'TransactWriteItemsCommand' && attemptOf(args) > 1;
   const stampedAt = scope.getStore()?.stampedAt;
-  if (stampedAt !== undefined && Date.now() - stampedAt > STAMP_MAX_AGE_MS) throw new StaleStampError('The change took too long to commit; it is stamped anew');
+  if (!resent && stampedAt !== undefined && Date.now() - stampedAt > STAMP_MAX_AGE_MS) throw new StaleStampError('The change took too long to commit; it is stamped anew');
   const deadline = scope.getStore()?.deadline;
   if (deadline === undefined) return next(args);
   const left = deadline - Date.now();
-  if (left <= 0) throw deadlineError();
   if (WRITES.has(String(context.commandName))) {
     // A write once sent may commit, so it is never abandoned at the deadline: a 503 then would have the caller retry
     // (and, its Idempotency-Key released, run again) a write that lands anyway. It is waited for, which the client's
-    // request timeout bounds, so one starts only while that whole wait fits before the deadline (decisions §19).
-    if (left < DDB_TIMEOUTS.requestTimeout) throw deadlineError();
+    // request timeout bounds, so one starts only while that whole wait fits before the deadline (decisions §19). A
+    // transaction's retry that no longer fits leaves its outcome unknown: the 503 says so, and a create's answer
+    // commits with it (shared/idempotency), so the client's retry with its key finds it.
+    if (left < DDB_TIMEOUTS.requestTimeout) throw resent ? unknownOutcomeError() : deadlineError();
     return next(args);
   }
+  if (left <= 0) throw deadlineError();
   // Stop waiting for a read at the deadline: the caller gets its 503 before the function (and API Gateway) time out.
   let timer: NodeJS.Timeout | undefined;
   try {

@@ -136,11 +136,18 @@ export function bindEntity<R extends object>(d: EntityDeclaration, m: Mapping<R>
   const changesSk = changes ? indexKeys(changes.slot as IndexName).sortKey : undefined;
   const timeField = changes?.skT.fields[0];
   const placeOf = (r: R) => (timeField ? (keyValues(r) as Record<string, unknown>)[timeField] : undefined);
-  const stampOf = (r: R, write: (changesSkValue?: string) => TransactItem): Pick<TxWrite, 'stampedAt' | 'restamp'> => {
+  const stampOf = (r: R, write: (changesSkValue?: string) => TransactItem): Pick<TxWrite, 'stampedAt' | 'restamp' | 'move'> => {
     const at = placeOf(r);
     if (typeof at !== 'string' || !changes || !changesSk) return {};
-    const restamp = (now: string): TxWrite => ({ item: write(changes.skT.build({ ...keyValues(r), [timeField!]: now })), stampedAt: Date.parse(now), restamp });
-    return { stampedAt: Date.parse(at), restamp };
+    const placeAt = (t: string) => changes.skT.build({ ...keyValues(r), [timeField!]: t });
+    // Moves the item's entry from where this write put it (`from`) to `to`, unless a later write moved it already.
+    const moveFrom =
+      (from: string) =>
+      (to: string): TransactItem => ({
+        Update: updateParts(r, { set: { [changesSk]: placeAt(to) } }, { expr: `#chg = :chgFrom`, names: { '#chg': changesSk }, values: { ':chgFrom': placeAt(from) } }),
+      });
+    const restamp = (now: string): TxWrite => ({ item: write(placeAt(now)), stampedAt: Date.parse(now), restamp, move: moveFrom(now) });
+    return { stampedAt: Date.parse(at), restamp, move: moveFrom(at) };
   };
 
   const updateParts = (values: Values, parts: UpdateParts, condition?: Condition) => {

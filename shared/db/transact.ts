@@ -2,6 +2,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError, ValidationError } from '../domain/errors.ts';
+import { logger } from '../logger.ts';
 import { ddb, StaleStampError, STAMP_MAX_AGE_MS, withStamp } from './client.ts';
 import { storeLimitError } from './store-errors.ts';
 
@@ -15,6 +16,8 @@ export interface TxWrite {
   stampedAt?: number;
   /** The same write placed at a later instant of the change index (its `updatedAt` attribute unchanged), for a write sent late. */
   restamp?: (at: string) => TxWrite;
+  /** After a commit that may have come late: the update that moves the item's entry in the change index to `at` (if still where this write put it). */
+  move?: (at: string) => TransactItem;
 }
 
 /**
@@ -51,8 +54,11 @@ export async function transactWrite(writes: TxWrite[]): Promise<void> {
   if (writes.length > MAX_TRANSACTION_ITEMS) throw new ValidationError('The request changes too many records at once', [{ field: 'body', message: 'too many related changes in one request' }]);
   for (let attempt = 1; ; attempt++) {
     const sent = freshStamps(writes);
+    const stampedAt = oldestStamp(sent);
     try {
-      await withStamp(oldestStamp(sent), () => ddb.send(new TransactWriteCommand({ TransactItems: sent.map((w) => w.item) })));
+      const out = await withStamp(stampedAt, () => ddb.send(new TransactWriteCommand({ TransactItems: sent.map((w) => w.item) })));
+      // The SDK sent it again, unchanged (client.ts): if that was late, the commit may be too.
+      if ((out.$metadata.attempts ?? 1) > 1 && stampedAt !== undefined && Date.now() - stampedAt > STAMP_MAX_AGE_MS) await moveStamps(sent);
       return;
     } catch (err) {
       // An attempt the SDK would have sent late (its own retries): stamped anew above, and sent again.
@@ -72,6 +78,29 @@ export async function transactWrite(writes: TxWrite[]): Promise<void> {
       await sleep(Math.random() * 20 * 2 ** attempt);
     }
   }
+}
+
+/**
+ * A transaction retried under its ClientRequestToken committed at its first
+ * attempt or at a later one, which may have gone out past STAMP_MAX_AGE_MS:
+ * its items' entries in the change index move to now, so an export reader that
+ * has passed their place still sees them (docs/history.md). An entry a later
+ * write has moved already stays where it is.
+ */
+async function moveStamps(sent: readonly TxWrite[]): Promise<void> {
+  const at = new Date().toISOString();
+  await Promise.all(
+    sent.flatMap((w) =>
+      w.move
+        ? [
+            // Committed already: a move that fails is logged, never the request's failure.
+            writeNow({ item: w.move(at) }).catch((err: unknown) => {
+              if ((err as Error).name !== 'ConditionalCheckFailedException') logger.error('transact: could not move a late commit in the change index', { err });
+            }),
+          ]
+        : [],
+    ),
+  );
 }
 
 /**

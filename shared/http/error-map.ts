@@ -73,6 +73,8 @@ const UNAVAILABLE_NAMES = new Set([
   'RequestTimeoutException',
   'AbortError',
   'LimitExceededException',
+  // A transaction sent again under its ClientRequestToken while DynamoDB still applies the first: its outcome is not known yet.
+  'TransactionInProgressException',
 ]);
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND']);
 /** Transaction cancellation reasons that are load, not a failed condition. */

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { STORE_ANSWERS } from '../../local/dynamodb-proxy.ts';
+import { createTestAccount, useGateway } from '../support/api.ts';
+import { accountItems, as, TICKETS, type Desk } from '../support/desk.ts';
+import { addMembers, insertAgents, memberLoads, newGroup } from '../support/groups.ts';
+import { useStoreProxy } from '../support/store-proxy.ts';
+
+/**
+ * A write whose answer never arrives (docs/decisions.md "Ambiguous writes"): the
+ * store commits a ticket's transaction and its answer is lost, so the function's
+ * SDK times out on it (5 s) and cannot tell whether it committed. Whatever
+ * follows (the SDK's retry, a 503 and the client's retry with its
+ * Idempotency-Key), the create makes one ticket, assigned once.
+ */
+const store = useStoreProxy();
+const { client } = useGateway();
+
+/** A fresh account whose roundRobin group has two agents: a ticket created into it takes a slot of one. */
+async function setup() {
+  const acct = await createTestAccount();
+  const d = as(client, acct.ownerKey);
+  const agents = await insertAgents(acct.accountId, 2);
+  const group = await newGroup(d, { distributionMode: 'roundRobin' });
+  await addMembers(d, group.id, agents);
+  return { acct, d, agents, group };
+}
+
+/** Whether a store request is the transaction that creates a ticket of this account. */
+const createsTicket = (operation: string, request: Record<string, any>, accountId: string) =>
+  operation === 'TransactWriteItems' &&
+  (request.TransactItems ?? []).some((t: any) => t.Put?.Item?.type?.S === 'ticket' && t.Put.Item.pk?.S === `A#${accountId}` && t.Put.ConditionExpression?.includes('attribute_not_exists'));
+
+/** The account's tickets as stored, and the open-ticket counters of the group's members. */
+async function stored(accountId: string, d: Desk, groupId: string) {
+  const tickets = await accountItems(accountId, 'TICKET#', 'ticket');
+  const loads = await memberLoads(d, groupId);
+  return {
+    items: tickets,
+    ids: tickets.map((t) => t.id as string),
+    assigned: tickets.map((t) => t.assigneeId as string | null),
+    openTickets: Object.values(loads).reduce((n, l) => n + l.openTickets, 0),
+    inGroup: Object.values(loads).reduce((n, l) => n + l.openTicketsInGroup, 0),
+  };
+}
+
+describe('a create whose committed transaction answers nothing', () => {
+  it('is retried as the same transaction: one ticket, one assignment, answered 201', async () => {
+    const { acct, d, group } = await setup();
+    let lost = 0;
+    store.inject((operation, request) => {
+      if (!createsTicket(operation, request, acct.accountId) || lost > 0) return undefined;
+      lost += 1;
+      return STORE_ANSWERS.answerLost();
+    });
+
+    const sent = Date.now();
+    const res = await d.post(TICKETS, { ticket: { subject: 'Answer lost', groupId: group.id } });
+    store.inject(undefined);
+
+    expect(lost).toBe(1);
+    expect(res.status, res.text).toBe(201);
+    const after = await stored(acct.accountId, d, group.id);
+    expect(after.ids).toEqual([res.body.ticket.id]);
+    // Its retry went out past the stamp bound (a 5 s timeout), so its entry in the change index moved to a later time
+    // than its updatedAt (docs/history.md): an export reader that passed its updatedAt still finds it.
+    const [item] = after.items;
+    expect(Date.parse(String(item.gsi4sk).split('#')[0])).toBeGreaterThan(Math.max(Date.parse(item.updatedAt), sent + 4_000));
+    expect(after.assigned).toEqual([res.body.ticket.assigneeId]);
+    expect(res.body.ticket.assigneeId).not.toBeNull();
+    expect([after.openTickets, after.inGroup]).toEqual([1, 1]);
+  }, 60_000);
+});
