@@ -4,6 +4,7 @@ import { ticketRoutes } from '#shared/tickets/contract.ts';
 import * as tickets from '#shared/tickets/service.ts';
 
 const { toTicketDto } = tickets;
+const createdAnswer = (t: tickets.TicketRecord) => ({ ticket: toTicketDto(t) });
 
 export const handler = httpGroup(ticketRoutes, {
   listTickets: async ({ principal, query, event }) => {
@@ -11,7 +12,8 @@ export const handler = httpGroup(ticketRoutes, {
     return { tickets: page.tickets.map(toTicketDto), meta: { pageSize: query.page_size, hasMore: page.next !== null }, links: { next: nextLink(event, page.next) } };
   },
   getTicket: async ({ principal, params }) => ({ ticket: toTicketDto(await tickets.getTicket(principal, params.id)) }),
-  createTicket: async ({ principal, body }) => ({ ticket: toTicketDto(await tickets.createTicket(principal, body.ticket)) }),
+  // The answer commits with the ticket when the request holds an Idempotency-Key (decisions: ambiguous writes).
+  createTicket: async ({ principal, body }) => createdAnswer(await tickets.createTicket(principal, body.ticket, { answer: createdAnswer })),
   updateTicket: async ({ principal, params, body }) => ({ ticket: toTicketDto(await tickets.updateTicket(principal, params.id, body.ticket)) }),
   deleteTicket: async ({ principal, params }) => tickets.deleteTicket(principal, params.id),
 });

@@ -11,7 +11,7 @@ import { toHttpError } from './error-map.ts';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { METRICS } from '../metrics.ts';
 import { baseLogger, correlationIdFrom, logger, recordMetric, withCorrelation } from '../observability.ts';
-import { beginIdempotent, completeIdempotent, IDEMPOTENCY_HEADER, releaseIdempotent, type IdempotencyClaim } from '../idempotency/service.ts';
+import { beginIdempotent, completeIdempotent, IDEMPOTENCY_HEADER, releaseIdempotent, withHeldKey, withoutShownOnce, type HeldKey } from '../idempotency/service.ts';
 
 /** Bodies above 1 MiB are refused with 413 (decisions §3). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -50,7 +50,8 @@ interface HttpRequest {
   rawBody?: unknown;
   /** The validated path parameters, query and body (inputValidator). */
   input?: { params: unknown; query: unknown; body: unknown };
-  idempotency?: IdempotencyClaim;
+  /** The Idempotency-Key this request holds; `recorded` once the create's transaction carried its answer. */
+  idempotency?: HeldKey;
 }
 
 /**
@@ -214,7 +215,7 @@ const idempotency = (): Middleware => ({
     const { httpMethod: method, resource, pathParameters } = request.event;
     const start = await beginIdempotent(state.principal!.accountId, key, { method, resource, pathParameters, body: state.rawBody });
     if ('claim' in start) {
-      state.idempotency = start.claim;
+      state.idempotency = { claim: start.claim, status: state.route!.success.status, shownOnce: state.route!.shownOnce, recorded: false };
       return;
     }
     // An early answer skips every `after` step, the rate limiter's included: it carries the count's headers itself.
@@ -225,22 +226,16 @@ const idempotency = (): Middleware => ({
     };
   },
   after: async function idempotencyAfter(request: Req) {
-    const { idempotency: claim, route } = stateOf(request.event);
-    if (claim && request.response) await completeIdempotent(claim, request.response.statusCode, withoutShownOnce(request.response.body, route!.shownOnce));
+    const { idempotency: key, route } = stateOf(request.event);
+    // A create whose transaction carried its answer (answerWrites) has it recorded already.
+    if (key && !key.recorded && request.response) await completeIdempotent(key.claim, request.response.statusCode, withoutShownOnce(request.response.body, route!.shownOnce));
   },
   onError: async function idempotencyOnError(request: Req) {
-    const claim = requests.get(request.event)?.idempotency;
-    if (claim) await releaseIdempotent(claim);
+    // Released only while still running: a create that committed its answer keeps it, whatever failed after.
+    const key = requests.get(request.event)?.idempotency;
+    if (key) await releaseIdempotent(key.claim);
   },
 });
-
-/** An answer as its Idempotency-Key keeps it: without the fields shown only once (a new key's secret is never stored). */
-function withoutShownOnce(body: string, fields: readonly string[] | undefined): string {
-  if (!fields?.length) return body;
-  const parsed = JSON.parse(body) as Record<string, unknown>;
-  for (const f of fields) delete parsed[f];
-  return JSON.stringify(parsed);
-}
 
 /**
  * The route's path parameters, query and body against its zod contract (after
@@ -332,8 +327,9 @@ export function httpGroup<const T extends readonly RouteContract[]>(routes: T, h
     .use(idempotency())
     .use(inputValidator())
     .handler(async function dispatch(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-      const { route, principal, input, count, deadline } = stateOf(event);
-      const result = await withRequestScope({ deadline, writeGate: count }, () => impl[route!.operationId]({ principal: principal!, ...input!, event } as RouteRequest));
+      const { route, principal, input, count, deadline, idempotency } = stateOf(event);
+      const run = () => impl[route!.operationId]({ principal: principal!, ...input!, event } as RouteRequest);
+      const result = await withRequestScope({ deadline, writeGate: count }, () => withHeldKey(idempotency, run));
       if (route!.success.status === 204) return { statusCode: 204, headers: {}, body: '' };
       if (result instanceof RawAnswer) {
         if (!result.body) return { statusCode: 302, headers: { Location: result.location! }, body: '' };

@@ -1,7 +1,8 @@
 import { bindEntity } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
 import { TTL_ATTRIBUTE } from '../db/table-definition.ts';
-import { writeNow } from '../db/transact.ts';
+import { writeNow, type TxWrite } from '../db/transact.ts';
+import { ConflictError } from '../domain/errors.ts';
 
 /** One Idempotency-Key of an account: in progress, or the first answer, kept for 24 hours. */
 export interface IdempotencyRecord {
@@ -64,6 +65,28 @@ export async function getKey(accountId: string, keyHash: string, now: number): P
 export async function completeKey(accountId: string, keyHash: string, fingerprint: string, status: number, body: Uint8Array | undefined): Promise<void> {
   await writeNow(
     idempotencyKeys.updateAttributes({ accountId, keyHash }, { set: { state: 'done', status, ...(body ? { body } : {}) } }, { expr: 'fingerprint = :fp', values: { ':fp': fingerprint } }),
+  );
+}
+
+/** Thrown when the key a request claimed is no longer its own (released, or taken over as a stale lock): its create must not commit. */
+export class KeyNotHeldError extends ConflictError {}
+
+/**
+ * The first answer recorded in the transaction of the create itself: the
+ * create commits only while the key is still the running claim of this
+ * request (`startedAt`), and once it has committed the key holds its answer,
+ * whatever becomes of the request.
+ */
+export function answerWrite(accountId: string, keyHash: string, fingerprint: string, startedAt: number, status: number, body: Uint8Array | undefined): TxWrite {
+  return idempotencyKeys.updateAttributes(
+    { accountId, keyHash },
+    { set: { state: 'done', status, ...(body ? { body } : {}) } },
+    {
+      expr: '#state = :running AND fingerprint = :fp AND startedAt = :started',
+      names: { '#state': 'state' },
+      values: { ':running': 'running', ':fp': fingerprint, ':started': startedAt },
+      error: () => new KeyNotHeldError('This request no longer holds its Idempotency-Key; retry it with the same key'),
+    },
   );
 }
 

@@ -1,6 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import type { TxWrite } from '../db/transact.ts';
 import { BadRequestError, ConflictError, ValidationError } from '../domain/errors.ts';
 import { logger } from '../logger.ts';
 import * as repo from './repository.ts';
@@ -23,7 +25,55 @@ export interface IdempotencyClaim {
   accountId: string;
   keyHash: string;
   fingerprint: string;
+  /** When this request took the key: its create commits only while the key is still this claim (repository answerWrite). */
+  startedAt: number;
 }
+
+/** The claim a running create holds, with what its answer will be recorded as; `recorded` once its transaction carries the answer. */
+export interface HeldKey {
+  claim: IdempotencyClaim;
+  status: number;
+  /** Fields of the answer shown only once, never kept (a new API key's secret). */
+  shownOnce?: readonly string[];
+  recorded: boolean;
+}
+
+const held = new AsyncLocalStorage<HeldKey | undefined>();
+
+/** Run a route's implementation with the key its request holds (none: its writes carry no answer). */
+export const withHeldKey = <T>(key: HeldKey | undefined, fn: () => Promise<T>): Promise<T> => held.run(key, fn);
+
+/** An answer as its Idempotency-Key keeps it: without the fields shown only once (a new key's secret is never stored). */
+export function withoutShownOnce(body: string, fields: readonly string[] | undefined): string {
+  if (!fields?.length) return body;
+  const parsed = JSON.parse(body) as Record<string, unknown>;
+  for (const f of fields) delete parsed[f];
+  return JSON.stringify(parsed);
+}
+
+const packAnswer = (body: string): Uint8Array | undefined => {
+  const packed = gzipSync(body);
+  return packed.length <= MAX_STORED_BODY ? packed : undefined;
+};
+
+/**
+ * The write that records a create's answer in the create's own transaction
+ * (docs/decisions.md "Ambiguous writes"): none when the request holds no
+ * Idempotency-Key. Once the create commits, its key holds the answer even if
+ * the request then fails (a timeout after the commit, a 503), so the client's
+ * retry with the key gets that answer instead of a second create; and a create
+ * whose request gave the key up (a 503, released) can no longer commit.
+ */
+export function answerWrites(answer: unknown): TxWrite[] {
+  const key = held.getStore();
+  if (!key) return [];
+  key.recorded = true;
+  const { accountId, keyHash, fingerprint, startedAt } = key.claim;
+  return [repo.answerWrite(accountId, keyHash, fingerprint, startedAt, key.status, packAnswer(withoutShownOnce(JSON.stringify(answer), key.shownOnce)))];
+}
+
+/** Whether an error is the create's key no longer being its own (not a conflict to retry). */
+export const isKeyNotHeld = (err: unknown): boolean => err instanceof repo.KeyNotHeldError;
 
 export type IdempotencyStart = { claim: IdempotencyClaim } | { replay: { status: number; body: string } };
 
@@ -59,6 +109,7 @@ export async function beginIdempotent(
     accountId,
     keyHash: sha256(key),
     fingerprint: sha256(`${request.method} ${request.resource} ${canonical(request.pathParameters ?? {})} ${canonical(request.body ?? null)}`),
+    startedAt: now,
   };
   // Two rounds at most: the record can expire between a failed claim and the read.
   for (let round = 0; round < 2; round++) {
@@ -98,8 +149,8 @@ async function keyWrite(what: string, write: () => Promise<void>): Promise<void>
 
 /** Keep a successful answer for replays. The write already happened, so a failure here is logged, not answered. */
 export async function completeIdempotent(claim: IdempotencyClaim, status: number, body: string): Promise<void> {
-  const packed = gzipSync(body);
-  await keyWrite('record the answer', () => repo.completeKey(claim.accountId, claim.keyHash, claim.fingerprint, status, packed.length <= MAX_STORED_BODY ? packed : undefined));
+  const packed = packAnswer(body);
+  await keyWrite('record the answer', () => repo.completeKey(claim.accountId, claim.keyHash, claim.fingerprint, status, packed));
 }
 
 /** A failed request gives its key back, so the client's retry runs afresh. */

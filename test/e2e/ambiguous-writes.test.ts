@@ -69,4 +69,31 @@ describe('a create whose committed transaction answers nothing', () => {
     expect(res.body.ticket.assigneeId).not.toBeNull();
     expect([after.openTickets, after.inGroup]).toEqual([1, 1]);
   }, 60_000);
+
+  it('answered 503: the retry with its Idempotency-Key answers the ticket that was made, and makes no other', async () => {
+    const { acct, d, group } = await setup();
+    // The first attempt commits and its answer is lost; every later attempt of the create is throttled, so the request
+    // ends in a 503 while its ticket exists.
+    let attempts = 0;
+    store.inject((operation, request) => {
+      if (!createsTicket(operation, request, acct.accountId)) return undefined;
+      attempts += 1;
+      return attempts === 1 ? STORE_ANSWERS.answerLost() : STORE_ANSWERS.throughputExceeded();
+    });
+    const key = `ambiguous-${acct.accountId}`;
+    const body = { ticket: { subject: 'Answer lost, then throttled', groupId: group.id } };
+
+    const first = await client.request('POST', TICKETS, { token: acct.ownerKey, body, headers: { 'Idempotency-Key': key } });
+    store.inject(undefined);
+    expect(first.status, first.text).toBe(503);
+    expect(attempts).toBeGreaterThan(1);
+
+    const retry = await client.request('POST', TICKETS, { token: acct.ownerKey, body, headers: { 'Idempotency-Key': key } });
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.headers.get('idempotency-replayed')).toBe('true');
+    const after = await stored(acct.accountId, d, group.id);
+    expect(after.ids).toEqual([retry.body.ticket.id]);
+    expect(after.assigned).toEqual([retry.body.ticket.assigneeId]);
+    expect([after.openTickets, after.inGroup]).toEqual([1, 1]);
+  }, 60_000);
 });
