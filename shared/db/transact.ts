@@ -1,6 +1,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isDeepStrictEqual } from 'node:util';
 import { ConflictError, ValidationError } from '../domain/errors.ts';
 import { logger } from '../logger.ts';
 import { ddb, StaleStampError, STAMP_MAX_AGE_MS, withStamp } from './client.ts';
@@ -103,6 +104,16 @@ async function moveStamps(sent: readonly TxWrite[]): Promise<void> {
   );
 }
 
+/** Whether the SDK had sent the call before the attempt that failed (its retries: an earlier attempt may have applied it). */
+const sentBefore = (err: unknown): boolean => ((err as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1) > 1;
+
+/** Whether the item stored under a put's key is that put's item, as an earlier, unanswered attempt of it would have left it. */
+async function storedAsPut(put: NonNullable<TransactItem['Put']>): Promise<boolean> {
+  const item = put.Item as Record<string, unknown>;
+  const out = await ddb.send(new GetCommand({ TableName: put.TableName, Key: { pk: item.pk, sk: item.sk }, ConsistentRead: true }));
+  return out.Item !== undefined && isDeepStrictEqual(out.Item, Object.fromEntries(Object.entries(item).filter(([, v]) => v !== undefined)));
+}
+
 /**
  * One write run on its own: a plain PutItem, UpdateItem or DeleteItem (half
  * the write cost of a one-item transaction). A failed condition becomes the
@@ -123,7 +134,11 @@ export async function writeNow(w: TxWrite, opts: { returnItem?: boolean } = {}):
       if (err instanceof StaleStampError && attempt < MAX_ATTEMPTS) continue;
       const limit = storeLimitError(err);
       if (limit) throw limit;
-      if ((err as Error).name === 'ConditionalCheckFailedException' && w.onConditionFailed) throw w.onConditionFailed();
+      if ((err as Error).name === 'ConditionalCheckFailedException') {
+        // An earlier attempt of this call may have applied the put with no answer (a timeout): its own item is no conflict.
+        if (s.item.Put && sentBefore(err) && (await storedAsPut(s.item.Put))) return undefined;
+        if (w.onConditionFailed) throw w.onConditionFailed();
+      }
       throw err;
     }
   }

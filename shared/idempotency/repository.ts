@@ -90,11 +90,15 @@ export function answerWrite(accountId: string, keyHash: string, fingerprint: str
   );
 }
 
-/** Let the key go after a failed request, so the client can retry with it. */
-export async function releaseKey(accountId: string, keyHash: string, fingerprint: string): Promise<void> {
+/** Let the key go after a failed request, so the client can retry with it: only this request's claim (`startedAt`), only while running. */
+export async function releaseKey(accountId: string, keyHash: string, fingerprint: string, startedAt: number): Promise<void> {
   const release = idempotencyKeys.delete(
     { accountId, keyHash },
-    { expr: '#state = :running AND fingerprint = :fp', names: { '#state': 'state' }, values: { ':running': 'running', ':fp': fingerprint } },
+    {
+      expr: '#state = :running AND fingerprint = :fp AND startedAt = :started',
+      names: { '#state': 'state' },
+      values: { ':running': 'running', ':fp': fingerprint, ':started': startedAt },
+    },
   );
   await writeNow(release).catch((err: unknown) => {
     if (!conditionFailed(err)) throw err;

@@ -113,7 +113,7 @@ export async function beginIdempotent(
   };
   // Two rounds at most: the record can expire between a failed claim and the read.
   for (let round = 0; round < 2; round++) {
-    if (await repo.claimKey(accountId, claim.keyHash, claim.fingerprint, now, TTL_SECONDS, STALE_LOCK_MS)) return { claim };
+    if (await claimOrGiveBack(claim, now)) return { claim };
     const existing = await repo.getKey(accountId, claim.keyHash, now);
     if (!existing) continue;
     if (existing.fingerprint !== claim.fingerprint) {
@@ -126,6 +126,21 @@ export async function beginIdempotent(
     return { replay: { status: existing.status ?? 200, body: gunzipSync(existing.body).toString('utf8') } };
   }
   throw new ConflictError(`A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry shortly`);
+}
+
+/**
+ * Claim the key. A claim that failed without an answer (the store timed out,
+ * then refused the SDK's retries) may have been written: it is given back (only
+ * this claim, by its `startedAt`), or the key would answer the client's retries
+ * 409 until the lock went stale.
+ */
+async function claimOrGiveBack(claim: IdempotencyClaim, now: number): Promise<boolean> {
+  try {
+    return await repo.claimKey(claim.accountId, claim.keyHash, claim.fingerprint, now, TTL_SECONDS, STALE_LOCK_MS);
+  } catch (err) {
+    await releaseIdempotent(claim);
+    throw err;
+  }
 }
 
 /**
@@ -155,5 +170,5 @@ export async function completeIdempotent(claim: IdempotencyClaim, status: number
 
 /** A failed request gives its key back, so the client's retry runs afresh. */
 export async function releaseIdempotent(claim: IdempotencyClaim): Promise<void> {
-  await keyWrite('release the key', () => repo.releaseKey(claim.accountId, claim.keyHash, claim.fingerprint));
+  await keyWrite('release the key', () => repo.releaseKey(claim.accountId, claim.keyHash, claim.fingerprint, claim.startedAt));
 }

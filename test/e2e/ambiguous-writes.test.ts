@@ -97,3 +97,26 @@ describe('a create whose committed transaction answers nothing', () => {
     expect([after.openTickets, after.inGroup]).toEqual([1, 1]);
   }, 60_000);
 });
+
+describe('a single conditional put whose answer is lost', () => {
+  it("the claim of an Idempotency-Key: the SDK's retry finds the request's own claim, not another request's (no 409)", async () => {
+    const { acct, d, group } = await setup();
+    let lost = 0;
+    store.inject((operation, request) => {
+      if (operation !== 'PutItem' || lost > 0 || request.Item?.pk?.S !== `A#${acct.accountId}` || !String(request.Item?.sk?.S).startsWith('IDEMP#')) return undefined;
+      lost += 1;
+      return STORE_ANSWERS.answerLost();
+    });
+    const key = `claim-lost-${acct.accountId}`;
+    const body = { ticket: { subject: 'Claim answer lost', groupId: group.id } };
+
+    const res = await client.request('POST', TICKETS, { token: acct.ownerKey, body, headers: { 'Idempotency-Key': key } });
+    store.inject(undefined);
+
+    expect(lost).toBe(1);
+    expect(res.status, res.text).toBe(201);
+    const repeat = await client.request('POST', TICKETS, { token: acct.ownerKey, body, headers: { 'Idempotency-Key': key } });
+    expect([repeat.status, repeat.headers.get('idempotency-replayed'), repeat.body.ticket?.id]).toEqual([201, 'true', res.body.ticket.id]);
+    expect((await stored(acct.accountId, d, group.id)).ids).toEqual([res.body.ticket.id]);
+  }, 60_000);
+});
