@@ -5,6 +5,8 @@
  * fail loudly, a page-number walker, envelope assertions, and direct
  * DynamoDB Local access for what the API cannot do (closing a ticket, outbox).
  */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import type { Client, Response } from './api.ts';
 import { outboxItems } from './desk.ts';
@@ -128,4 +130,17 @@ export async function outboxEvents(accountId: string): Promise<{ eventId: string
 export async function storedContact(accountId: string, contactId: string): Promise<Json> {
   const repo = await import('#shared/contacts/repository.ts');
   return repo.getContact(accountId, contactId);
+}
+
+/**
+ * Send a create as a careful client does: with an Idempotency-Key, sent again
+ * with the same key while the answer is the retryable 503 (or 409, the first
+ * try still running). Answers the final response and how many tries it took.
+ */
+export async function createRetried(send: (key: string) => Promise<Response>, key = randomUUID(), tries = 12): Promise<Response & { tries: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await send(key);
+    if ((res.status !== 503 && res.status !== 409) || attempt >= tries) return Object.assign(res, { tries: attempt });
+    await sleep(100 * attempt);
+  }
 }
