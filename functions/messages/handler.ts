@@ -10,6 +10,7 @@ import { pageMeta } from '#shared/pagination/numbered.ts';
 import { redactionRoutes } from '#shared/privacy/redaction-contract.ts';
 
 const { toMessageDto } = messages;
+const createdAnswer = async (m: Parameters<typeof toMessageDto>[0]) => ({ success: true, data: await toMessageDto(m) });
 
 export const handler = httpGroup([...messageRoutes, ...attachmentRoutes, ...emailRoutes, ...redactionRoutes], {
   listMessages: async ({ principal, query }) => {
@@ -18,7 +19,8 @@ export const handler = httpGroup([...messageRoutes, ...attachmentRoutes, ...emai
   },
   getMessage: async ({ principal, params }) => ({ success: true, data: await toMessageDto(await messages.getMessage(principal, params.messageId)) }),
   getRawMail: ({ principal, params }) => rawMailOf(principal, params.messageId),
-  createMessage: async ({ principal, body }) => ({ success: true, data: await toMessageDto(await messages.createMessage(principal, body)) }),
+  // The answer commits with the message when the request holds an Idempotency-Key (decisions: ambiguous writes).
+  createMessage: async ({ principal, body }) => createdAnswer(await messages.createMessage(principal, body, { answer: createdAnswer })),
   createUpload: async ({ principal, body }) => ({ success: true, data: await createUpload(principal, body) }),
   getAttachment: async ({ principal, params }) => ({ success: true, data: await getAttachment(principal, params.attachmentId) }),
   // Redaction loads from its own chunk: the messages function's other routes never need it.

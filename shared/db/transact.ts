@@ -2,7 +2,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
-import { ConflictError, ValidationError } from '../domain/errors.ts';
+import { ConflictError, DomainError, ServiceUnavailableError, ValidationError } from '../domain/errors.ts';
 import { logger } from '../logger.ts';
 import { ddb, StaleStampError, STAMP_MAX_AGE_MS, withStamp } from './client.ts';
 import { storeLimitError } from './store-errors.ts';
@@ -102,6 +102,25 @@ async function moveStamps(sent: readonly TxWrite[]): Promise<void> {
         : [],
     ),
   );
+}
+
+/**
+ * Whether a write that failed may have been applied nonetheless: a store that
+ * answered no (a cancellation, a 4xx) or a call refused before anything was
+ * sent did not apply it; an attempt that went out and got no answer (a
+ * timeout, a dropped connection, a 5xx), or any failure after an earlier
+ * attempt went out, may have. What a failed request cleans up (copies of
+ * attachments) stays when it may have committed (docs/decisions.md "Ambiguous writes").
+ */
+export function mayHaveCommitted(err: unknown): boolean {
+  if (err instanceof TransactionCanceledException) return false;
+  const meta = (err as { $metadata?: { attempts?: number; httpStatusCode?: number } }).$metadata;
+  // No metadata: refused before the SDK sent it (a domain rule, the request's deadline at the start).
+  if (!meta) return false;
+  if ((meta.attempts ?? 1) > 1) return true;
+  // The first attempt: our own refusal to send it (the deadline), or the store's answer.
+  if (err instanceof ServiceUnavailableError || err instanceof DomainError) return false;
+  return meta.httpStatusCode === undefined || meta.httpStatusCode >= 500;
 }
 
 /** Whether the SDK had sent the call before the attempt that failed (its retries: an earlier attempt may have applied it). */

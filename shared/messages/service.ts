@@ -1,8 +1,9 @@
 import { prepareAttachments, toAttachmentDto, type PreparedAttachments } from '../attachments/service.ts';
 import type { Principal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
-import type { TxWrite } from '../db/transact.ts';
-import { NotFoundError, RuleViolationError } from '../domain/errors.ts';
+import { mayHaveCommitted, type TxWrite } from '../db/transact.ts';
+import { ConflictError, NotFoundError, RuleViolationError } from '../domain/errors.ts';
+import { answerWrites, isKeyNotHeld } from '../idempotency/service.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import { userActor } from '../audits/service.ts';
@@ -88,14 +89,16 @@ export async function newNote(p: Principal, ticketId: string, content: string, a
  * a token attaches to exactly one message. A failed request deletes its
  * copies. A response with send_email is announced for the email sender.
  */
-export async function createMessage(p: Principal, input: CreateMessageInput): Promise<MessageRecord> {
-  return (await addMessage(p, input)).message;
+export async function createMessage(p: Principal, input: CreateMessageInput, opts: Pick<MessageOptions, 'answer'> = {}): Promise<MessageRecord> {
+  return (await addMessage(p, input, opts)).message;
 }
 
 /** What another module adds to a message (a macro, decisions §22): its ticket edit instead of ticket_update, and how the change came. */
 export interface MessageOptions {
   edit?: TicketEdit;
   context?: Omit<ChangeContext, 'messageId'>;
+  /** The request's answer for this message: with an Idempotency-Key held, it commits with the message (answerWrites). */
+  answer?: (message: MessageRecord) => Promise<unknown>;
 }
 
 /** createMessage, answering the ticket as the message left it too. */
@@ -147,15 +150,19 @@ export async function addMessage(p: Principal, input: CreateMessageInput, opts: 
         createdAt: now,
         updatedAt: now,
       };
-      await commitMessage(message, [...related, ...(attaching?.writes(message.id, now) ?? [])]);
+      const answer = opts.answer ? answerWrites(await opts.answer(message)) : [];
+      await commitMessage(message, [...related, ...(attaching?.writes(message.id, now) ?? []), ...answer]);
       return { message, ticket };
-    });
+    }, notKeyLoss);
   } catch (err) {
-    // Nothing was written: this request's copies go (a refused token, a closed ticket, a lost race, an outage).
-    await (await prepared?.catch(() => undefined))?.discard();
+    // Nothing was written: this request's copies go (a refused token, a closed ticket, a lost race, an outage). A
+    // commit whose answer was lost may hold them: they stay (unreachable objects under the ticket if it did not).
+    if (!mayHaveCommitted(err)) await (await prepared?.catch(() => undefined))?.discard();
     throw err;
   }
 }
+
+const notKeyLoss = (err: unknown) => err instanceof ConflictError && !isKeyNotHeld(err);
 
 export async function getMessage(p: Principal, id: string): Promise<MessageRecord> {
   const m = await repo.getMessage(p.accountId, id);

@@ -5,6 +5,10 @@ import { accountItems, as, TICKETS, type Desk } from '../support/desk.ts';
 import { addMembers, insertAgents, memberLoads, newGroup } from '../support/groups.ts';
 import { useStoreProxy } from '../support/store-proxy.ts';
 
+const UPLOADS = '/helpdesk/api/uploads';
+const MESSAGES = '/helpdesk/api/messages';
+const ATTACHMENTS = '/helpdesk/api/attachments';
+
 /**
  * A write whose answer never arrives (docs/decisions.md "Ambiguous writes"): the
  * store commits a ticket's transaction and its answer is lost, so the function's
@@ -95,6 +99,41 @@ describe('a create whose committed transaction answers nothing', () => {
     expect(after.ids).toEqual([retry.body.ticket.id]);
     expect(after.assigned).toEqual([retry.body.ticket.assigneeId]);
     expect([after.openTickets, after.inGroup]).toEqual([1, 1]);
+  }, 60_000);
+});
+
+describe('a message whose committed transaction answers nothing', () => {
+  it('answered 503: its attachment stays, and the retry with its Idempotency-Key answers the message that was made', async () => {
+    const acct = await createTestAccount();
+    const d = as(client, acct.ownerKey);
+    const session = await acct.session(acct.ownerId);
+    const ticket = (await d.post(TICKETS, { ticket: { subject: 'Attachment, answer lost' } })).body.ticket;
+    const bytes = Buffer.from(`attached ${acct.accountId}`);
+    const upload = (await d.post(UPLOADS, { name: 'notes.txt', size: bytes.length, contentType: 'text/plain' })).body.data;
+    expect((await fetch(upload.uploadUrl, { method: upload.uploadMethod, headers: upload.uploadHeaders, body: bytes })).status).toBe(200);
+    // The message's transaction commits and its answer is lost; its retries are throttled: a 503.
+    let attempts = 0;
+    store.inject((operation, request) => {
+      if (operation !== 'TransactWriteItems' || !JSON.stringify(request).includes(`MSG#`) || !JSON.stringify(request).includes(ticket.id)) return undefined;
+      attempts += 1;
+      return attempts === 1 ? STORE_ANSWERS.answerLost() : STORE_ANSWERS.throughputExceeded();
+    });
+    const body = { ticket_id: ticket.id, type: 'note', content: 'with a file', attachments: [{ token: upload.token }] };
+    const send = () => client.request('POST', MESSAGES, { token: session, body, headers: { 'Idempotency-Key': `message-${ticket.id}` } });
+
+    const first = await send();
+    store.inject(undefined);
+    expect(first.status, first.text).toBe(503);
+
+    const retry = await send();
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.headers.get('idempotency-replayed')).toBe('true');
+    const listed = (await client.request('GET', `${MESSAGES}?ticket_id=${ticket.id}&limit=100`, { token: session })).body.data;
+    expect(listed.map((m: { id: string }) => m.id)).toEqual([retry.body.data.id]);
+    const attachment = (await d.get(`${ATTACHMENTS}/${retry.body.data.attachments[0].id}`)).body.data;
+    const got = await fetch(attachment.url);
+    expect(got.status).toBe(200);
+    expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
   }, 60_000);
 });
 
