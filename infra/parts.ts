@@ -21,23 +21,23 @@ const PARTS: Record<StackPart, { id: string; description: string }> = {
  * this round's views (docs/decisions.md "Views in a nested stack").
  */
 export class Parts {
-  private readonly stacks_ = new Map<StackPart, NestedStack>();
+  private readonly byPart = new Map<StackPart, NestedStack>();
 
   constructor(private readonly scope: Stack) {}
 
   /** The parts' nested stacks made so far. */
   get stacks(): NestedStack[] {
-    return [...this.stacks_.values()];
+    return [...this.byPart.values()];
   }
 
   /** The scope a row of `part` is built in: its part's nested stack, or the service's stack for a row of none. */
   of(part: StackPart | undefined): Construct {
     if (!part) return this.scope;
-    let stack = this.stacks_.get(part);
+    let stack = this.byPart.get(part);
     if (!stack) {
       const { id, description } = PARTS[part];
       stack = new NestedStack(this.scope, id, { description: `${description} (${this.scope.stackName})` });
-      this.stacks_.set(part, stack);
+      this.byPart.set(part, stack);
     }
     return stack;
   }
