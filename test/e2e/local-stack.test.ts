@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,8 +7,14 @@ import { freePort, runScript, startCommand } from '../support/processes.ts';
 
 /**
  * A fresh clone of this commit, as a new user gets it (`git clone`; the
- * installed node_modules stands in for `npm ci`), so `npm start` runs exactly
+ * installed packages stand in for `npm ci`), so `npm start` runs exactly
  * as the README says: from the clone's folder, with no DATA_DIR.
+ * Its node_modules is a folder of its own holding a link to each installed
+ * package, without the build cache (node_modules/.cache): as after `npm ci`,
+ * the clone starts with no bundles, and its build never replaces the
+ * checkout's record of its own (with node_modules shared, it did, and the
+ * run's next `npm start` or size-budget check in the checkout bundled every
+ * function again).
  */
 const root = resolve(import.meta.dirname, '../..');
 const work = mkdtempSync(join(tmpdir(), 'sd-clone-'));
@@ -17,7 +23,9 @@ beforeAll(() => {
   const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
   execFileSync('git', ['clone', '--quiet', '--no-checkout', '--shared', root, clone]);
   execFileSync('git', ['checkout', '--quiet', head], { cwd: clone });
-  symlinkSync(realpathSync(join(root, 'node_modules')), join(clone, 'node_modules'));
+  const installed = realpathSync(join(root, 'node_modules'));
+  mkdirSync(join(clone, 'node_modules'));
+  for (const name of readdirSync(installed).filter((n) => n !== '.cache')) symlinkSync(join(installed, name), join(clone, 'node_modules', name));
 });
 /** Process groups started here: killed at the end even if a test fails before stopping them. */
 const groups: number[] = [];
