@@ -15,25 +15,39 @@
  * startBare); the parent keeps the process ids to read their CPU from /proc.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** A bare call of an access pattern. `endpoint` sends it elsewhere than DynamoDB Local (the counting proxy). */
 export type BareCallSpec =
   | { kind: 'get'; keys: Array<{ pk: string; sk: string }>; endpoint?: string }
   | { kind: 'query'; pk: string; prefix: string; limit: number; endpoint?: string }
-  | { kind: 'tx2'; pk: string; endpoint?: string };
+  | { kind: 'tx2'; pk: string; endpoint?: string }
+  | { kind: 'txSame'; endpoint?: string };
 
 export interface FloorTarget {
   dynamodbEndpoint: string;
   tableName: string;
   /** The account whose tickets the floor reads (its writes go under a partition of their own). */
   accountId: string;
+  /**
+   * The `TransactWriteItems` of one of the stack's ticket creates (DynamoDB JSON, bench/stack-process.ts createItems):
+   * the floor's `POST /tickets/same-items` and the `txSame` bare call write these items again, each time under new ids.
+   */
+  createItems?: unknown[];
 }
 
 type Ask = { op: 'latency'; call: BareCallSpec; n: number; warmup: number } | { op: 'throughput'; call: BareCallSpec; total: number; concurrency: number };
 type Request = { id: number } & Ask;
 
 function spawnChild(mode: 'floor' | 'bare', target: FloorTarget): ChildProcess {
+  let itemsFile = '';
+  if (target.createItems) {
+    itemsFile = join(mkdtempSync(join(tmpdir(), 'bench-floor-')), 'create-items.json');
+    writeFileSync(itemsFile, JSON.stringify(target.createItems));
+  }
   return fork(import.meta.filename, [mode], {
     execArgv: ['--import', 'tsx'],
     env: {
@@ -44,6 +58,7 @@ function spawnChild(mode: 'floor' | 'bare', target: FloorTarget): ChildProcess {
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       FLOOR_ACCOUNT: target.accountId,
+      FLOOR_CREATE_ITEMS: itemsFile,
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -73,15 +88,15 @@ export async function startBare(target: FloorTarget) {
     child.once('message', () => resolve());
   });
   let seq = 0;
-  const waiting = new Map<number, (m: any) => void>();
-  child.on('message', (m: { id: number }) => waiting.get(m.id)?.(m));
+  const waiting = new Map<number, { resolve: (m: any) => void; reject: (err: Error) => void }>();
+  child.on('message', (m: { id: number }) => waiting.get(m.id)?.resolve(m));
+  // A call that fails in the child ends it (an unhandled rejection): the bench fails then instead of waiting forever.
+  child.once('exit', (code) => [...waiting.values()].forEach((w) => w.reject(new Error(`bare-call process exited (${code})`))));
   const ask = <T>(req: Ask): Promise<T> =>
-    new Promise((resolve) => {
+    new Promise((resolve, reject) => {
       const id = ++seq;
-      waiting.set(id, (m) => {
-        waiting.delete(id);
-        resolve(m);
-      });
+      const done = () => waiting.delete(id);
+      waiting.set(id, { resolve: (m) => (done(), resolve(m)), reject: (err) => (done(), reject(err)) });
       child.send({ ...req, id });
     });
   return {
@@ -135,9 +150,12 @@ async function childMain(mode: string) {
     );
   };
   const RECORD = { subject: 'Bench', status: 'new', priority: 'normal', payload: 'x'.repeat(200) };
+  const same = process.env.FLOOR_CREATE_ITEMS ? await sameItems(JSON.parse(readFileSync(process.env.FLOOR_CREATE_ITEMS, 'utf8')) as unknown[], process.env.FLOOR_ACCOUNT!) : undefined;
+  const txSame = (endpoint?: string) => client(endpoint).send(new TransactWriteCommand({ TransactItems: same!(seq++) as never }));
   const bareCall = (c: BareCallSpec): (() => Promise<unknown>) => {
     if (c.kind === 'get') return () => get(c.keys[seq++ % c.keys.length], c.endpoint);
     if (c.kind === 'query') return () => query(c.pk, c.prefix, c.limit, c.endpoint);
+    if (c.kind === 'txSame') return () => txSame(c.endpoint);
     return () => tx2(c.pk, RECORD, c.endpoint);
   };
 
@@ -186,6 +204,11 @@ async function childMain(mode: string) {
         return Item ? json(res, 200, { ticket: Item }) : json(res, 404, { error: 'not found' });
       }
       if (req.method === 'GET' && path === '/tickets') return json(res, 200, { tickets: (await query(pk, keys.ticketPrefix, 25)).Items ?? [] });
+      if (req.method === 'POST' && path === '/tickets/same-items') {
+        for await (const c of req) void c;
+        await txSame();
+        return json(res, 201, { ticket: RECORD });
+      }
       if (req.method === 'POST' && path === '/tickets') {
         const chunks: Buffer[] = [];
         for await (const c of req) chunks.push(c as Buffer);
@@ -203,6 +226,32 @@ async function childMain(mode: string) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   process.send!({ url: `http://127.0.0.1:${port}` });
+}
+
+/**
+ * The create's items ready to be written again: the n-th time, every id of the create (a ticket's, its events', its
+ * audit's: `prefix_` and a ULID) but the account's and the user's gets a suffix of its own (the process's and n), so each write makes new
+ * items as a create does; the outbox item gets another type, so the stack's stream filter drops it and nothing of the
+ * floor's reaches the pipeline. Items as the DocumentClient takes them (unmarshalled), sent with the functions' client.
+ */
+async function sameItems(sent: unknown[], accountId: string): Promise<(n: number) => unknown[]> {
+  const { unmarshall } = await import('@aws-sdk/util-dynamodb');
+  const text = JSON.stringify(sent).replaceAll('{"S":"outbox"}', '{"S":"bench-floor-outbox"}');
+  // The ULID part of each id, matched in any case: a ticket's search words hold its id in lower case.
+  const ulids = [...new Set(text.match(/\b[a-z]+_[0-9A-HJKMNP-TV-Z]{26}\b/g) ?? [])].filter((id) => id !== accountId && !id.startsWith('usr_')).map((id) => id.slice(id.indexOf('_') + 1));
+  const pattern = new RegExp(ulids.join('|'), 'gi');
+  // The floor server and the bare-call process write side by side: a suffix of this process's own.
+  const own = `${process.pid.toString(36)}x`;
+  const plain = (op: Record<string, any>) => ({
+    ...op,
+    ...(op.Item ? { Item: unmarshall(op.Item) } : {}),
+    ...(op.Key ? { Key: unmarshall(op.Key) } : {}),
+    ...(op.ExpressionAttributeValues ? { ExpressionAttributeValues: unmarshall(op.ExpressionAttributeValues) } : {}),
+  });
+  return (n) =>
+    (JSON.parse(ulids.length ? text.replace(pattern, (ulid) => `${ulid}${own}${n}`) : text) as Array<Record<string, Record<string, any>>>).map((item) =>
+      Object.fromEntries(Object.entries(item).map(([kind, op]) => [kind, plain(op)])),
+    );
 }
 
 if (process.argv[1] === import.meta.filename && process.send) {

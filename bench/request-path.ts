@@ -74,7 +74,9 @@ export async function benchRequestPath(): Promise<GoalRow[]> {
   const stack = await startStackProcess();
   const { baseUrl, dynamodbEndpoint, apiKey, accountId } = stack.ready;
   const tree = processTree(stack.child.pid!);
-  const target = { dynamodbEndpoint, tableName: LOCAL_TABLE, accountId };
+  // The items a create writes, taken off one create made in the stack process: the floor and the bare calls write them again.
+  const createItems = await stack.createItems({ ticket: { subject: 'Bench' } });
+  const target = { dynamodbEndpoint, tableName: LOCAL_TABLE, accountId, createItems };
   const floor = await startFloor(target);
   const bare = await startBare(target);
   const groups = { node: tree.filter((p) => p.program === 'node').map((p) => p.pid), store: tree.filter((p) => p.program === 'java').map((p) => p.pid), floor: [floor.pid] };
@@ -101,7 +103,19 @@ export async function benchRequestPath(): Promise<GoalRow[]> {
     const getSpec: BareCallSpec = { kind: 'get', keys: tickets.map((id) => keys.ticket(accountId, id)) };
 
     let n = 0;
-    const routes = [
+    const routes: Array<{
+      key: string;
+      name: string;
+      floorCall: string;
+      run: (c: typeof stackCall, prefix: string) => Promise<unknown>;
+      /** The floor's path when it is not the stack's (default '/tickets'). */
+      floorPrefix?: string;
+      /** The stack's blocks run with the stream's reading into the bus stopped, and catch up (unmeasured) after. */
+      pipelinePaused?: boolean;
+      wallGoal?: number;
+      nodeGoal?: number;
+      storeGoal?: number;
+    }> = [
       {
         key: 'get',
         name: 'GET ticket',
@@ -122,11 +136,22 @@ export async function benchRequestPath(): Promise<GoalRow[]> {
         nodeGoal: 4,
         storeGoal: 4,
       },
+      {
+        // Issue 42: the request path apart from the local pipeline's work, against a bare transaction of the very items
+        // it writes (no goal of its own: what the create costs beyond its writes). The outbox sweeper publishes only
+        // events older than 60 s, longer than a block, so the pipeline does nothing while a block runs.
+        key: 'create-alone',
+        name: 'create, request path alone (pipeline paused)',
+        floorCall: `its ${createItems.length} items, one TransactWriteItems`,
+        run: (c: typeof stackCall, prefix: string) => c('POST', prefix, { ticket: { subject: 'Bench' } }),
+        floorPrefix: '/tickets/same-items',
+        pipelinePaused: true,
+      },
     ];
 
     // Warm both servers and the JVM (a fresh DynamoDB Local answers its first few thousand calls at half speed while it compiles).
     for (let i = 0; i < WARM_CALLS; i++) await Promise.all([routes[0].run(stackCall, '/tickets'), routes[0].run(floorCall, '/tickets')]);
-    for (const r of routes) for (let i = 0; i < 50; i++) await Promise.all([r.run(stackCall, '/tickets'), r.run(floorCall, '/tickets')]);
+    for (const r of routes) for (let i = 0; i < 50; i++) await Promise.all([r.run(stackCall, '/tickets'), r.run(floorCall, r.floorPrefix ?? '/tickets')]);
 
     /**
      * Wait until the stack's Node process and the store are back at their idle
@@ -179,14 +204,26 @@ export async function benchRequestPath(): Promise<GoalRow[]> {
     const rows: GoalRow[] = [];
     const detail = [['call', 'floor call', 'wall p50 ms', 'wall mean ms', 'Node CPU ms', '(main / functions / other threads)', 'store CPU ms']];
     let getP50 = 0;
+    let aloneP50 = 0;
     const bareGet: number[] = [];
+    const bareTx: Record<'two' | 'same', number[]> = { two: [], same: [] };
     for (const r of routes.filter((x) => !ONLY_ROUTES || ONLY_ROUTES.includes(x.key))) {
       const [s, f] = [tally(), tally()];
       for (let round = 0; round < ROUNDS; round++) {
+        if (r.pipelinePaused) await stack.pausePipeline();
         await block(s, 'node', () => r.run(stackCall, '/tickets'));
-        await block(f, 'floor', () => r.run(floorCall, '/tickets'));
-        // The bare GetItem between the rounds of GET ticket, in its own process while this one waits.
+        if (r.pipelinePaused) {
+          await stack.resumePipeline();
+          await settle(180_000);
+        }
+        await block(f, 'floor', () => r.run(floorCall, r.floorPrefix ?? '/tickets'));
+        // The bare GetItem between the rounds of GET ticket, in its own process while this one waits; the bare
+        // transactions (2 items; the create's items) between those of the create alone.
         if (r === routes[0]) bareGet.push(...(await bare.latency(getSpec, CALLS)));
+        if (r.pipelinePaused) {
+          bareTx.two.push(...(await bare.latency({ kind: 'tx2', pk: `BENCHBARE#${accountId}` }, CALLS)));
+          bareTx.same.push(...(await bare.latency({ kind: 'txSame' }, CALLS)));
+        }
       }
       const per = (t: Tally, k: 'node' | 'store' | Split) => t[k] / t.calls;
       detail.push(
@@ -205,6 +242,7 @@ export async function benchRequestPath(): Promise<GoalRow[]> {
         { measure: `${r.name}: store CPU vs floor`, ...ratio(per(s, 'store'), per(f, 'store'), r.storeGoal) },
       );
       if (r === routes[0]) getP50 = pct(s.wall, 50);
+      if (r.pipelinePaused) aloneP50 = pct(s.wall, 50);
     }
     console.log(`\n  Concurrency 1, ${ROUNDS} blocks of ${CALLS} calls per server, alternating; CPU per request, idle subtracted:\n`);
     const widths = detail[0].map((_, i) => Math.max(...detail.map((r) => r[i].length)));
@@ -219,6 +257,25 @@ export async function benchRequestPath(): Promise<GoalRow[]> {
         goal: '≤ 3×',
         met: getP50 / bareP50 <= 3,
       });
+    }
+
+    if (bareTx.two.length) {
+      const [two, same] = [pct(bareTx.two, 50), pct(bareTx.same, 50)];
+      rows.push(
+        {
+          measure: 'create, request path alone: p50 vs bare 2-item TransactWriteItems (own process)',
+          figure: `${fmt(aloneP50)} / ${fmt(two)} ms`,
+          ratio: `${fmt(aloneP50 / two, 1)}×`,
+          goal: '≤ 4×',
+          met: aloneP50 / two <= 4,
+        },
+        {
+          measure: `create, request path alone: p50 vs bare TransactWriteItems of its ${createItems.length} items (own process)`,
+          figure: `${fmt(aloneP50)} / ${fmt(same)} ms`,
+          ratio: `${fmt(aloneP50 / same, 1)}×`,
+          goal: '',
+        },
+      );
     }
 
     // Concurrency 16: the bare GetItem in its process, GET ticket from this one, twice in turn, after a pass of each

@@ -27,12 +27,20 @@ export interface StackProcessReady {
   accountId: string;
 }
 
+/** What the bench asks the stack process (each answered with `{ done: id, result }`). */
+type Op = { op: 'createAccount'; name: string } | { op: 'pausePipeline' } | { op: 'resumePipeline' } | { op: 'createItems'; body: unknown };
+
 /** Start the stack in a child process (its own process group) and wait until it answers. */
 export function startStackProcess(): Promise<{
   child: ChildProcess;
   ready: StackProcessReady;
   /** An enterprise account made by the stack process (its store is not this process's). */
   createAccount(name: string): Promise<{ apiKey: string; accountId: string }>;
+  /** Stop / start the stream's reading into the bus: a create's request path timed alone, its events left in the outbox. */
+  pausePipeline(): Promise<void>;
+  resumePipeline(): Promise<void>;
+  /** The `TransactWriteItems` (DynamoDB JSON, as sent) of a ticket create of the bench account with the API's defaults. */
+  createItems(body: unknown): Promise<unknown[]>;
   stop(): Promise<void>;
 }> {
   if (process.env.BENCH_STACK_CPU_PROF) mkdirSync(process.env.BENCH_STACK_CPU_PROF, { recursive: true });
@@ -50,17 +58,22 @@ export function startStackProcess(): Promise<{
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`The stack process exited (${code}) before it was ready`)));
     let seq = 0;
-    const made = new Map<number, (a: { apiKey: string; accountId: string }) => void>();
-    child.on('message', (m: { made?: number; apiKey: string; accountId: string }) => m.made && made.get(m.made)?.(m));
+    const waiting = new Map<number, (result: any) => void>();
+    child.on('message', (m: { done?: number; result?: unknown }) => m.done && waiting.get(m.done)?.(m.result));
+    /** One request to the stack process and its answer. */
+    const ask = <T>(op: Op): Promise<T> =>
+      new Promise((done) => {
+        waiting.set(++seq, done);
+        child.send({ ...op, id: seq });
+      });
     child.once('message', (ready: StackProcessReady) =>
       resolve({
         child,
         ready,
-        createAccount: (name) =>
-          new Promise((done) => {
-            made.set(++seq, done);
-            child.send({ createAccount: name, id: seq });
-          }),
+        createAccount: (name) => ask({ op: 'createAccount', name }),
+        pausePipeline: () => ask({ op: 'pausePipeline' }),
+        resumePipeline: () => ask({ op: 'resumePipeline' }),
+        createItems: (body) => ask({ op: 'createItems', body }),
         async stop() {
           child.send('stop');
           const timer = setTimeout(killGroup, 15_000);
@@ -122,6 +135,35 @@ async function profileThreads(dir: string) {
   };
 }
 
+/**
+ * A ticket create run here, by the tickets service as the tickets function runs it (the route's body schema, the
+ * account owner's API-key principal), with its `TransactWriteItems` taken off this process's DynamoDB client as sent:
+ * the items a create through the API writes (no Idempotency-Key), for the floor's bare transaction of the same items.
+ */
+async function createItems(acct: { accountId: string; owner: { id: string } }, body: unknown): Promise<unknown[]> {
+  const { ddb } = await import('#shared/db/client.ts');
+  const { ticketRoutes } = await import('#shared/tickets/contract.ts');
+  const tickets = await import('#shared/tickets/service.ts');
+  const route = ticketRoutes.find((r) => r.operationId === 'createTicket')!;
+  const input = (route.body!.parse(body) as { ticket: Parameters<typeof tickets.createTicket>[1] }).ticket;
+  let sent: unknown[] = [];
+  const name = 'benchCreateItems';
+  ddb.middlewareStack.add(
+    (next, context) => async (args) => {
+      const { body } = args.request as { body?: string | Uint8Array };
+      if (context.commandName === 'TransactWriteItemsCommand' && body) sent = JSON.parse(typeof body === 'string' ? body : new TextDecoder().decode(body)).TransactItems;
+      return next(args);
+    },
+    { step: 'build', name },
+  );
+  try {
+    await tickets.createTicket({ accountId: acct.accountId, userId: acct.owner.id, role: 'owner', plan: 'enterprise', credential: 'api_key' }, input);
+  } finally {
+    ddb.middlewareStack.remove(name);
+  }
+  return sent;
+}
+
 if (process.argv[1] === import.meta.filename && process.send) {
   const { startLocalStack } = await import('../local/stack.ts');
   const dataDir = process.env.BENCH_STORE === 'memory' ? undefined : mkdtempSync(join(tmpdir(), 'support-desk-bench-'));
@@ -141,10 +183,18 @@ if (process.argv[1] === import.meta.filename && process.send) {
     process.exit(0);
   };
   let n = 0;
-  process.on('message', async (m: 'stop' | { createAccount: string; id: number }) => {
+  const answer = async (m: Op & { id: number }): Promise<unknown> => {
+    if (m.op === 'createAccount') {
+      const a = await accounts.createAccount({ name: m.name, plan: 'enterprise', ownerEmail: `owner-${n++}@${m.id}.bench.example` });
+      return { apiKey: a.apiKey, accountId: a.accountId };
+    }
+    if (m.op === 'pausePipeline') return stack.publisher.stop();
+    if (m.op === 'resumePipeline') return stack.publisher.start();
+    return createItems(acct, m.body);
+  };
+  process.on('message', async (m: 'stop' | (Op & { id: number })) => {
     if (m === 'stop') return void stop();
-    const a = await accounts.createAccount({ name: m.createAccount, plan: 'enterprise', ownerEmail: `owner-${n++}@${m.id}.bench.example` });
-    process.send!({ made: m.id, apiKey: a.apiKey, accountId: a.accountId });
+    process.send!({ done: m.id, result: await answer(m) });
   });
   process.on('disconnect', () => void stop());
   if (profDir) {

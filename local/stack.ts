@@ -167,6 +167,8 @@ export interface LocalStack {
   smtp: { port: number; domain: string };
   /** Faults the functions injected so far (FAULTS), by `service:kind`. */
   injectedFaults(): Record<string, number>;
+  /** Stop / start reading the stream into the bus (the bench times a create's request path alone; the events wait in the outbox). */
+  publisher: { stop(): Promise<void>; start(): Promise<void> };
   stop(): Promise<void>;
 }
 
@@ -261,6 +263,7 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
       sqsEndpoint: sqs.endpoint,
       smtp: { port: smtp.port, domain: smtp.domain },
       injectedFaults: () => lambda.injectedFaults(),
+      publisher: { stop: () => pipeline.stopPublisher(), start: () => pipeline.startPublisher() },
       stop: stopAll,
     };
   } catch (err) {
