@@ -22,18 +22,20 @@ export interface ConsumerBenchStack {
 const WEBHOOK_URL = 'https://localhost:9/bench';
 
 /** The queues of the consumers measured, by the name their rows print. */
-const QUEUES = { sla: 'sla', automations: 'automations', 'webhook-fanout': 'webhook-fanout' } as const;
+const QUEUES = { sla: 'sla', automations: 'automations', 'webhook-fanout': 'webhook-fanout', 'view-counts': 'view-counts' } as const;
 type Consumer = keyof typeof QUEUES;
 
 /**
- * Requests per event on main before issue 30's part 2 (commit 1c2d88b), measured with this section's scenarios by
+ * Requests per event before: main at 1c2d88b (issue 30's part 2) for the SLA, automations and fan-out consumers, main
+ * at f2433e7 (issue 42, second round) for the view counts, measured with this section's scenarios by
  * test/e2e/consumer-cost.test.ts's counting: what this section compares each row with.
  */
 const BEFORE: Record<string, Partial<Record<Consumer, number>>> = {
-  'ticket.created, nothing configured': { sla: 4, automations: 1, 'webhook-fanout': 1 },
-  'ticket.created, policy + automation + webhook': { sla: 4, automations: 3, 'webhook-fanout': 2 },
-  'ticket.updated, policy + automation + webhook': { sla: 4, automations: 3, 'webhook-fanout': 2 },
-  'batch of 10 ticket.created, one account': { sla: 4, automations: 3 },
+  'ticket.created, nothing configured': { sla: 4, automations: 1, 'webhook-fanout': 1, 'view-counts': 4 },
+  'ticket.created, policy + automation + webhook': { sla: 4, automations: 3, 'webhook-fanout': 2, 'view-counts': 4 },
+  'ticket.updated, policy + automation + webhook': { sla: 4, automations: 3, 'webhook-fanout': 2, 'view-counts': 4 },
+  'batch of 10 ticket.created, one account': { sla: 4, automations: 3, 'view-counts': 4 },
+  'ticket.created, one view': { 'view-counts': 4 },
 };
 
 const fmt = (n: number) => n.toFixed(1);
@@ -76,6 +78,8 @@ export async function benchConsumers(stack: ConsumerBenchStack): Promise<void> {
   };
   const quiet = await createAccount('Quiet');
   const busy = await createAccount('Busy');
+  const viewing = await createAccount('Viewing');
+  await call('POST', '/helpdesk/api/v1/views', { view: { title: 'Open', conditions: { all: [{ field: 'status', operator: 'is', value: 'open' }] } } }, viewing.apiKey);
   const minutes = { urgent: 60, high: 60, normal: 60, low: 60 };
   await call('POST', '/helpdesk/api/sla-policies', { name: 'All', timeMode: 'calendarHours', conditions: [], targets: { firstReply: minutes, nextReply: minutes, resolution: minutes } }, busy.apiKey);
   await call(
@@ -89,25 +93,31 @@ export async function benchConsumers(stack: ConsumerBenchStack): Promise<void> {
 
   const quietTicket = await create(quiet.apiKey, 'Quiet');
   const busyTicket = await create(busy.apiKey, 'Busy');
+  const viewTicket = await create(viewing.apiKey, 'In a view');
   const burst: string[] = [];
   for (let i = 0; i < 10; i++) burst.push(await create(busy.apiKey, `Burst ${i}`));
 
   const scenarios: { name: string; consumers: Consumer[]; events: () => Promise<any[]> }[] = [
-    { name: 'ticket.created, nothing configured', consumers: ['sla', 'automations', 'webhook-fanout'], events: () => outboxEvents(quiet.accountId, [quietTicket], 'ticket.created') },
-    { name: 'ticket.created, policy + automation + webhook', consumers: ['sla', 'automations', 'webhook-fanout'], events: () => outboxEvents(busy.accountId, [busyTicket], 'ticket.created') },
+    { name: 'ticket.created, nothing configured', consumers: ['sla', 'automations', 'webhook-fanout', 'view-counts'], events: () => outboxEvents(quiet.accountId, [quietTicket], 'ticket.created') },
+    {
+      name: 'ticket.created, policy + automation + webhook',
+      consumers: ['sla', 'automations', 'webhook-fanout', 'view-counts'],
+      events: () => outboxEvents(busy.accountId, [busyTicket], 'ticket.created'),
+    },
     {
       name: 'ticket.updated, policy + automation + webhook',
-      consumers: ['sla', 'automations', 'webhook-fanout'],
+      consumers: ['sla', 'automations', 'webhook-fanout', 'view-counts'],
       // Changed after its ticket.created was handled (the row above), as the pipeline would see it.
       events: async () => {
         await call('PUT', `/helpdesk/api/v1/tickets/${busyTicket}`, { ticket: { priority: 'high' } }, busy.apiKey);
         return outboxEvents(busy.accountId, [busyTicket], 'ticket.updated');
       },
     },
-    { name: 'batch of 10 ticket.created, one account', consumers: ['sla', 'automations'], events: () => outboxEvents(busy.accountId, burst, 'ticket.created') },
+    { name: 'batch of 10 ticket.created, one account', consumers: ['sla', 'automations', 'view-counts'], events: () => outboxEvents(busy.accountId, burst, 'ticket.created') },
+    { name: 'ticket.created, one view', consumers: ['view-counts'], events: () => outboxEvents(viewing.accountId, [viewTicket], 'ticket.created') },
   ];
 
-  console.log('\nConsumers: DynamoDB requests per ticket event (the deployed consumer invoked with the events as one SQS batch; before: main at 1c2d88b)\n');
+  console.log('\nConsumers: DynamoDB requests per ticket event (the deployed consumer invoked with the events as one SQS batch; before: main at 1c2d88b, view counts at f2433e7)\n');
   const rows = [['event', 'consumer', 'before', 'now', 'by command (now)']];
   for (const s of scenarios) {
     const events = await s.events();

@@ -7,6 +7,6 @@ import { applyTicketEvent } from '#shared/views/counting.ts';
 const ViewCountEventSchema = ticketRefDetailSchema(COUNTED_TICKET_EVENTS);
 
 /** SQS consumer of ticket.created / updated / deleted: the ticket settled against the account's views, the event marked applied once. */
-export const handler = eventConsumer('view-counts', ViewCountEventSchema, async (detail) => {
-  await applyTicketEvent(detail.accountId, detail.data.ticket.id, detail.eventId);
+export const handler = eventConsumer('view-counts', ViewCountEventSchema, async (detail, _envelope, batch) => {
+  await applyTicketEvent(detail.accountId, detail.data.ticket.id, detail.eventId, batch);
 });

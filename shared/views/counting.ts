@@ -1,6 +1,6 @@
 import { retryOnConflict } from '../db/retry.ts';
 import type { TxWrite } from '../db/transact.ts';
-import { appliedWrite } from '../tickets/change-tally.ts';
+import { appliedWrite, appliedWrites } from '../tickets/change-tally.ts';
 import { logger } from '../logger.ts';
 import { findTicketNow, matchingPage, type TicketRecord } from '../tickets/service.ts';
 import { matchesView } from './conditions.ts';
@@ -50,10 +50,16 @@ function difference(had: readonly string[], want: readonly string[], views: read
 
 /** One transaction of settling; true when the ticket is settled (and the event, if any, applied). */
 async function settleStep(accountId: string, ticketId: string, eventId: string | undefined, known: Known, now: number): Promise<boolean> {
-  const [loaded, membership] = await Promise.all([
-    known.loaded ?? repo.loadViews(accountId, { consistent: true }),
-    known.membership !== undefined ? known.membership : repo.getMembership(accountId, ticketId),
-  ]);
+  const loaded = known.loaded ?? (await repo.loadViews(accountId, { consistent: true }));
+  if (!loaded.views.length) {
+    // No views: nothing to judge, so neither the ticket nor its membership is read. A membership left naming views
+    // since deleted stays as it is: keys of views gone never count (difference), and the next view's background count
+    // reads every membership and drops them. The event is still marked and tallied: counts read `fresh` only once
+    // every change is applied, views or not (docs/performance.md, "The pipeline's cost per event").
+    if (eventId) await repo.transactWrite([repo.eventMarkWrite(accountId, eventId), appliedWrite(accountId, ticketId)]);
+    return true;
+  }
+  const membership = known.membership !== undefined ? known.membership : await repo.getMembership(accountId, ticketId);
   // The ticket is read after its membership (strongly consistent): whatever settled it before that read saw an older
   // ticket, and whatever settles it after fails this write's revision check, so a judgement never goes back in time.
   const ticket = await findTicketNow(accountId, ticketId);
@@ -96,20 +102,111 @@ export async function settleTicket(accountId: string, ticketId: string, opts: { 
 
 const chains = new Map<string, Promise<void>>();
 
-/**
- * Apply one ticket event to the account's counts. The events of one account
- * in this process settle one after another: every count change checks the
- * account's view set, so side by side they would only contend for it.
- */
-export function applyTicketEvent(accountId: string, ticketId: string, eventId: string): Promise<void> {
+/** One after another per account in this process: every count change checks the account's view set, so side by side they would only contend for it. */
+function chained(accountId: string, work: () => Promise<void>): Promise<void> {
   const prev = chains.get(accountId) ?? Promise.resolve();
-  const run = prev.catch(() => undefined).then(() => settleTicket(accountId, ticketId, { eventId }));
+  const run = prev.catch(() => undefined).then(work);
   const tail = run.catch(() => undefined);
   chains.set(accountId, tail);
   void tail.then(() => {
     if (chains.get(accountId) === tail) chains.delete(accountId);
   });
   return run;
+}
+
+interface Unjudged {
+  ticketId: string;
+  eventId: string;
+  done: (err?: unknown) => void;
+}
+
+/** Marks per gathered transaction: with one tally write per shard, under DynamoDB's 100 items. */
+const MAX_MARKS = 90;
+/** The marks waiting, by account, while that account's marks are being written. */
+const gathering = new Map<string, Unjudged[]>();
+
+/** Mark one event of an account with no view applied, alone (a redelivery's mark is already there: nothing to do). */
+const markOne = (accountId: string, u: Pick<Unjudged, 'ticketId' | 'eventId'>) =>
+  retryOnConflict(() => repo.transactWrite([repo.eventMarkWrite(accountId, u.eventId), appliedWrite(accountId, u.ticketId)])).catch((err: unknown) => {
+    if (!(err instanceof repo.AlreadyAppliedError)) throw err;
+  });
+
+/**
+ * The marks of the events gathered: all in one transaction (each event's mark,
+ * and the tally's `applied` moved by the number of events per shard), so that
+ * either every one is applied once or none is. If any mark is already there (a
+ * redelivery) or the transaction fails otherwise, each event goes alone, with
+ * its own outcome. Never throws: each event's caller hears of its own.
+ */
+async function flushMarks(accountId: string, list: Unjudged[]): Promise<void> {
+  if (list.length > 1) {
+    try {
+      await retryOnConflict(() =>
+        repo.transactWrite([
+          ...list.map((u) => repo.eventMarkWrite(accountId, u.eventId)),
+          ...appliedWrites(
+            accountId,
+            list.map((u) => u.ticketId),
+          ),
+        ]),
+      );
+      for (const u of list) u.done();
+      return;
+    } catch {
+      // each alone, below
+    }
+  }
+  await Promise.all(
+    list.map((u) =>
+      markOne(accountId, u).then(
+        () => u.done(),
+        (err: unknown) => u.done(err ?? new Error('view counts: the mark failed')),
+      ),
+    ),
+  );
+}
+
+/**
+ * Mark an event of an account with no view applied. An account's marks are
+ * written one transaction at a time (so they never contend with each other for
+ * the tally's shards), and what arrives meanwhile goes in the next: the events
+ * that come in one turn of the event loop (an SQS batch's records, which run
+ * side by side and share one read of the views) or while a transaction is out.
+ */
+function markApplied(accountId: string, ticketId: string, eventId: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const u: Unjudged = { ticketId, eventId, done: (err) => (err === undefined ? resolve() : reject(err as Error)) };
+    const waiting = gathering.get(accountId);
+    if (waiting) return void waiting.push(u);
+    const pending = [u];
+    gathering.set(accountId, pending);
+    setImmediate(() => {
+      void (async () => {
+        while (pending.length) await flushMarks(accountId, pending.splice(0, MAX_MARKS));
+        gathering.delete(accountId);
+      })();
+    });
+  });
+}
+
+/** Reads one SQS batch shares (the consumer's batch memo). */
+type Memo = <T>(key: string, load: () => Promise<T>) => Promise<T>;
+
+/**
+ * Apply one ticket event to the account's counts. The account's views are
+ * read once per SQS batch (`memo`): every event of the batch was committed
+ * before that read, and a judgement from views changed since never lands (the
+ * count change checks the set's version; an account that gains its first view
+ * has every ticket counted by that view's background count, which reads after
+ * it). With no view there is nothing to judge: the event is only marked
+ * applied, with the others of its batch. Otherwise the ticket is settled, the
+ * account's events one after another.
+ */
+export async function applyTicketEvent(accountId: string, ticketId: string, eventId: string, memo?: Memo): Promise<void> {
+  const load = () => repo.loadViews(accountId, { consistent: true });
+  const loaded = await (memo ? memo(`views:${accountId}`, load) : load());
+  if (!loaded.views.length) return markApplied(accountId, ticketId, eventId);
+  return chained(accountId, () => settleTicket(accountId, ticketId, { eventId, known: { loaded } }));
 }
 
 /** Tickets per background step (one message of the view-recount queue). */

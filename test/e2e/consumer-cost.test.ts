@@ -17,6 +17,7 @@ const CONSUMERS = {
   sla: 'functions/sla-state/handler.ts',
   automations: 'functions/automations/consumer.ts',
   webhooks: 'functions/webhook-fanout/handler.ts',
+  views: 'functions/view-counts/handler.ts',
 } as const;
 
 /** Lambda's SQS event for bus events (the envelope as an SQS target receives it), one record each. */
@@ -144,6 +145,70 @@ describe('DynamoDB requests per event, per consumer', () => {
     expect(await storedState(acct.accountId, ticket.id)).toMatchObject({ policy: null, nextDueAt: null, facts: { status: 'resolved', ticketVersion: 2 } });
   });
 
+  it('the view-count consumer, for an account with no view, reads its view set only, and still marks and tallies the event once', async () => {
+    // Arrange
+    const acct = await createTestAccount();
+    const d = as(client, acct.ownerKey);
+    const ticket = await newTicket(d, { subject: 'No views' });
+    expect((await d.put(`${TICKETS}/${ticket.id}`, { ticket: { priority: 'high' } })).status).toBe(200);
+    const [created] = await eventsOf(acct, ticket.id, 'ticket.created');
+    const [updated] = await eventsOf(acct, ticket.id, 'ticket.updated');
+    // Act: each event, then the first again (a redelivery)
+    const onCreated = await requests('views', [created]);
+    const afterCreated = await storedViewTally(acct.accountId, created.eventId);
+    const onUpdated = await requests('views', [updated]);
+    const again = await requests('views', [created]);
+    console.log('view-counts, account without views, DynamoDB requests', JSON.stringify({ onCreated, onUpdated, again }));
+    // Assert: the view set (empty), then the event's mark and the tally's `applied` in one transaction; neither the
+    // ticket nor its membership is read (it used to be 4: the view set, the membership, the ticket, the transaction)
+    expect(onCreated).toEqual({ total: 2, by: { Query: 1, TransactWriteItems: 1 } });
+    expect(onUpdated).toEqual({ total: 2, by: { Query: 1, TransactWriteItems: 1 } });
+    // One change of two applied, then both; the redelivery is refused by the mark and tallies nothing twice
+    expect(afterCreated).toEqual({ marked: true, made: 2, applied: 1 });
+    expect(again).toEqual({ total: 2, by: { Query: 1, TransactWriteItems: 1 } });
+    expect(await storedViewTally(acct.accountId, updated.eventId)).toEqual({ marked: true, made: 2, applied: 2 });
+  });
+
+  it('the view-count consumer marks a batch of ten events of an account with no view in one transaction, a redelivered one among them once', async () => {
+    // Arrange: ten tickets, the first one's event already applied (a redelivery of it comes with the batch)
+    const acct = await createTestAccount();
+    const d = as(client, acct.ownerKey);
+    const tickets = await Promise.all(Array.from({ length: 10 }, (_, i) => newTicket(d, { subject: `No views ${i}` })));
+    const created = (await Promise.all(tickets.map((t) => eventsOf(acct, t.id, 'ticket.created')))).map(([e]) => e);
+    const more = await Promise.all(Array.from({ length: 10 }, (_, i) => newTicket(d, { subject: `More ${i}` })));
+    const moreCreated = (await Promise.all(more.map((t) => eventsOf(acct, t.id, 'ticket.created')))).map(([e]) => e);
+    // Act
+    const batch = await requests('views', created);
+    const afterBatch = await storedViewTally(acct.accountId, created[9].eventId);
+    const withRedelivery = await requests('views', [created[0], ...moreCreated.slice(0, 9)]);
+    const afterRedelivery = await storedViewTally(acct.accountId, moreCreated[8].eventId);
+    const rest = await requests('views', moreCreated.slice(9));
+    console.log('view-counts, batches of 10 without views, DynamoDB requests', JSON.stringify({ batch, withRedelivery, rest }));
+    // Assert: one read of the views and one transaction for the ten (it used to be 4 requests each)
+    expect(batch).toEqual({ total: 2, by: { Query: 1, TransactWriteItems: 1 } });
+    expect(afterBatch).toEqual({ marked: true, made: 20, applied: 10 });
+    // The batch with a redelivered event: the gathered transaction refused by its mark, then each event alone (the
+    // redelivered one refused again), and no change tallied twice
+    expect(withRedelivery).toEqual({ total: 12, by: { Query: 1, TransactWriteItems: 11 } });
+    expect(afterRedelivery).toEqual({ marked: true, made: 20, applied: 19 });
+    expect(rest).toEqual({ total: 2, by: { Query: 1, TransactWriteItems: 1 } });
+    expect(await storedViewTally(acct.accountId, moreCreated[9].eventId)).toEqual({ marked: true, made: 20, applied: 20 });
+  });
+
+  it('the view-count consumer, for an account with a view, reads the views, the membership and the ticket and writes once', async () => {
+    // Arrange
+    const acct = await createTestAccount();
+    const d = as(client, acct.ownerKey);
+    expect((await d.post('/helpdesk/api/v1/views', { view: { title: 'Open', conditions: { all: [{ field: 'status', operator: 'is', value: 'open' }] } } })).status).toBe(201);
+    const ticket = await newTicket(d, { subject: 'In a view' });
+    const [created] = await eventsOf(acct, ticket.id, 'ticket.created');
+    // Act
+    const cost = await requests('views', [created]);
+    // Assert: the judgement needs all three reads; the membership, the count, the set's check, the mark and the tally in one transaction
+    expect(cost).toEqual({ total: 4, by: { Query: 1, GetItem: 2, TransactWriteItems: 1 } });
+    expect(await storedViewTally(acct.accountId, created.eventId)).toEqual({ marked: true, made: 1, applied: 1 });
+  });
+
   it('a ticket.created overtaken by the deletion of its ticket leaves no SLA state', async () => {
     // Arrange: the ticket deleted before the consumer sees its ticket.created
     const { acct, d } = await busyAccount();
@@ -157,6 +222,11 @@ describe('DynamoDB requests per event, per consumer', () => {
     expect(await storedState(acct.accountId, ticket.id)).toBeNull();
   });
 });
+
+async function storedViewTally(accountId: string, eventId: string) {
+  const { storedViewTally } = await import('../support/store.ts');
+  return storedViewTally(accountId, eventId);
+}
 
 async function storedState(accountId: string, ticketId: string) {
   const { storedSlaState } = await import('../support/store.ts');

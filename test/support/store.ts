@@ -122,3 +122,16 @@ export async function surveyTokenInStore(accountId: string, ticketId: string, va
   await transactWrite([tokenWrite({ token, accountId, ticketId, createdAt: new Date().toISOString(), validUntil, expiresAt: Math.ceil(validUntil / 1000) + 86_400 })]);
   return token;
 }
+
+/**
+ * What the view counts hold of an account's ticket events, for an account with no view (the API reads a count only
+ * through a view): whether this event is marked applied, and the change tally's `made` and `applied` summed over its shards.
+ */
+export async function storedViewTally(accountId: string, eventId: string): Promise<{ marked: boolean; made: number; applied: number }> {
+  const { hasEventMark } = await import('#shared/views/repository.ts');
+  const { tallyKeys } = await import('#shared/tickets/change-tally.ts');
+  const { batchGet } = await import('#shared/db/query.ts');
+  const items = await batchGet(tallyKeys(accountId), { consistent: true });
+  const sum = (f: string) => items.reduce((n, i) => n + Number(i[f] ?? 0), 0);
+  return { marked: await hasEventMark(accountId, eventId), made: sum('made'), applied: sum('applied') };
+}
