@@ -20,10 +20,15 @@ import { synthesizeStage, type Template } from '../../local/lambda/template.ts';
 
 const stages = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context.stages as Record<string, object>;
 
-/** Every function a stage deploys, its nested stacks' (the email channel's inbound function) included. */
-async function synthStage(stage: string): Promise<Deployment> {
-  const { stackName, template } = await synthesizeStage({ ...stages[stage], stage });
-  return readDeployment(stackName, template);
+/** Every function a stage deploys, its nested stacks' (the email channel's inbound function) included; one synth per stage for the file (prod's serves two tests). */
+const synthesized = new Map<string, Promise<Deployment>>();
+function synthStage(stage: string): Promise<Deployment> {
+  if (!synthesized.has(stage))
+    synthesized.set(
+      stage,
+      synthesizeStage({ ...stages[stage], stage }).then(({ stackName, template }) => readDeployment(stackName, template)),
+    );
+  return synthesized.get(stage)!;
 }
 
 const started: LocalFunction[] = [];
