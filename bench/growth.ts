@@ -13,7 +13,28 @@ type Call = (method: string, path: string, body?: unknown, token?: string) => Pr
 const RUNS = 5;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-const putAll = async (items: Record<string, unknown>[]) => (await import('#shared/db/query.ts')).batchPut(items, { concurrency: 8 });
+/** Items written per seeding step: a step that fails is written again whole (puts of the same items, so nothing twice). */
+const SEED_STEP = 2_000;
+
+/**
+ * Seed items 8 batches at a time. On a loaded machine a batch can outlast the client's 5 s request timeout three times
+ * running (the full bench's 20,000-ticket views seeding did, and ended the run), so a step that fails is tried again.
+ */
+const putAll = async (items: Record<string, unknown>[]) => {
+  const { batchPut } = await import('#shared/db/query.ts');
+  for (let i = 0; i < items.length; i += SEED_STEP) {
+    const step = items.slice(i, i + SEED_STEP);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await batchPut(step, { concurrency: 8 });
+        break;
+      } catch (err) {
+        if (attempt === 3) throw err;
+        console.warn(`seeding: a step of ${step.length} items failed (${(err as Error).name}); writing it again`);
+      }
+    }
+  }
+};
 
 /**
  * Records of one account written straight to the table, as the API's creates
