@@ -82,9 +82,8 @@ async function previousRunStopped(dbPath: string, timeoutMs = 30_000): Promise<v
  * memory when `dbPath` is omitted; resolves once it answers requests. The JVM
  * runs under a watchdog in its own process group (see WATCHDOG), so it
  * outlives a kill of this process only as long as it takes to stop cleanly.
- * `c1Only`: the JVM compiles with C1 alone (the test run's store; see the flags below).
  */
-export async function startDynamoDbLocal(port: number, dbPath?: string, opts: { c1Only?: boolean } = {}): Promise<DynamoLocal> {
+export async function startDynamoDbLocal(port: number, dbPath?: string): Promise<DynamoLocal> {
   const probe = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (probe.error) throw new JavaMissingError();
   const dir = jarDir();
@@ -104,11 +103,8 @@ export async function startDynamoDbLocal(port: number, dbPath?: string, opts: { 
     // GC threads to wake an idle JVM. Measured on this 2-core machine, 3,000 PutItem and 1,000 Query each: G1 (the
     // default) 6.5-10.5 ms/s idle afterwards, serial 2.0 ms/s (docs/performance.md). C1 alone (TieredStopAtLevel=1)
     // halved the CPU of that load but left the largest writes (a field with 1,990 inline options, 44 transactions)
-    // slow enough to miss the request deadline, so C2 stays for `npm start` and the bench. The test run's store asks
-    // for C1 (`c1Only`): its JVM lives for one run of short files, where C2's compiling is CPU the tests wait for, and
-    // its largest write is seeded through the service, not one request (docs/performance.md, "Second round").
+    // slow enough to miss the request deadline, so C2 stays.
     '-XX:+UseSerialGC',
-    ...(opts.c1Only ? ['-XX:TieredStopAtLevel=1'] : []),
     '-jar',
     join(dir, 'DynamoDBLocal.jar'),
     '-port',

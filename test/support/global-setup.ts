@@ -27,8 +27,7 @@ let scratch: string | undefined;
  */
 export async function setup(project: TestProject) {
   const prepared = prepareDeployment();
-  // C1 only: the store's JIT costs less CPU over the run's short files (docs/performance.md, "Second round").
-  dynamo = await startDynamoDbLocal(await freePort(), undefined, { c1Only: true });
+  dynamo = await startDynamoDbLocal(await freePort());
   await ensureTable(dynamo.endpoint, LOCAL_TABLE);
   const { deployment, bundles, template } = await prepared;
   scratch = mkdtempSync(join(tmpdir(), 'support-desk-tests-'));
