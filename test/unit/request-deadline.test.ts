@@ -23,23 +23,21 @@ const { ddb, DDB_TIMEOUTS, withRequestScope } = await import('#shared/db/client.
 describe("a request's deadline on its DynamoDB calls", () => {
   it('does not start a write whose request timeout would run past the deadline: 503 at once, nothing sent', async () => {
     calls = 0;
-    const began = Date.now();
 
     const err = await withRequestScope({ deadline: Date.now() + DDB_TIMEOUTS.requestTimeout - 200 }, () => ddb.send(new PutCommand({ TableName: 't', Item: { pk: 'x', sk: 'y' } }))).catch((e) => e);
 
+    // Nothing reached the store, so nothing was waited for: the 503 came at once (counted, not timed).
     expect(err).toBeInstanceOf(ServiceUnavailableError);
-    expect(Date.now() - began).toBeLessThan(500);
     expect(calls).toBe(0);
   });
 
   it('stops waiting for a read at the deadline (a read abandoned in flight changes nothing)', async () => {
     calls = 0;
-    const began = Date.now();
 
     const err = await withRequestScope({ deadline: Date.now() + 200 }, () => ddb.send(new GetCommand({ TableName: 't', Key: { pk: 'x', sk: 'y' } }))).catch((e) => e);
 
+    // The store answers every call with success after 1 s: a 503 means the read was given up before that answer.
     expect(err).toBeInstanceOf(ServiceUnavailableError);
-    expect(Date.now() - began).toBeLessThan(900);
     expect(calls).toBe(1);
   });
 });
