@@ -28,6 +28,10 @@ import { eventually } from '../support/wait.ts';
 // quota runs dry and 503s become the rule: the arrange steps' retries then give up before the assertions).
 const FAULTS = process.env.FAULTS || 'dynamodb:throttle:0.1,dynamodb:error:0.05,dynamodb:timeout:0.02,events:partial:0.2,sqs:error:0.05,s3:error:0.1';
 withFaults(FAULTS);
+// This file's own fixtures (accounts, users, store reads) keep the default 5 s request timeout: their client is made
+// here, before the functions' setting below. With 1 s they failed on a loaded machine (three attempts over 1 s each
+// while the other worker bundled every function of a fresh clone), which is no fault of the code under test.
+await import('#shared/db/client.ts');
 // An injected DynamoDB hang lasts exactly the client's request timeout, then the SDK retries (decisions §19): 1 s here
 // instead of 5 runs the same paths (timeout, retry, deadline) without waiting 5 s per hang. Handed to the functions by
 // the local stack (local/stack.ts FORWARDED), read at their cold start.
@@ -595,7 +599,7 @@ describe('every endpoint under injected AWS faults', () => {
 // Side by side, each on its own account: much of each is waiting out injected hangs and retries. They share the ledger,
 // so each one's "no violation" holds for the other's requests too.
 describe.concurrent('writes, events and attachments under injected AWS faults', () => {
-  it('commits each ticket create whole or not at all: a 201 has its counters, option usage and contact exact; a 503 left nothing, or its retry with the Idempotency-Key made one ticket', async () => {
+  it('commits each ticket create whole or not at all: a 201 has its counters, option usage and contact exact; a 503 retried with its Idempotency-Key made one ticket, and one without a key at most one, counted like the rest', async () => {
     // Arrange
     const acct = await account();
     const key = acct.ownerKey;
@@ -646,16 +650,22 @@ describe.concurrent('writes, events and attachments under injected AWS faults', 
     const stored = await accountItems(acct.accountId, 'TICKET#', 'ticket');
     const bySubject = new Map<string, Json[]>();
     for (const t of stored) bySubject.set(t.subject, [...(bySubject.get(t.subject) ?? []), t]);
-    const committed = outcomes.filter((o) => o.ticketId);
-    for (const o of outcomes) {
+    // Without a key, a 503 may follow a commit whose answer was lost (decisions, "Ambiguous writes": a create retried
+    // without a key may have been made): at most one ticket, and whatever committed counts below like a 201's.
+    for (const o of outcomes.filter((x) => !x.ticketId && !x.keyed)) {
       const found = bySubject.get(o.subject) ?? [];
-      if (o.ticketId)
-        expect(
-          found.map((t) => t.id),
-          `${o.subject} (first answer ${o.first}, keyed ${o.keyed})`,
-        ).toEqual([o.ticketId]);
-      else expect(found, `${o.subject} answered 503 without a key: nothing committed`).toEqual([]);
+      expect(found.length, `${o.subject} answered 503 without a key: at most one ticket`).toBeLessThanOrEqual(1);
+      o.ticketId = found[0]?.id;
     }
+    const committed = outcomes.filter((o) => o.ticketId);
+    // A 201, or a keyed 503 retried with its key: exactly the ticket answered, never a second.
+    for (const o of committed)
+      expect(
+        (bySubject.get(o.subject) ?? []).map((t) => t.id),
+        `${o.subject} (first answer ${o.first}, keyed ${o.keyed})`,
+      ).toEqual([o.ticketId]);
+    // Every stored ticket of the burst is one of those: nothing committed that no answer or check accounts for.
+    expect(stored.filter((t) => String(t.subject).startsWith(`Burst ${tag} `)).length).toBe(committed.length);
     for (const o of committed) expect(await tickets.getTicket(acct.accountId, o.ticketId!)).toMatchObject({ subject: o.subject, requesterEmail: o.requester });
     expect((await fields.getOption(acct.accountId, field.id, gold))!.usageCount).toBe(committed.length);
     for (const email of requesters) {
