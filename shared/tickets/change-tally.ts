@@ -63,15 +63,15 @@ export function madeWrites(details: readonly EventDetail[]): TxWrite[] {
  */
 export const ticketEventWrites = (events: readonly EventDetail[]): TxWrite[] => [...outboxWrites([...events], TICKET_EVENT_SOURCE), ...madeWrites(events)];
 
-/** The consumer's mark that one event of this ticket has been applied. */
-export const appliedWrite = (accountId: string, ticketId: string): TxWrite => tallies.updateAttributes({ accountId, shard: shardOfTicket(ticketId) }, { set: TYPED, add: { applied: 1 } });
-
 /** The marks of several events of an account's tickets applied in one transaction: one write per shard touched. */
 export function appliedWrites(accountId: string, ticketIds: readonly string[]): TxWrite[] {
   const counts = new Map<string, number>();
   for (const id of ticketIds) counts.set(shardOfTicket(id), (counts.get(shardOfTicket(id)) ?? 0) + 1);
   return [...counts].map(([shard, n]) => tallies.updateAttributes({ accountId, shard }, { set: TYPED, add: { applied: n } }));
 }
+
+/** The consumer's mark that one event of this ticket has been applied. */
+export const appliedWrite = (accountId: string, ticketId: string): TxWrite => appliedWrites(accountId, [ticketId])[0];
 
 /** The keys of the account's tally shards, read beside the counts. */
 export const tallyKeys = (accountId: string): Key[] => Array.from({ length: TICKET_CHANGE_SHARDS }, (_, i) => tallies.key({ accountId, shard: String(i) }));

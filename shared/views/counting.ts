@@ -48,6 +48,9 @@ function difference(had: readonly string[], want: readonly string[], views: read
   return { kept, moves, dropped: had.length !== kept.length };
 }
 
+/** One event marked applied: its mark (which a second apply fails) and the change tally's `applied`. */
+const markWrites = (accountId: string, ticketId: string, eventId: string): TxWrite[] => [repo.eventMarkWrite(accountId, eventId), appliedWrite(accountId, ticketId)];
+
 /** One transaction of settling; true when the ticket is settled (and the event, if any, applied). */
 async function settleStep(accountId: string, ticketId: string, eventId: string | undefined, known: Known, now: number): Promise<boolean> {
   const loaded = known.loaded ?? (await repo.loadViews(accountId, { consistent: true }));
@@ -56,7 +59,7 @@ async function settleStep(accountId: string, ticketId: string, eventId: string |
     // since deleted stays as it is: keys of views gone never count (difference), and the next view's background count
     // reads every membership and drops them. The event is still marked and tallied: counts read `fresh` only once
     // every change is applied, views or not (docs/performance.md, "The pipeline's cost per event").
-    if (eventId) await repo.transactWrite([repo.eventMarkWrite(accountId, eventId), appliedWrite(accountId, ticketId)]);
+    if (eventId) await repo.transactWrite(markWrites(accountId, ticketId, eventId));
     return true;
   }
   const membership = known.membership !== undefined ? known.membership : await repo.getMembership(accountId, ticketId);
@@ -74,7 +77,7 @@ async function settleStep(accountId: string, ticketId: string, eventId: string |
     writes.push(repo.membershipWrite({ accountId, ticketId, keys, rev: membership?.rev ?? 0 }, membership?.rev ?? 0), repo.viewsUnchangedCheck(accountId, loaded.set.version));
     for (const [k, d] of step) writes.push(repo.countWrite(accountId, k.slice(0, k.lastIndexOf(':')), d));
   }
-  if (last && eventId) writes.push(repo.eventMarkWrite(accountId, eventId), appliedWrite(accountId, ticketId));
+  if (last && eventId) writes.push(...markWrites(accountId, ticketId, eventId));
   if (writes.length) await repo.transactWrite(writes);
   return last;
 }
@@ -127,7 +130,7 @@ const gathering = new Map<string, Unjudged[]>();
 
 /** Mark one event of an account with no view applied, alone (a redelivery's mark is already there: nothing to do). */
 const markOne = (accountId: string, u: Pick<Unjudged, 'ticketId' | 'eventId'>) =>
-  retryOnConflict(() => repo.transactWrite([repo.eventMarkWrite(accountId, u.eventId), appliedWrite(accountId, u.ticketId)])).catch((err: unknown) => {
+  retryOnConflict(() => repo.transactWrite(markWrites(accountId, u.ticketId, u.eventId))).catch((err: unknown) => {
     if (!(err instanceof repo.AlreadyAppliedError)) throw err;
   });
 
