@@ -1,5 +1,6 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
+import { RunRecorder } from './test/support/run-record.ts';
 
 const shared = { maxWorkers: 2, testTimeout: 30_000, hookTimeout: 60_000, env: { LOG_LEVEL: 'silent' } } as const;
 
@@ -44,6 +45,8 @@ export default defineConfig({
     // Two files at once (vitest's default on 2 cores is one): most of an integration file's time is waiting on
     // emulators and the functions' workers.
     maxWorkers: 2,
+    // A whole run records its wall time for the bench's goals table (test/support/run-record.ts).
+    reporters: ['default', new RunRecorder()],
     sequence: { sequencer: LongestFirst },
     projects: [
       {
