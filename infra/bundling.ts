@@ -1,5 +1,3 @@
-import { AssetHashType, DockerImage } from 'aws-cdk-lib';
-import { Code } from 'aws-cdk-lib/aws-lambda';
 import { buildSync, type BuildResult, type Metafile } from 'esbuild';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -139,7 +137,8 @@ export const BUNDLE_CEILING_KB_BY_ENTRY: Record<string, number> = {
   'functions/webhooks/handler.ts': 440,
 };
 
-const PROJECT_ROOT = join(import.meta.dirname, '..');
+// This module loads no CDK: the local stack builds its bundles with it, and a warm `npm start` loads no CDK at all.
+export const PROJECT_ROOT = join(import.meta.dirname, '..');
 
 /**
  * Where esbuild is told it writes, for every bundle: the files are kept in
@@ -201,29 +200,6 @@ export function bundleFunction(entry: string, outdir: string): Metafile {
   const result = buildSync(esbuildOptions(entry));
   writeBundle(result, outdir);
   return result.metafile;
-}
-
-/**
- * A function's code asset: the project root bundled by `bundleFunction`
- * (the Docker image is never used: esbuild is a dependency and always runs
- * here), hashed by its output as NodejsFunction's assets are.
- */
-export function functionCode(entry: string): Code {
-  return Code.fromAsset(PROJECT_ROOT, {
-    assetHashType: AssetHashType.OUTPUT,
-    bundling: {
-      image: DockerImage.fromRegistry('dummy'),
-      // Part of the asset's cache key (CDK keys staged assets by these options as JSON, where tryBundle does not
-      // show): without it every function of one synth would get the first one's bundle.
-      environment: { SUPPORT_DESK_ENTRY: entry },
-      local: {
-        tryBundle(outputDir) {
-          bundleFunction(entry, outputDir);
-          return true;
-        },
-      },
-    },
-  });
 }
 
 /** Relative specifiers a module imports statically (`import ... from "./x"`, `import "./x"`), not its dynamic `import()`s. */

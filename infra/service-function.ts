@@ -1,19 +1,41 @@
-import { type CfnElement, type CfnResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { AssetHashType, type CfnElement, type CfnResource, DockerImage, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Code, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { join } from 'node:path';
-import { functionCode } from './bundling.ts';
+import { bundleFunction, PROJECT_ROOT } from './bundling.ts';
 
 /** Template metadata key of a function's entry file (relative to the project root). */
 export const ENTRY_METADATA = 'SupportDesk::Entry';
 
 /** The repository root: function entries in the route table and topology are relative to it. */
-export const PROJECT_ROOT = join(import.meta.dirname, '..');
+export { PROJECT_ROOT };
+
+/**
+ * A function's code asset: the project root bundled by `bundleFunction`
+ * (the Docker image is never used: esbuild is a dependency and always runs
+ * here), hashed by its output as NodejsFunction's assets are.
+ */
+export function functionCode(entry: string): Code {
+  return Code.fromAsset(PROJECT_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      image: DockerImage.fromRegistry('dummy'),
+      // Part of the asset's cache key (CDK keys staged assets by these options as JSON, where tryBundle does not
+      // show): without it every function of one synth would get the first one's bundle.
+      environment: { SUPPORT_DESK_ENTRY: entry },
+      local: {
+        tryBundle(outputDir) {
+          bundleFunction(entry, outputDir);
+          return true;
+        },
+      },
+    },
+  });
+}
 
 export interface ServiceFunctionProps {
   /** Entry file relative to the project root. */

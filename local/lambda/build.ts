@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUNDLE_FILE, esbuildOptions, writeBundle } from '../../infra/bundling.ts';
-import { PROJECT_ROOT } from '../../infra/service-function.ts';
+import { BUNDLE_FILE, esbuildOptions, PROJECT_ROOT, writeBundle } from '../../infra/bundling.ts';
 
 /** Where local bundles are kept between runs (build output, not state: safe to delete). */
 export const BUNDLE_CACHE = join(PROJECT_ROOT, 'node_modules', '.cache', 'support-desk', 'bundles');
