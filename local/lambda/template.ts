@@ -1,4 +1,5 @@
 import type { NestedStack as CdkNestedStack, Stack as CdkStack } from 'aws-cdk-lib';
+import { cachedSynthesis } from './template-cache.ts';
 
 /**
  * The local stack's one source of truth: the CloudFormation template that the
@@ -45,10 +46,13 @@ export interface SynthesizedStack {
  * Synthesize the local stage in this process. Bundling is skipped (the local
  * builder bundles with the same options, local/lambda/build.ts) and so is the
  * CloudFormation validation plugin (4 s of WebAssembly; `cdk synth` in CI runs
- * it on the real stages).
+ * it on the real stages). A template made before from the same sources is
+ * taken from the cache instead (local/lambda/template-cache.ts).
  */
 export function synthesizeLocalStack(overrides: Partial<typeof LOCAL_STAGE> = {}): Promise<SynthesizedStack> {
-  return synthesizeStage({ ...LOCAL_STAGE, ...overrides }, 'Support Desk (local)');
+  const stage = { ...LOCAL_STAGE, ...overrides };
+  const description = 'Support Desk (local)';
+  return cachedSynthesis([stage, description], () => synthesizeStage(stage, description));
 }
 
 /**
