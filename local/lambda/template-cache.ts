@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-
-// Not infra/service-function.ts's PROJECT_ROOT: importing that loads the CDK, which a cached template spares.
-const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../infra/bundling.ts';
 
 /** Where synthesized local templates are kept between runs (build output, not state: safe to delete). */
 const CACHE = join(PROJECT_ROOT, 'node_modules', '.cache', 'support-desk', 'template');

@@ -22,7 +22,8 @@ export interface RunRecord {
  */
 export class RunRecorder implements Reporter {
   private started = Date.now();
-  private readonly whole = process.argv.slice(2).every((a) => a === 'run' || (a.startsWith('--') && !a.startsWith('--project')));
+  /** No file, name, project, shard or change filter on the command line (reporters and the like do not narrow it). */
+  private readonly whole = process.argv.slice(2).every((a) => a === 'run' || (a.startsWith('--') && !/^--(project|testNamePattern|shard|changed|related|dir|exclude)\b/.test(a)));
 
   onInit() {
     this.started = Date.now();
