@@ -29,8 +29,10 @@ const putAll = async (items: Record<string, unknown>[]) => {
         await batchPut(step, { concurrency: 8 });
         break;
       } catch (err) {
-        if (attempt === 3) throw err;
-        console.warn(`seeding: a step of ${step.length} items failed (${(err as Error).name}); writing it again`);
+        if (attempt === 5) throw err;
+        console.warn(`seeding: a step of ${step.length} items failed (${(err as Error).name}); writing it again in ${attempt * 5} s`);
+        // A store busy with other work gets a moment before the step comes again.
+        await new Promise((r) => setTimeout(r, attempt * 5_000));
       }
     }
   }
