@@ -105,4 +105,22 @@ describe('the import graph of app/, shared/, functions/, local/, infra/ and scri
   it('has no cycle: no file reaches itself through its imports', () => {
     expect(findCycles(graph)).toEqual([]);
   });
+
+  it('loads no CDK when local/stack.ts is imported (every test file, npm start and the admin CLI import it; the template is cached)', () => {
+    // About 1 s of CPU per import when infra/bundling.ts still imported aws-cdk-lib: a quarter of the suite's time.
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      graph.get(file)?.forEach(visit);
+    };
+    visit('local/stack.ts');
+    // Type-only imports are erased; a value import (one `type` name among others is still one) loads the package.
+    const cdkValueImport = /^import\s+(?!type\s)[^;]*?from\s+['"](?:aws-cdk-lib|constructs)(?:\/[^'"]*)?['"]/m;
+    const loading = [...reached].filter((file) => cdkValueImport.test(readFileSync(join(ROOT, file), 'utf8')));
+
+    expect(reached).toContain('local/lambda/build.ts');
+    expect(reached).toContain('infra/bundling.ts');
+    expect(loading).toEqual([]);
+  });
 });
