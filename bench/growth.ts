@@ -5,6 +5,7 @@
  * work: the DynamoDB requests and the items the store read, counted by the
  * proxy the functions reach DynamoDB Local through.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDbProxy } from '../local/dynamodb-proxy.ts';
 
 /** bench/http.ts's caller: the answer's JSON body; an error answer throws. */
@@ -18,7 +19,8 @@ const SEED_STEP = 2_000;
 
 /**
  * Seed items 8 batches at a time. On a loaded machine a batch can outlast the client's 5 s request timeout three times
- * running (the full bench's 20,000-ticket views seeding did, and ended the run), so a step that fails is tried again.
+ * running (the full bench's 20,000-ticket views seeding did, and ended the run), so a step that fails is tried again,
+ * up to five times, after a pause that grows.
  */
 const putAll = async (items: Record<string, unknown>[]) => {
   const { batchPut } = await import('#shared/db/query.ts');
@@ -32,7 +34,7 @@ const putAll = async (items: Record<string, unknown>[]) => {
         if (attempt === 5) throw err;
         console.warn(`seeding: a step of ${step.length} items failed (${(err as Error).name}); writing it again in ${attempt * 5} s`);
         // A store busy with other work gets a moment before the step comes again.
-        await new Promise((r) => setTimeout(r, attempt * 5_000));
+        await sleep(attempt * 5_000);
       }
     }
   }

@@ -21,20 +21,17 @@ export interface RunRecord {
  * by running the suite again inside the bench. A filtered run records nothing.
  */
 export class RunRecorder implements Reporter {
-  private started = Date.now();
+  /** The config (and this reporter) is loaded as the run starts. */
+  private readonly started = Date.now();
   /** No file, name, project, shard or change filter on the command line (reporters and the like do not narrow it). */
   private readonly whole = process.argv.slice(2).every((a) => a === 'run' || (a.startsWith('--') && !/^--(project|testNamePattern|shard|changed|related|dir|exclude)\b/.test(a)));
-
-  onInit() {
-    this.started = Date.now();
-  }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>, _errors: unknown, reason: string) {
     if (!this.whole || reason === 'interrupted') return;
     const results = modules.flatMap((m) => [...m.children.allTests()].map((t) => t.result().state));
     const record: RunRecord = {
       finishedAt: new Date().toISOString(),
-      commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(),
+      commit: headCommit(),
       seconds: Math.round((Date.now() - this.started) / 1000),
       files: modules.length,
       tests: results.length,
@@ -42,6 +39,15 @@ export class RunRecorder implements Reporter {
     };
     mkdirSync(dirname(RUN_RECORD), { recursive: true });
     writeFileSync(RUN_RECORD, JSON.stringify(record, null, 2));
+  }
+}
+
+/** The checkout's commit; a copy without git (a downloaded archive) records none rather than failing the run. */
+function headCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'unknown';
   }
 }
 
