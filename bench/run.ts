@@ -50,11 +50,12 @@ const fmt = (n: number, d = 2) => n.toFixed(d);
 // nothing else of the bench runs. Its figures and the pipeline's make the goals table printed at the end.
 const goals: GoalRow[] = [];
 if (!ONLY || ONLY === 'requests') goals.push(...(await benchRequestPath()));
-const printIssueGoals = () => goals.length && printGoals('Goals (issues 21, 30 and 42), this run (ratios to the floor server / the bare call, both in processes of their own):', goals);
-if (ONLY === 'requests') {
-  printIssueGoals();
-  process.exit(0);
-}
+// Printed on exit, so a section that fails still leaves the rows measured before it (exit handlers run on uncaught errors).
+process.on('exit', (code) => {
+  const stopped = code ? ` The run stopped early (exit code ${code}): the later sections' rows are missing.` : '';
+  if (goals.length) printGoals(`Goals (issues 21, 30 and 42), this run (ratios to the floor server / the bare call, both in processes of their own):${stopped}`, goals);
+});
+if (ONLY === 'requests') process.exit(0);
 
 const stack = await startBenchStack();
 const { dynamo, store, lambda } = stack;
@@ -396,5 +397,4 @@ if (!ONLY || ONLY === 'bundles') {
 }
 
 await stack.stop();
-printIssueGoals();
 process.exit(0);
