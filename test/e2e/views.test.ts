@@ -3,6 +3,7 @@ import { useGateway, type TestAccount } from '../support/api.ts';
 import { as, newTicket, TICKETS, type Desk, type Json } from '../support/desk.ts';
 import { expectValidation } from '../support/helpdesk.ts';
 import { usePipeline } from '../support/pipeline.ts';
+import { storeViews } from '../support/store.ts';
 import { eventually } from '../support/wait.ts';
 
 /**
@@ -44,8 +45,13 @@ const countOf = async (d: Desk, id: string) => {
   if (res.status !== 200) throw new Error(`count: ${res.status} ${res.text}`);
   return res.body.count as { viewId: string; value: number; fresh: boolean };
 };
-/** The count once fresh (the consumers have applied every change); the answer is polled for, not the value (0 is one too). */
+/**
+ * The count once fresh (the consumers have applied every change); the answer is polled for, not the value (0 is one too).
+ * Read once the pipeline has handled everything (local/pipeline.ts drained), not polled for while it works: each poll
+ * is a request that competes with the consumers.
+ */
 const freshCount = async (d: Desk, id: string, waitMs = WAIT_MS): Promise<number> => {
+  await pipeline().drained();
   const fresh = await eventually(
     async () => {
       const c = await countOf(d, id);
@@ -56,9 +62,10 @@ const freshCount = async (d: Desk, id: string, waitMs = WAIT_MS): Promise<number
   );
   return fresh!.value;
 };
-/** A job once completed. */
-const jobDone = (id: string) =>
-  eventually(
+/** A job once completed (asked once the pipeline has handled everything, as freshCount). */
+const jobDone = async (id: string) => {
+  await pipeline().drained();
+  return eventually(
     async () => {
       const j = (await owner.get(`/helpdesk/api/v1/jobs/${id}`)).body.job;
       return j.status === 'completed' ? j : undefined;
@@ -66,6 +73,7 @@ const jobDone = (id: string) =>
     WAIT_MS,
     `job ${id}`,
   );
+};
 /**
  * A ticket change made while the outbox publisher is held, so its event cannot
  * have been applied: the count must say not fresh. Then the event goes out;
@@ -277,15 +285,15 @@ describe('views', () => {
     // Assert
     expectValidation(bad, 'conditions.all.0.value');
     expect(bad.body.error.details.map((d: Json) => d.field)).toEqual(['conditions.all.0.value', 'conditions.any.0.operator']);
-    // Arrange: 20 personal views of one user and 100 shared ones, made through the service (the limits, not the API, are under test)
+    // Arrange: 20 personal views of one user and 100 shared ones, stored (the limits, not the create, are under test)
     const solo = await acct.addUser('member');
-    const views = await import('#shared/views/service.ts');
-    const principal = (userId: string, role: 'owner' | 'member') => ({ accountId: acct.accountId, userId, role, plan: 'enterprise' as const, credential: 'api_key' as const });
     const existingShared = (await owner.get(VIEWS)).body.views.filter((v: Json) => !v.personal).length;
-    for (let i = 0; i < 20; i++)
-      await views.createView(principal(solo.id, 'member'), { title: `P${i}`, conditions: { all: [], any: [] }, sort: { by: 'updatedAt', order: 'desc' }, personal: true }, 'none');
-    for (let i = existingShared; i < 100; i++)
-      await views.createView(principal(acct.ownerId, 'owner'), { title: `S${i}`, conditions: { all: [], any: [] }, sort: { by: 'updatedAt', order: 'desc' }, personal: false }, 'none');
+    await storeViews(acct.accountId, [
+      ...Array.from({ length: 20 }, (_, i) => ({ title: `P${i}`, personal: true, ownerId: solo.id })),
+      ...Array.from({ length: 100 - existingShared }, (_, i) => ({ title: `S${existingShared + i}`, personal: false, ownerId: null })),
+    ]);
+    const stored = (await as(client, solo.key).get(VIEWS)).body.views;
+    expect([stored.filter((v: Json) => v.personal).length, stored.filter((v: Json) => !v.personal).length]).toEqual([20, 100]);
     // Act & Assert
     expectValidation(await as(client, solo.key).post(VIEWS, { view: { title: 'One more', conditions: { all: [] }, personal: true } }), 'personal');
     expectValidation(await owner.post(VIEWS, { view: { title: 'One more', conditions: { all: [] } } }), 'body');

@@ -135,3 +135,30 @@ export async function storedViewTally(accountId: string, eventId: string): Promi
   const sum = (f: string) => items.reduce((n, i) => n + Number(i[f] ?? 0), 0);
   return { marked: await hasEventMark(accountId, eventId), made: sum('made'), applied: sum('applied') };
 }
+
+/**
+ * Store an account's views as the views repository writes them (no conditions, newest first), with the account's
+ * view set moved on as a create moves it (its version, a count owed): an account at the views' limits (120 views)
+ * without 120 creates one after another, each re-reading every view. Up to 99 views a transaction (with the set);
+ * no audit, and no background count is queued (the scheduled pass would run it).
+ */
+export async function storeViews(accountId: string, views: { title: string; personal: boolean; ownerId: string | null }[]): Promise<void> {
+  const repo = await import('#shared/views/repository.ts');
+  for (let i = 0; i < views.length; i += 99) {
+    const { set } = await repo.loadViews(accountId, { consistent: true });
+    const at = new Date().toISOString();
+    const records = views.slice(i, i + 99).map((v) => ({
+      id: newId('view'),
+      accountId,
+      conditions: { all: [], any: [] },
+      sort: { by: 'updatedAt', order: 'desc' } as const,
+      rev: 1,
+      count: 0,
+      ready: false,
+      createdAt: at,
+      updatedAt: at,
+      ...v,
+    }));
+    await repo.commitViews(accountId, { version: set.version + 1, timeViews: set.timeViews, counting: true }, records.map(repo.putViewWrite));
+  }
+}
