@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../support/wait.ts';
+import { clockPast, eventually } from '../support/wait.ts';
 import { usePipeline } from '../support/pipeline.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, newField, newTicket, storeTickets, ticketRecord, TICKETS, type Desk, type Json } from '../support/desk.ts';
@@ -10,7 +10,7 @@ import { createTicketInStore } from '../support/store.ts';
  * (decisions §15), through the API on the local emulators.
  */
 const { client } = useGateway();
-const { account } = usePipeline(['automations']);
+const { account, pipeline } = usePipeline(['automations']);
 
 const AUDITS = '/helpdesk/api/v1/audits';
 const EXPORTS = '/helpdesk/api/v1/exports';
@@ -37,6 +37,15 @@ const auditsOf = async (d: Desk, ticketId: string, query = ''): Promise<Json[]> 
 
 /** Wait on a fact: the check's first non-null answer. */
 const eventuallyFound = async <T>(check: () => Promise<T | null>, timeoutMs: number, what: string): Promise<T> => (await eventually(check, timeoutMs, what))!;
+
+/**
+ * Wait, without asking, until a change stamped at `stamp` (ISO 8601 or epoch ms) is past the export's settle line
+ * (SETTLE_MS): no request can hurry the line, and polling the export toward it made hundreds of requests a test.
+ */
+async function settled(stamp: string | number): Promise<void> {
+  const { SETTLE_MS } = await import('#shared/exports/service.ts');
+  await clockPast(new Date(new Date(stamp).getTime() + SETTLE_MS).toISOString());
+}
 
 /** Every change of a kind from `start` until endOfStream, following cursor; also the last cursor. */
 async function exportAll(d: Desk, kind: string, start: string, pageSize = 1000): Promise<{ items: Json[]; cursor: string; pages: number }> {
@@ -184,6 +193,7 @@ describe("a ticket's history", () => {
     expect(rule.status, rule.text).toBe(201);
 
     const t = await newTicket(owner, { tags: ['vip'], priority: 'low' });
+    await pipeline().drained();
 
     const audits = await eventuallyFound(
       async () => {
@@ -271,7 +281,10 @@ describe.concurrent('incremental export', () => {
     expect(first.items[0]).toEqual({ id: records[0].id, updatedAt: records[0].updatedAt, deleted: false, object: (await owner.get(`${TICKETS}/${records[0].id}`)).body.ticket });
 
     expect((await owner.del(`${TICKETS}/${records[3].id}`)).status).toBe(204);
-    expect((await owner.put(`${TICKETS}/${records[4].id}`, { ticket: { priority: 'urgent' } })).status).toBe(200);
+    const put = await owner.put(`${TICKETS}/${records[4].id}`, { ticket: { priority: 'urgent' } });
+    expect(put.status).toBe(200);
+    // The delete came first: both are settled once the update is.
+    await settled(put.body.ticket.updatedAt);
     const later = await eventuallyFound(
       async () => {
         const r = await resume(owner, 'tickets', first.cursor);
@@ -294,6 +307,8 @@ describe.concurrent('incremental export', () => {
     const start = new Date(Date.now() - 1000).toISOString();
     const org = (await owner.post('/helpdesk/api/organizations', { name: 'Acme', organizationalDomain: 'acme-export.example' })).body.data;
     const contact = (await owner.post('/helpdesk/api/contacts', { name: 'Ann', email: 'ann@acme-export.example' })).body.data;
+    // The owner and the organization were written before the contact; a new contact's place in the export is its creation.
+    await settled(contact.createdAt);
 
     const [orgs, contacts, users] = await eventuallyFound(
       async () => {
@@ -317,6 +332,7 @@ describe.concurrent('incremental export', () => {
     const owner = as(client, own.ownerKey);
     const start = new Date(Date.now() - 60_000).toISOString();
     const written: string[] = [];
+    let lastStamp = '';
     const seen = new Set<string>();
     let cursor = (await exportAll(owner, 'tickets', start)).cursor;
 
@@ -326,6 +342,7 @@ describe.concurrent('incremental export', () => {
         const r = await ticketRecord(own.accountId, new Date(Date.now() - 5_000), { subject: `late ${i}` });
         await storeTickets([r]);
         written.push(r.id);
+        lastStamp = r.updatedAt;
       }
     })();
     const reader = (async () => {
@@ -335,6 +352,8 @@ describe.concurrent('incremental export', () => {
         for (const i of page.items) seen.add(i.id);
         cursor = page.cursor;
         if (written.length === 30 && written.every((id) => seen.has(id))) return;
+        // Every write is in: the reader resumes once more when the last one is settled, not on its way there.
+        if (written.length === 30) await settled(lastStamp);
       }
     })();
     await Promise.all([writer, reader]);
@@ -353,6 +372,13 @@ describe.concurrent('incremental export', () => {
     const sentAt = Date.now();
 
     await createTicketInStore(late);
+    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { ddb, tableName } = await import('#shared/db/client.ts');
+    const item = (await ddb.send(new GetCommand({ TableName: tableName(), Key: { pk: `A#${own.accountId}`, sk: `TICKET#${late.id}` } }))).Item!;
+    const placedAt = Date.parse(String(item.gsi4sk).split('#')[0]);
+    // The reader resumes while the change is on its way, and again once its place in the index is settled.
+    cursor = (await resume(owner, 'tickets', cursor)).cursor;
+    await settled(placedAt);
 
     const seen = await eventuallyFound(
       async () => {
@@ -364,11 +390,8 @@ describe.concurrent('incremental export', () => {
       'the late change in the export',
     );
     expect(seen).toMatchObject({ id: late.id, updatedAt: late.updatedAt, deleted: false });
-    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { ddb, tableName } = await import('#shared/db/client.ts');
-    const item = (await ddb.send(new GetCommand({ TableName: tableName(), Key: { pk: `A#${own.accountId}`, sk: `TICKET#${late.id}` } }))).Item!;
     expect(item.updatedAt).toBe(late.updatedAt);
-    expect(Date.parse(String(item.gsi4sk).split('#')[0])).toBeGreaterThanOrEqual(sentAt);
+    expect(placedAt).toBeGreaterThanOrEqual(sentAt);
   });
 
   it('refuses a first call without start_time, a tampered cursor, another account, and non-admins', async () => {
