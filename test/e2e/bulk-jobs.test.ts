@@ -14,7 +14,7 @@ import { eventually } from '../support/wait.ts';
  * the pipeline's, so their ticket events stay in the outbox to be read here.
  */
 const { client } = useGateway();
-usePipeline(['bulk-jobs']);
+const { pipeline } = usePipeline(['bulk-jobs']);
 
 const BULK_UPDATE = `${TICKETS}/bulk_update`;
 const BULK_DELETE = `${TICKETS}/bulk_delete`;
@@ -68,8 +68,12 @@ async function inTurns<T, R>(items: readonly T[], check: (item: T) => Promise<R>
   return out;
 }
 
-/** The job once completed, polled through the API. */
+/**
+ * The job once completed, read through the API once the pipeline has handled everything (local/pipeline.ts drained):
+ * polled for meanwhile, each poll was a request competing with the consumer doing the job.
+ */
 async function completed(d: Desk, jobId: string): Promise<Json> {
+  await pipeline().drained();
   return eventually(
     async () => {
       const res = await d.get(`${JOBS}/${jobId}`);
@@ -371,7 +375,8 @@ describe('the rate limit', () => {
     const attempt = async (priority: string) => {
       const before = await d.get(`${TICKETS}?page_size=1`);
       const res = await d.post(BULK_UPDATE, { ids, ticket: { priority } });
-      // Polled through the service, not the API: the polls would count.
+      await pipeline().drained();
+      // Read through the service, not the API: a request would count.
       const job = await eventually(
         async () => {
           const now = await jobs.getJob(small, res.body.job.id);
