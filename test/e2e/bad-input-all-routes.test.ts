@@ -4,7 +4,7 @@ import { allRoutes } from '#app/registry.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
 
 // As the deployed stage runs (its authorizer cache, 300 s): the sweep's one token is authorized once, and each of its
-// thousand requests costs its route's function only. The authorizer reads the token alone, never the path or the body.
+// thousand requests costs its route's function only. The authorizer's answer depends on the token alone (functions/authorizer).
 const { client } = useGateway({ authorizerCacheTtlSeconds: 300 });
 
 const BODIES = [
