@@ -42,11 +42,19 @@ const createTickets = async (acct: TestAccount, n: number) => {
   }
 };
 
+/**
+ * Every event so far handled to its end: each delivery's whole retry schedule run (WEBHOOK_RETRY_SCALE), the failing
+ * rule applied, and what that sent (webhook.disabled, its emails) handled too. Asked of the pipeline once, instead of
+ * polling the delivery log through the API meanwhile.
+ */
+const settled = () => pipeline().drained({ delayed: true });
+
 type Attempt = { deliveryId: string; eventId: string; state: string; attempt: number };
 const deliveries = async (acct: TestAccount, id: string): Promise<Attempt[]> => (await client.request('GET', `${BASE}/${id}/deliveries?limit=100`, { token: acct.ownerKey })).body.deliveries;
-/** Wait until the log shows `n` deliveries that ended in `state`. */
-const ended = (acct: TestAccount, id: string, state: string, n: number) =>
-  eventually(
+/** Once the pipeline has settled, the log (it must show `n` deliveries that ended in `state`). */
+const ended = async (acct: TestAccount, id: string, state: string, n: number) => {
+  await settled();
+  return eventually(
     async () => {
       const log = await deliveries(acct, id);
       return log.filter((a) => a.state === state).length === n ? log : null;
@@ -54,6 +62,7 @@ const ended = (acct: TestAccount, id: string, state: string, n: number) =>
     30_000,
     `${n} deliveries ${state}`,
   );
+};
 const getWebhook = async (acct: TestAccount, id: string) => (await client.request('GET', `${BASE}/${id}`, { token: acct.ownerKey })).body.webhook;
 
 /** The outbox's mails, each with its id (the file name: `webhook-disabled-<event>-<user>.eml`). */
@@ -183,6 +192,7 @@ describe('failing webhooks', () => {
     await createTickets(acct, FAILING_THRESHOLD - 1);
     // The log shows the newest 100 attempts: the new events' 72 and their last, failed ones among them.
     const before = new Set(failed.map((a) => a.deliveryId));
+    await settled();
     await eventually(
       async () => (await deliveries(acct, hook.id)).filter((a) => a.state === 'failed' && !before.has(a.deliveryId)).length === FAILING_THRESHOLD - 1,
       30_000,
@@ -197,6 +207,7 @@ describe('failing webhooks', () => {
     const hook = await webhook(acct, () => ({ status: 410 }));
 
     await createTickets(acct, 1);
+    await settled();
 
     await eventually(async () => (await getWebhook(acct, hook.id)).disabledReason === 'gone', 15_000, 'switched off as gone');
     const [event] = (await eventually(() => disabledOnTheBus(acct.accountId), 15_000, 'webhook.disabled on the bus'))!;
