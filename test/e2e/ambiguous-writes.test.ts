@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { STORE_ANSWERS } from '../../local/dynamodb-proxy.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
 import { accountItems, as, TICKETS, type Desk } from '../support/desk.ts';
 import { addMembers, insertAgents, memberLoads, newGroup } from '../support/groups.ts';
+import { localLambda } from '../support/lambda.ts';
 import { useStoreProxy } from '../support/store-proxy.ts';
 
 const UPLOADS = '/helpdesk/api/uploads';
@@ -12,10 +13,15 @@ const ATTACHMENTS = '/helpdesk/api/attachments';
 /**
  * A write whose answer never arrives (docs/decisions.md "Ambiguous writes"): the
  * store commits a ticket's transaction and its answer is lost, so the function's
- * SDK times out on it (5 s) and cannot tell whether it committed. Whatever
+ * SDK times out on it and cannot tell whether it committed. Whatever
  * follows (the SDK's retry, a 503 and the client's retry with its
  * Idempotency-Key), the create makes one ticket, assigned once.
+ *
+ * The functions wait 1 s for an answer, not the deployed 5 s (DYNAMODB_REQUEST_TIMEOUT_MS, as the fault tests run
+ * them: decisions "Ambiguous writes"): a lost answer takes the same paths, a fifth as long. The one test whose point
+ * is the length (a retry that goes out past the stamp bound) gives the tickets function its 5 s back.
  */
+process.env.DYNAMODB_REQUEST_TIMEOUT_MS = '1000';
 const store = useStoreProxy();
 const { client } = useGateway();
 
@@ -48,32 +54,6 @@ async function stored(accountId: string, d: Desk, groupId: string) {
 }
 
 describe('a create whose committed transaction answers nothing', () => {
-  it('is retried as the same transaction: one ticket, one assignment, answered 201', async () => {
-    const { acct, d, group } = await setup();
-    let lost = 0;
-    store.inject((operation, request) => {
-      if (!createsTicket(operation, request, acct.accountId) || lost > 0) return undefined;
-      lost += 1;
-      return STORE_ANSWERS.answerLost();
-    });
-
-    const sent = Date.now();
-    const res = await d.post(TICKETS, { ticket: { subject: 'Answer lost', groupId: group.id } });
-    store.inject(undefined);
-
-    expect(lost).toBe(1);
-    expect(res.status, res.text).toBe(201);
-    const after = await stored(acct.accountId, d, group.id);
-    expect(after.ids).toEqual([res.body.ticket.id]);
-    // Its retry went out past the stamp bound (a 5 s timeout), so its entry in the change index moved to a later time
-    // than its updatedAt (docs/history.md): an export reader that passed its updatedAt still finds it.
-    const [item] = after.items;
-    expect(Date.parse(String(item.gsi4sk).split('#')[0])).toBeGreaterThan(Math.max(Date.parse(item.updatedAt), sent + 4_000));
-    expect(after.assigned).toEqual([res.body.ticket.assigneeId]);
-    expect(res.body.ticket.assigneeId).not.toBeNull();
-    expect([after.openTickets, after.inGroup]).toEqual([1, 1]);
-  }, 60_000);
-
   it('answered 503: the retry with its Idempotency-Key answers the ticket that was made, and makes no other', async () => {
     const { acct, d, group } = await setup();
     // The first attempt commits and its answer is lost; every later attempt of the create is throttled, so the request
@@ -157,5 +137,38 @@ describe('a single conditional put whose answer is lost', () => {
     const repeat = await client.request('POST', TICKETS, { token: acct.ownerKey, body, headers: { 'Idempotency-Key': key } });
     expect([repeat.status, repeat.headers.get('idempotency-replayed'), repeat.body.ticket?.id]).toEqual([201, 'true', res.body.ticket.id]);
     expect((await stored(acct.accountId, d, group.id)).ids).toEqual([res.body.ticket.id]);
+  }, 60_000);
+});
+
+// Last in the file: the tickets function cold-starts once with the deployed timeout, and nothing after it needs the file's.
+describe('a create whose committed transaction answers nothing, answered within the deployed timeout', () => {
+  it('is retried as the same transaction, past the stamp bound: one ticket, one assignment, answered 201', async () => {
+    const { acct, d, group } = await setup();
+    // The deployed timeout (5 s): the SDK's retry goes out later than STAMP_MAX_AGE_MS (4 s) after the change's stamp.
+    const tickets = (await localLambda()).byEntry('functions/tickets/handler.ts');
+    await tickets.updateEnvironment({ DYNAMODB_REQUEST_TIMEOUT_MS: undefined });
+    onTestFinished(() => tickets.updateEnvironment({ DYNAMODB_REQUEST_TIMEOUT_MS: '1000' }));
+    let lost = 0;
+    store.inject((operation, request) => {
+      if (!createsTicket(operation, request, acct.accountId) || lost > 0) return undefined;
+      lost += 1;
+      return STORE_ANSWERS.answerLost();
+    });
+
+    const sent = Date.now();
+    const res = await d.post(TICKETS, { ticket: { subject: 'Answer lost', groupId: group.id } });
+    store.inject(undefined);
+
+    expect(lost).toBe(1);
+    expect(res.status, res.text).toBe(201);
+    const after = await stored(acct.accountId, d, group.id);
+    expect(after.ids).toEqual([res.body.ticket.id]);
+    // Its retry went out past the stamp bound (a 5 s timeout), so its entry in the change index moved to a later time
+    // than its updatedAt (docs/history.md): an export reader that passed its updatedAt still finds it.
+    const [item] = after.items;
+    expect(Date.parse(String(item.gsi4sk).split('#')[0])).toBeGreaterThan(Math.max(Date.parse(item.updatedAt), sent + 4_000));
+    expect(after.assigned).toEqual([res.body.ticket.assigneeId]);
+    expect(res.body.ticket.assigneeId).not.toBeNull();
+    expect([after.openTickets, after.inGroup]).toEqual([1, 1]);
   }, 60_000);
 });
