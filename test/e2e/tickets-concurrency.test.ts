@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createTestAccount, useGateway } from '../support/api.ts';
 import { as, newField, newTicket, optionsPath, statusCounts, TICKETS, type Desk, type Json } from '../support/desk.ts';
 
@@ -6,7 +6,9 @@ const { client } = useGateway();
 
 let admin: Desk;
 
-beforeAll(async () => {
+// An account for each test: every ticket write reads all of its account's custom fields, and one test's fields (the
+// first makes 20) are no part of the next one's race.
+beforeEach(async () => {
   admin = as(client, (await createTestAccount()).ownerKey);
 });
 
