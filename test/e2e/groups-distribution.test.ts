@@ -105,11 +105,11 @@ describe('distribution modes', () => {
   it('suspended users and users demoted to viewer stop receiving tickets', async () => {
     const acct = await createTestAccount();
     const d = as(client, acct.ownerKey);
-    const [a, b, c] = await Promise.all([acct.addUser('member'), acct.addUser('member'), acct.addUser('member')]);
+    const [a, b, c] = await acct.addUsers('member', 3);
     const g = await newGroup(d, { distributionMode: 'roundRobin' });
     await addMembers(d, g.id, [a.id, b.id, c.id]);
-    await client.request('PATCH', `/playbook/api/v1/users/${a.id}`, { token: acct.ownerKey, body: { status: 'suspended' } });
-    await client.request('PATCH', `/playbook/api/v1/users/${b.id}`, { token: acct.ownerKey, body: { role: 'viewer' } });
+    await acct.updateUser(a.id, { status: 'suspended' });
+    await acct.updateUser(b.id, { role: 'viewer' });
     const test = await d.post(`${GROUPS}/${g.id}/distribution/test`, { ticket: {} });
     expect(test.body.data.members.map((m: { reason: string | null }) => m.reason)).toEqual(['inactiveUser', 'inactiveUser', null]);
     for (let i = 0; i < 3; i++) expect((await newTicket(d, { groupId: g.id })).assigneeId).toBe(c.id);

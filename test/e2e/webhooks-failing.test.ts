@@ -94,7 +94,7 @@ describe('failing webhooks', () => {
     const admin = await acct.addUser('admin');
     await acct.addUser('member');
     const suspended = await acct.addUser('admin');
-    expect((await client.request('PATCH', `/playbook/api/v1/users/${suspended.id}`, { token: acct.ownerKey, body: { status: 'suspended' } })).status).toBe(200);
+    await acct.updateUser(suspended.id, { status: 'suspended' });
     const hook = await webhook(acct);
 
     // Act
