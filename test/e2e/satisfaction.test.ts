@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { useReceiver } from '../fixtures/webhook-receiver.ts';
 import { useGateway, type TestAccount } from '../support/api.ts';
 import { readOutbox } from '../support/mail.ts';
@@ -57,6 +57,11 @@ describe('the survey mail and its page', () => {
     'a resolved ticket gets one mail; good from its link and a comment in Chromium show on the ticket, in the list, the audit and a webhook',
     { timeout: 90_000 },
     async () => {
+      // Chromium starts (processes of its own) while the ticket is resolved and its mail written.
+      const { chromium } = await import('playwright-core');
+      const launched = chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+      onTestFinished(async () => (await launched.catch(() => undefined))?.close());
+
       // Arrange: survey on, a webhook for ticket.rated, a ticket with markup in its subject, resolved twice (reopened between).
       const a = await account();
       await ok(a, 'PUT', `${V1}/satisfaction/settings`, { settings: { enabled: true } });
@@ -80,24 +85,18 @@ describe('the survey mail and its page', () => {
       const good = url() + links[0].pathname + links[0].search;
 
       // Act: open the link in Chromium, write a comment, send it.
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
       const comment = 'Quick and kind <b>thanks</b>';
-      try {
-        const tab = await browser.newPage();
-        const first = await tab.goto(good);
-        expect(first?.status()).toBe(200);
-        expect(await tab.locator('#rating').innerText()).toContain('good');
-        // Nothing from the ticket unescaped: the subject is text, and the page runs no script at all.
-        expect(await tab.locator('script').count()).toBe(0);
-        expect(await tab.locator('q').innerText()).toBe(NASTY);
-        await tab.getByLabel(/Anything you would like to add/).fill(comment);
-        await tab.getByRole('button', { name: 'Send comment' }).click();
-        await tab.waitForSelector('#saved');
-        expect(await tab.locator('textarea').inputValue()).toBe(comment);
-      } finally {
-        await browser.close();
-      }
+      const tab = await (await launched).newPage();
+      const first = await tab.goto(good);
+      expect(first?.status()).toBe(200);
+      expect(await tab.locator('#rating').innerText()).toContain('good');
+      // Nothing from the ticket unescaped: the subject is text, and the page runs no script at all.
+      expect(await tab.locator('script').count()).toBe(0);
+      expect(await tab.locator('q').innerText()).toBe(NASTY);
+      await tab.getByLabel(/Anything you would like to add/).fill(comment);
+      await tab.getByRole('button', { name: 'Send comment' }).click();
+      await tab.waitForSelector('#saved');
+      expect(await tab.locator('textarea').inputValue()).toBe(comment);
 
       // Assert: the ticket, the list, the audit and the webhook show the score and the comment.
       const rated = await ticket(a, t.id);
