@@ -105,7 +105,7 @@ describe('distribution modes', () => {
   it('suspended users and users demoted to viewer stop receiving tickets', async () => {
     const acct = await createTestAccount();
     const d = as(client, acct.ownerKey);
-    const [a, b, c] = await acct.addUsers('member', 3);
+    const [a, b, c] = await Promise.all([acct.addUser('member'), acct.addUser('member'), acct.addUser('member')]);
     const g = await newGroup(d, { distributionMode: 'roundRobin' });
     await addMembers(d, g.id, [a.id, b.id, c.id]);
     await acct.updateUser(a.id, { status: 'suspended' });

@@ -64,11 +64,6 @@ export interface TestAccount {
   ownerKey: string;
   /** Create a user with a role and status active, and return its id and API key. */
   addUser(role: 'admin' | 'member' | 'viewer', email?: string): Promise<{ id: string; key: string }>;
-  /**
-   * `n` users as addUser makes each, for a test about many: created and activated side by side, their keys one after
-   * another (a key's transaction checks the account item, and keys made side by side conflict on it and back off).
-   */
-  addUsers(role: 'admin' | 'member' | 'viewer', n: number): Promise<{ id: string; key: string }[]>;
   session(userId: string, ttl?: number): Promise<string>;
   /** Change a user as the owner does with PATCH /users/{id}, through the users service: for a test about something else (no users function to start). */
   updateUser(userId: string, changes: { role?: 'admin' | 'member' | 'viewer'; status?: 'active' | 'suspended' }): Promise<void>;
@@ -92,18 +87,6 @@ export async function createTestAccount(plan: Plan = 'enterprise'): Promise<Test
       await accounts.issueSessionToken(created.accountId, u.id); // first login activates the user
       const { apiKey } = await accounts.createApiKey(created.accountId, u.id, 'test');
       return { id: u.id, key: apiKey };
-    },
-    async addUsers(role, n) {
-      const ids = await Promise.all(
-        Array.from({ length: n }, async () => {
-          const u = await users.createUser(ownerPrincipal, { email: uniqueEmail(role), name: `${role} person`, role, send_invitation: false });
-          await accounts.issueSessionToken(created.accountId, u.id);
-          return u.id;
-        }),
-      );
-      const made: { id: string; key: string }[] = [];
-      for (const id of ids) made.push({ id, key: (await accounts.createApiKey(created.accountId, id, 'test')).apiKey });
-      return made;
     },
     async session(userId, ttl) {
       return (await accounts.issueSessionToken(created.accountId, userId, ttl)).token;
