@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '#app/registry.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
+import { inParallel } from '../support/parallel.ts';
 
 // As the deployed stage runs (its authorizer cache, 300 s): the sweep's one token is authorized once, and each of its
 // thousand requests costs its route's function only. The authorizer's answer depends on the token alone (functions/authorizer).
@@ -42,20 +43,14 @@ describe('bad input on every route of the route table', () => {
       });
     }
     // A few requests at a time: the sweep is thousands of requests, and each is independent.
-    let next = 0;
     const failures: string[] = [];
-    await Promise.all(
-      Array.from({ length: 6 }, async () => {
-        while (next < cases.length) {
-          const c = cases[next++];
-          const res = await client.request(c.method, c.url, { token, rawBody: c.rawBody });
-          const type = String(res.headers.get('content-type') ?? 'application/json');
-          // A public page (the survey link) answers its errors as HTML pages, except to a JSON body.
-          const wanted = c.public && !c.rawBody ? /html/ : /json/;
-          if (res.status >= 500 || !wanted.test(type)) failures.push(`${res.status} ${type} ${c.method} ${c.url} ${String(c.rawBody).slice(0, 40)}`);
-        }
-      }),
-    );
+    await inParallel(cases, 6, async (c) => {
+      const res = await client.request(c.method, c.url, { token, rawBody: c.rawBody });
+      const type = String(res.headers.get('content-type') ?? 'application/json');
+      // A public page (the survey link) answers its errors as HTML pages, except to a JSON body.
+      const wanted = c.public && !c.rawBody ? /html/ : /json/;
+      if (res.status >= 500 || !wanted.test(type)) failures.push(`${res.status} ${type} ${c.method} ${c.url} ${String(c.rawBody).slice(0, 40)}`);
+    });
     expect(cases.length).toBeGreaterThan(500);
     expect(failures).toEqual([]);
   }, 120_000);
@@ -136,22 +131,16 @@ describe('names and file names on every route of the route table', () => {
     const failures: string[] = [];
     const cases = fields.flatMap(({ route, path }) => Object.entries(NAME_BREAKERS).map(([label, value]) => ({ route, path, label, value })));
     // A few requests at a time, as the sweep above: each is independent.
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 6 }, async () => {
-        while (next < cases.length) {
-          const { route, path, label, value } = cases[next++];
-          // Ids are well formed but name nothing: the body is checked before anything is looked up.
-          const url = route.path.replace(/\{[^}]+\}/g, 'x0sweep');
-          const field = (route.wrapper && path[0] === route.wrapper ? path.slice(1) : path).join('.');
-          const res = await client.request(route.method, url, { token, body: bodyWith(path, value, BASES[`${route.method} ${route.path}`]) });
-          const named = route.path.startsWith('/playbook/')
-            ? res.status === 400 && res.body?.error?.code === 'validation_error' && res.body.error.field === field
-            : res.status === 422 && res.body?.error?.code === 'VALIDATION_ERROR' && (res.body.error.details ?? []).some((d: { field: string }) => d.field === field);
-          if (!named) failures.push(`${route.method} ${url} ${field} with ${label}: ${res.status} ${res.text.slice(0, 160)}`);
-        }
-      }),
-    );
+    await inParallel(cases, 6, async ({ route, path, label, value }) => {
+      // Ids are well formed but name nothing: the body is checked before anything is looked up.
+      const url = route.path.replace(/\{[^}]+\}/g, 'x0sweep');
+      const field = (route.wrapper && path[0] === route.wrapper ? path.slice(1) : path).join('.');
+      const res = await client.request(route.method, url, { token, body: bodyWith(path, value, BASES[`${route.method} ${route.path}`]) });
+      const named = route.path.startsWith('/playbook/')
+        ? res.status === 400 && res.body?.error?.code === 'validation_error' && res.body.error.field === field
+        : res.status === 422 && res.body?.error?.code === 'VALIDATION_ERROR' && (res.body.error.details ?? []).some((d: { field: string }) => d.field === field);
+      if (!named) failures.push(`${route.method} ${url} ${field} with ${label}: ${res.status} ${res.text.slice(0, 160)}`);
+    });
     expect(failures).toEqual([]);
   }, 120_000);
 });

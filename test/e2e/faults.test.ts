@@ -11,6 +11,7 @@ import { localLambda, withFaults } from '../support/lambda.ts';
 import { accountItems } from '../support/desk.ts';
 import { surveyTokenInStore } from '../support/store.ts';
 import { usePipeline } from '../support/pipeline.ts';
+import { inParallel } from '../support/parallel.ts';
 import { eventually } from '../support/wait.ts';
 
 /**
@@ -507,19 +508,6 @@ const PHASES: Record<string, 2 | 3> = {
   [routeKey('DELETE', `${V1}/views/{id}`)]: 2,
   [routeKey('DELETE', `${V1}/macros/{id}`)]: 2,
 };
-
-/** Run jobs with at most `n` at once. */
-async function inParallel<T>(items: readonly T[], n: number, job: (item: T, i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(n, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        await job(items[i], i);
-      }
-    }),
-  );
-}
 
 /** Every committed ticket's ticket.created delivered to `path`, or dead-lettered; the pipeline drained and swept until then. */
 async function deliveredOrDeadLettered(path: string, ticketIds: readonly string[], timeoutMs = 120_000): Promise<{ delivered: Set<string>; deadLettered: Set<string> }> {
