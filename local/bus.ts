@@ -11,6 +11,7 @@ import { BusRequestError, busControl } from './bus-control.ts';
 import { targetQueues, type LocalRule } from './bus-rules.ts';
 import type { BusArchive } from './lambda/deployment.ts';
 import { LOCAL_STAGE } from './lambda/template.ts';
+import { withoutSdkLogger } from '#shared/sdk-client.ts';
 
 /** The EventBridge event as EventBridge delivers it to an SQS target: the message body consumers parse. */
 export function busEnvelope(entry: BusEntry, region: string) {
@@ -144,7 +145,7 @@ export async function startLocalEventBridge(opts: {
     rules,
     archive,
     archiveArn,
-    sqs: new SQSClient({ region: opts.region, endpoint: opts.sqsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    sqs: withoutSdkLogger(new SQSClient({ region: opts.region, endpoint: opts.sqsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } })),
     sqsEndpoint: opts.sqsEndpoint,
   });
   const error = (type: string, message: string) => ({ status: 400, body: { __type: type, message } });

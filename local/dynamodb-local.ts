@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ResourceNotFoundException, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { ALL_GSIS, localCounterTableName, localCreateCounterTableInput, localCreateTableInput, localGsi, localOutboxIndex, TTL_ATTRIBUTE } from '#shared/db/table-definition.ts';
+import { withoutSdkLogger } from '#shared/sdk-client.ts';
 
 export class JavaMissingError extends Error {
   constructor() {
@@ -173,7 +174,7 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals, group = true): v
   }
 }
 
-export const localClient = (endpoint: string, region = 'us-east-1') => new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+export const localClient = (endpoint: string, region = 'us-east-1') => withoutSdkLogger(new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
 
 /** Create the table and its counters table (same definitions as the CDK app) unless they exist. */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {

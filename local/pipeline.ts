@@ -23,6 +23,7 @@ import { FairQueuePoller } from './queue-poller.ts';
 import { startSchedules } from './schedules.ts';
 import { sqsCalls } from './sqs-calls.ts';
 import { StreamPoller } from './stream-poller.ts';
+import { withoutSdkLogger } from '#shared/sdk-client.ts';
 
 export interface PipelineOptions {
   /** The deployed functions (local/lambda/): the pollers invoke them as their event-source mappings would. */
@@ -88,8 +89,8 @@ export interface Pipeline {
 export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const region = opts.region ?? 'us-east-1';
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-  const ddb = new DynamoDBClient({ region, endpoint: opts.dynamodbEndpoint, credentials });
-  const streams = new DynamoDBStreamsClient({ region, endpoint: opts.dynamodbEndpoint, credentials });
+  const ddb = withoutSdkLogger(new DynamoDBClient({ region, endpoint: opts.dynamodbEndpoint, credentials }));
+  const streams = withoutSdkLogger(new DynamoDBStreamsClient({ region, endpoint: opts.dynamodbEndpoint, credentials }));
   const sqs = sqsCalls(opts.sqsEndpoint, region);
   const { lambda, accounts } = opts;
   const d = lambda.deployment;

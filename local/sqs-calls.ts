@@ -29,6 +29,7 @@ import {
   type SendMessageCommandOutput,
 } from '@aws-sdk/client-sqs';
 import type { FauxqsServer } from 'fauxqs';
+import { withoutSdkLogger } from '#shared/sdk-client.ts';
 
 /** The SQS calls the bus and the pollers make: an SQSClient, or fauxqs's handlers in process. */
 export interface SqsCalls {
@@ -135,6 +136,6 @@ export async function serveInProcess(server: FauxqsServer): Promise<() => void> 
 export function sqsCalls(endpoint: string, region: string): SqsCalls {
   const local = inProcess.get(endpoint);
   if (local) return local;
-  const client = new SQSClient({ region, endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = withoutSdkLogger(new SQSClient({ region, endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
   return { send: client.send.bind(client) as SqsCalls['send'], wakeReceives: () => {}, destroy: () => client.destroy() };
 }

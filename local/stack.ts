@@ -16,9 +16,10 @@ import { createLocalBuckets } from './lambda/buckets.ts';
 import { createLocalQueues } from './lambda/queues.ts';
 import { LOCAL_STAGE, synthesizeLocalStack, type Template } from './lambda/template.ts';
 import { pipelineEnvVars, startLocalSqs } from './sqs-emulator.ts';
+import { withoutSdkLogger } from '#shared/sdk-client.ts';
 
 /** An SQS client of this process on the emulator (queue setup). */
-export const sqsClient = (endpoint: string) => new SQSClient({ region: LOCAL_REGION, endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+export const sqsClient = (endpoint: string) => withoutSdkLogger(new SQSClient({ region: LOCAL_REGION, endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
 
 export const LOCAL_TABLE = 'support-desk';
 export const LOCAL_REGION = 'us-east-1';

@@ -1,5 +1,6 @@
 import { DeleteObjectsCommand, S3Client } from '@aws-sdk/client-s3';
 import { injectFaults } from '../faults/inject.ts';
+import { withoutSdkLogger } from '../sdk-client.ts';
 import { objectStoreSettings } from './settings.ts';
 
 const { AWS_REGION, UPLOADS_BUCKET, AWS_ENDPOINT_URL_S3, UPLOADS_MALWARE_SCAN } = objectStoreSettings();
@@ -24,15 +25,17 @@ export const S3_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: 15_000, t
  * point at the emulator the same way. Checksums are computed only where S3
  * requires them: a presigned PUT must not carry the checksum of an empty body.
  */
-export const s3 = new S3Client({
-  region: AWS_REGION,
-  ...(AWS_ENDPOINT_URL_S3 ? { endpoint: AWS_ENDPOINT_URL_S3 } : {}),
-  forcePathStyle: Boolean(AWS_ENDPOINT_URL_S3),
-  requestChecksumCalculation: 'WHEN_REQUIRED',
-  responseChecksumValidation: 'WHEN_REQUIRED',
-  maxAttempts: 3,
-  requestHandler: { ...S3_TIMEOUTS },
-});
+export const s3 = withoutSdkLogger(
+  new S3Client({
+    region: AWS_REGION,
+    ...(AWS_ENDPOINT_URL_S3 ? { endpoint: AWS_ENDPOINT_URL_S3 } : {}),
+    forcePathStyle: Boolean(AWS_ENDPOINT_URL_S3),
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: 3,
+    requestHandler: { ...S3_TIMEOUTS },
+  }),
+);
 injectFaults(s3, 's3', { requestTimeoutMs: S3_TIMEOUTS.requestTimeout });
 
 /**

@@ -4,6 +4,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FinalizeRequestMiddleware } from '@smithy/types';
 import { ConflictError, ServiceUnavailableError } from '../domain/errors.ts';
 import { injectFaults } from '../faults/inject.ts';
+import { withoutSdkLogger } from '../sdk-client.ts';
 import { dbSettings } from './settings.ts';
 
 const { AWS_REGION, DYNAMODB_ENDPOINT, DYNAMODB_REQUEST_TIMEOUT_MS } = dbSettings();
@@ -19,12 +20,14 @@ const MAX_ATTEMPTS = 3;
 
 /** The one DynamoDB client of a process, created at module load. */
 export const ddb = DynamoDBDocumentClient.from(
-  new DynamoDBClient({
-    region: AWS_REGION,
-    maxAttempts: MAX_ATTEMPTS,
-    requestHandler: { ...DDB_TIMEOUTS },
-    ...(DYNAMODB_ENDPOINT ? { endpoint: DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-  }),
+  withoutSdkLogger(
+    new DynamoDBClient({
+      region: AWS_REGION,
+      maxAttempts: MAX_ATTEMPTS,
+      requestHandler: { ...DDB_TIMEOUTS },
+      ...(DYNAMODB_ENDPOINT ? { endpoint: DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    }),
+  ),
   { marshallOptions: { removeUndefinedValues: true } },
 );
 injectFaults(ddb, 'dynamodb', { requestTimeoutMs: DDB_TIMEOUTS.requestTimeout });

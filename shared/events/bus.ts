@@ -1,5 +1,6 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { injectFaults } from '../faults/inject.ts';
+import { withoutSdkLogger } from '../sdk-client.ts';
 import { busSettings } from './settings.ts';
 
 /** One PutEvents entry. */
@@ -37,7 +38,7 @@ export const EVENTS_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: 5_000
 
 /** An EventBridge client with the limits above (and, locally, the injected faults of decisions §19). */
 export function eventBridgeClient(): EventBridgeClient {
-  const client = new EventBridgeClient({ region: busSettings().AWS_REGION, requestHandler: { ...EVENTS_TIMEOUTS } });
+  const client = withoutSdkLogger(new EventBridgeClient({ region: busSettings().AWS_REGION, requestHandler: { ...EVENTS_TIMEOUTS } }));
   injectFaults(client, 'events', { requestTimeoutMs: EVENTS_TIMEOUTS.requestTimeout });
   return client;
 }

@@ -1,6 +1,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 export { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { injectFaults } from '../faults/inject.ts';
+import { withoutSdkLogger } from '../sdk-client.ts';
 import { sqsSettings } from './settings.ts';
 import { escapeForTransport, sqsBodyProblem } from './transport.ts';
 
@@ -19,11 +20,13 @@ export const SQS_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: 5_000, t
  * chunk of its own, so a cold start whose first request sends nothing does not
  * load the SQS client), or at once where it is imported (the admin CLI, tests).
  */
-export const sqs = new SQSClient({
-  region: AWS_REGION,
-  requestHandler: { ...SQS_TIMEOUTS },
-  ...(SQS_ENDPOINT ? { endpoint: SQS_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-});
+export const sqs = withoutSdkLogger(
+  new SQSClient({
+    region: AWS_REGION,
+    requestHandler: { ...SQS_TIMEOUTS },
+    ...(SQS_ENDPOINT ? { endpoint: SQS_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+  }),
+);
 injectFaults(sqs, 'sqs', { requestTimeoutMs: SQS_TIMEOUTS.requestTimeout });
 
 /** A refusal SQS would answer (locally raised before the emulator sees the message, so local is as strict as AWS). */
