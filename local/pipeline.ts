@@ -114,8 +114,8 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     filter: (r: DynamoDBRecord) => (mapping.filters.length === 0 || mapping.filters.some((f) => matchesPattern(f, r))) && (!accounts || accounts.has(String(r.dynamodb?.NewImage?.accountId?.S ?? ''))),
   });
   await stream.start();
-  // The functions' writes are what the stream carries: each invocation's end starts a read (StreamPoller.nudge).
-  const stopNudging = lambda.afterInvocations(() => stream.nudge());
+  // The functions' writes are what the stream carries: each committed write starts a read (StreamPoller.nudge).
+  const stopNudging = lambda.afterWrites(() => stream.nudge());
 
   const pollers: FairQueuePoller[] = [];
   for (const m of d.sqsMappings) {

@@ -238,7 +238,7 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
     const { startPipeline } = await import('./pipeline.ts');
     // Idle CPU (issues 21 and 42): idle queues long-poll 5 s at a time (stopping waits up to that for the pending receives)
     // and an idle stream is read every 5 s; under load both read on at once. A function's write never waits for that
-    // poll: each invocation's end starts a read (local/stream-poller.ts, nudge). Only a write from outside the functions
+    // poll: each committed write of a function starts a read (local/stream-poller.ts, nudge). Only a write from outside the functions
     // (the admin CLI in its own process) may wait up to 5 s for its event.
     const pipeline = await startPipeline({
       lambda,

@@ -126,10 +126,11 @@ export interface LocalLambda {
   /** Faults injected so far by every function's SDK clients (FAULTS, decisions §19), by `service:kind`. */
   injectedFaults(): Record<string, number>;
   /**
-   * Call `listener` as each invocation of any function ends (until the returned function is called): a function that
-   * wrote has just answered, so the pipeline reads the table's stream now instead of at its next idle poll.
+   * Call `listener` when any function's DynamoDB client has committed a write to the table (until the returned function
+   * is called): the pipeline reads the table's stream now instead of at its next idle poll. A read, which writes
+   * nothing there, starts no read of the stream.
    */
-  afterInvocations(listener: () => void): () => void;
+  afterWrites(listener: () => void): () => void;
   stop(): Promise<void>;
 }
 
@@ -189,8 +190,8 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
 
   const envs = new Map<string, Record<string, string>>();
   const functions = new Map<string, LocalFunction>();
-  const settledListeners = new Set<() => void>();
-  const settled = () => settledListeners.forEach((l) => l());
+  const writeListeners = new Set<() => void>();
+  const wrote = () => writeListeners.forEach((l) => l());
   for (const def of d.functions.values()) {
     const fromTemplate = Object.fromEntries(Object.entries(def.environment).map(([k, v]) => [k, resolveValue(v, values)]));
     const env: Record<string, string> = {
@@ -216,7 +217,7 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
     };
     Object.assign(env, opts.overlay?.(def, env));
     envs.set(def.logicalId, env);
-    functions.set(def.logicalId, new LocalFunction(def, opts.bundles.file(def.entry), env, settled));
+    functions.set(def.logicalId, new LocalFunction(def, opts.bundles.file(def.entry), env, wrote));
   }
 
   const fn = (logicalId: string) => {
@@ -241,9 +242,9 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
       for (const f of functions.values()) for (const [key, n] of f.faults) total[key] = (total[key] ?? 0) + n;
       return total;
     },
-    afterInvocations(listener) {
-      settledListeners.add(listener);
-      return () => settledListeners.delete(listener);
+    afterWrites(listener) {
+      writeListeners.add(listener);
+      return () => writeListeners.delete(listener);
     },
     async stop() {
       await Promise.all([...functions.values()].map((f) => f.stop()));

@@ -58,8 +58,8 @@ export class LocalFunction {
     readonly def: FunctionDef,
     private readonly bundleFile: string,
     private env: Record<string, string>,
-    /** Called as each invocation ends, answered or failed (LocalLambda.afterInvocations). */
-    private readonly settled: () => void = () => {},
+    /** Called when the function's DynamoDB client has committed a write to the table (LocalLambda.afterWrites). */
+    private readonly wrote: () => void = () => {},
   ) {}
 
   /** Read the function's log lines (instead of this process's output) until the returned function is called. */
@@ -121,6 +121,7 @@ export class LocalFunction {
         kind?: string;
         heapUsed?: number;
       }) => {
+        if (m.type === 'wrote') return this.wrote();
         if (m.type === 'fault') {
           const key = `${m.service}:${m.kind}`;
           this.faults.set(key, (this.faults.get(key) ?? 0) + 1);
@@ -204,7 +205,6 @@ export class LocalFunction {
       throw err;
     } finally {
       this.release();
-      this.settled();
     }
   }
 

@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import process from 'node:process';
+import { setImmediate } from 'node:timers';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 
@@ -26,6 +27,15 @@ const collectGarbage = () => {
 
 // Faults the function's SDK clients inject (shared/faults/inject.ts, FAULTS) are counted in the main thread.
 globalThis[Symbol.for('support-desk.fault-sink')] = (service, kind) => parentPort.postMessage({ type: 'fault', service, kind });
+// A committed write to the table (shared/db/client.ts, WRITE_SINK): the main thread's stream poller reads the stream.
+// Writes answered in the same turn of the event loop were all committed before its first report: one report for them.
+let writeReported = false;
+globalThis[Symbol.for('support-desk.write-sink')] = () => {
+  if (writeReported) return;
+  writeReported = true;
+  parentPort.postMessage({ type: 'wrote' });
+  setImmediate(() => (writeReported = false));
+};
 
 let handler;
 const started = performance.now();
