@@ -11,8 +11,6 @@ export interface Bundles {
   dir: string;
   /** The bundle file of an entry (relative to the project root). */
   file(entry: string): string;
-  /** How many entries this call bundled (0: every one was kept from an earlier build, by this builder or `cdk synth`). */
-  built: number;
 }
 
 /**
@@ -27,10 +25,11 @@ export interface Bundles {
  */
 export async function buildBundles(entries: readonly string[]): Promise<Bundles> {
   const wanted = [...new Set(entries)].sort();
+  const options = new Map(wanted.map((entry) => [entry, bundleOptionsKey(entry)]));
   const kept = new Map<string, string>();
   const checked = new Map<string, string | undefined>();
   for (const entry of wanted) {
-    const found = BUNDLE_STORE.find(bundleFolder(entry), bundleOptionsKey(entry), checked);
+    const found = BUNDLE_STORE.find(bundleFolder(entry), options.get(entry)!, checked);
     if (found) kept.set(entry, found);
   }
   const dir = join(BUNDLE_CACHE, `build-${Date.now()}-${process.pid}`);
@@ -45,7 +44,7 @@ export async function buildBundles(entries: readonly string[]): Promise<Bundles>
         const result = await build(esbuildOptions(entry));
         const write = (to: string) => writeBundle(result, to, trimmed);
         if (!bundleCacheEnabled()) return write(join(dir, bundleFolder(entry)));
-        kept.set(entry, BUNDLE_STORE.keep(bundleFolder(entry), bundleOptionsKey(entry), Object.keys(result.metafile.inputs), write));
+        kept.set(entry, BUNDLE_STORE.keep(bundleFolder(entry), options.get(entry)!, Object.keys(result.metafile.inputs), write));
       }),
     );
   }
@@ -55,8 +54,8 @@ export async function buildBundles(entries: readonly string[]): Promise<Bundles>
   for (const old of readdirSync(BUNDLE_CACHE).filter((d) => d.startsWith('build-') && join(BUNDLE_CACHE, d) !== dir)) {
     if (Date.now() - Number(old.split('-')[1]) > 24 * 3600_000) rmSync(join(BUNDLE_CACHE, old), { recursive: true, force: true });
   }
-  return { ...bundlesAt(dir), built: toBuild.length };
+  return bundlesAt(dir);
 }
 
 /** Bundles built earlier (by another process, e.g. the tests' global setup), found by their folder. */
-export const bundlesAt = (dir: string): Bundles => ({ dir, built: 0, file: (entry) => join(dir, bundleFolder(entry), BUNDLE_FILE) });
+export const bundlesAt = (dir: string): Bundles => ({ dir, file: (entry) => join(dir, bundleFolder(entry), BUNDLE_FILE) });
