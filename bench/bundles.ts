@@ -215,7 +215,8 @@ export function printBundles({ rows, floor }: BundlesBench): void {
   console.log(
     `Floor: ${kb(floor.initKb * 1024)} KB; init ${f0(floor.wallMs)} ms (CPU ${f0(floor.cpuMs)}); first call (${floor.first}) ${f0(floor.firstMs)} ms; init + first call ${f0(floor.initFirstMs)} ms (CPU ${f0(floor.initFirstCpuMs)}; ${floor.outcome}).\n`,
   );
-  const mid = (xs: number[]) => median(xs).toFixed(2);
+  // A median over no function (none loads less than before, say) prints as '-', not a crash that loses the run.
+  const mid = (xs: number[]) => (xs.length ? median(xs).toFixed(2) : '-');
   if (withBefore) {
     const both = rows.filter((r) => r.before);
     console.log(
