@@ -44,6 +44,18 @@ export const isSettings = (value: unknown): value is Settings<unknown> => typeof
 export const invalidSettingsMessage = (module: string, problems: readonly string[], functionName?: string): string =>
   `Invalid environment${functionName ? ` for function ${functionName}` : ''}: ${problems.join('; ')} (${module})`;
 
+/** Each declaration's kept values, forgotten by forgetReadSettings. */
+const kept = new Set<{ cached?: unknown }>();
+
+/**
+ * Read every module's settings from `process.env` again at their next call. For the test runner, where one process
+ * runs test files one after another and a file's environment is its own (test/support/setup-env.ts); a function
+ * reads its settings once, as a cold start does.
+ */
+export function forgetReadSettings(): void {
+  for (const k of kept) k.cached = undefined;
+}
+
 /**
  * Declare the settings `module` reads. Nothing is read until the reader is
  * first called, so a module that reads them at load fails at init, and one
@@ -58,14 +70,15 @@ export function defineSettings<S extends z.ZodObject>(module: string, schema: S)
     const parsed = schema.safeParse(given);
     return { parsed, problems: parsed.success ? [] : describe(parsed.error, given) };
   };
-  let cached: { value: z.output<S> } | undefined;
+  const state: { cached?: { value: z.output<S> } } = {};
+  kept.add(state);
   const read = () => {
-    if (!cached) {
+    if (!state.cached) {
       const { parsed, problems } = check(process.env);
       if (!parsed.success) throw new InvalidSettingsError(invalidSettingsMessage(module, problems, process.env.AWS_LAMBDA_FUNCTION_NAME));
-      cached = { value: parsed.data };
+      state.cached = { value: parsed.data };
     }
-    return cached.value;
+    return state.cached.value;
   };
   return Object.assign(read, { module, schema, problems: (vars: Readonly<Record<string, string | undefined>>) => check(vars).problems, [DECLARED]: true });
 }

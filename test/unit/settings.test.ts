@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { defineSettings, InvalidSettingsError } from '#shared/config/settings.ts';
+import { defineSettings, forgetReadSettings, InvalidSettingsError } from '#shared/config/settings.ts';
 import { sessionSecretSettings } from '#shared/auth/settings.ts';
 
 const original = { ...process.env };
@@ -48,6 +48,17 @@ describe('settings readers', () => {
 
     expect(first).toEqual({ EXAMPLE_QUEUE_URL: 'https://sqs.example/q', EXAMPLE_RETRY_SECONDS: 5 });
     expect(settings()).toBe(first);
+  });
+
+  it('reads the environment again after forgetReadSettings (the test runner, between files)', () => {
+    process.env.EXAMPLE_QUEUE_URL = 'https://sqs.example/q';
+    const settings = queueSettings();
+    expect(settings().EXAMPLE_QUEUE_URL).toBe('https://sqs.example/q');
+    process.env.EXAMPLE_QUEUE_URL = 'https://sqs.example/next-file';
+
+    forgetReadSettings();
+
+    expect(settings().EXAMPLE_QUEUE_URL).toBe('https://sqs.example/next-file');
   });
 
   it('the session secret: SESSION_SECRET_ARN when deployed, SESSION_SECRET locally, and neither names the ARN', () => {
