@@ -55,13 +55,16 @@ export default defineConfig({
       },
       {
         // Integration and end-to-end tests run against DynamoDB Local started here, once per run, and an SQS/S3 emulator
-        // per file. Files share DynamoDB Local (isolated by account); each has its own queues (file-sqs.ts).
+        // per worker. Files share DynamoDB Local (isolated by account). Not isolated: a worker runs its files one after
+        // another in one process, on its own queues, emptied between files (setup-env.ts, file-sqs.ts), and keeps the
+        // functions warm from one file to the next (lambda.ts); a file's changes to the environment are put back after it.
         test: {
           ...shared,
           name: 'integration',
           include: ['test/e2e/**/*.test.ts', ...INFRA_WITH_DEPLOYMENT],
           globalSetup: ['test/support/global-setup.ts'],
           setupFiles: ['test/support/setup-env.ts'],
+          isolate: false,
         },
       },
       {

@@ -11,6 +11,8 @@ import { previousPort, releaseHeldMessages, rememberPort } from './sqs-state.ts'
 
 export interface LocalSqs {
   endpoint: string;
+  /** Drop every message and object, keeping the queues and buckets (a test worker's next file starts on empty ones). */
+  reset(): void;
   stop(): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export async function startLocalSqs(port: number, opts: { s3Dir?: string; dataDi
   const unserve = await serveInProcess(server);
   return {
     endpoint: server.address,
+    reset: () => server.reset(),
     stop: () => {
       unserve();
       return server.stop();

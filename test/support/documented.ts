@@ -43,10 +43,15 @@ function operationOf(method: string, path: string): Operation | undefined {
   return best;
 }
 
-/** The answers recorded so far whose status their operation does not document, as `METHOD template status`. */
+/**
+ * The answers recorded since the last call whose status their operation does not document, as `METHOD template
+ * status`. The next call starts afresh: a test worker runs several files in one process.
+ */
 export function undocumentedAnswers(): string[] {
   const found = new Set<string>();
-  for (const { method, path, status } of seen.values()) {
+  const answers = [...seen.values()];
+  seen.clear();
+  for (const { method, path, status } of answers) {
     const op = operationOf(method, path);
     if (op && !op.documented.has(status)) found.add(`${method} ${op.template} ${status}`);
   }

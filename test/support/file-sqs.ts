@@ -1,9 +1,9 @@
 /**
- * This test file's own SQS/S3 emulator (fauxqs), started by setup-env.ts
- * before the file runs, with the template's queues and buckets. Each file has
- * its own so that files can run side by side: one file's consumers never take
- * another file's messages. DynamoDB Local stays shared; files isolate there by
- * account.
+ * The SQS/S3 emulator (fauxqs) of this test worker, started by setup-env.ts
+ * before its first file runs, with the template's queues and buckets, and
+ * emptied after each file. Each worker has its own so that two files can run
+ * side by side: one file's consumers never take another file's messages.
+ * DynamoDB Local stays shared; files isolate there by account.
  */
 let endpoint: string | undefined;
 

@@ -22,7 +22,7 @@ let scratch: string | undefined;
 /**
  * Once per run: one in-memory DynamoDB Local and the deployment every test
  * file runs (the template of the local stage and its functions' bundles, as
- * `npm start` runs them); tests isolate by account there. Each file starts its
+ * `npm start` runs them); tests isolate by account there. Each worker starts its
  * own SQS/S3 emulator (setup-env.ts, file-sqs.ts).
  */
 export async function setup(project: TestProject) {

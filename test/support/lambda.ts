@@ -1,15 +1,49 @@
 import { readFileSync } from 'node:fs';
 import { fileSqsEndpoint } from './file-sqs.ts';
-import { afterAll, inject } from 'vitest';
+import { inject } from 'vitest';
 import { bundlesAt } from '../../local/lambda/build.ts';
 import { readDeployment } from '../../local/lambda/deployment.ts';
 import { startLocalLambda, type LocalLambda } from '../../local/lambda/index.ts';
 import { LOCAL_REGION, LOCAL_TABLE, localOverlay } from '../../local/stack.ts';
 import { parseFaults } from '#shared/faults/settings.ts';
 
+/** This file's functions, and whether they are its own (stopped after it) or the worker's (kept). */
 let running: Promise<LocalLambda> | undefined;
+let own = false;
 let storeEndpoint: Promise<string> | undefined;
 let archiveDir: string | undefined;
+/** What this file changed in the worker's functions, put back after it. */
+const restores: (() => Promise<void>)[] = [];
+
+/**
+ * The functions this worker keeps from one file to the next (the integration project does not isolate files), so
+ * that a file does not start cold what the previous one warmed: a deployed stack's functions stay warm between
+ * callers too. Only a file that runs them as they are shares them; a file that changes how they run (another store
+ * endpoint, an archive, FAULTS or another knob of the overlay) gets its own, stopped after it.
+ */
+let shared: Promise<LocalLambda> | undefined;
+let baseline: string | undefined;
+
+/** Everything the process's environment changes in the functions' (local/stack.ts localOverlay), as one string. */
+const overlayKey = () => JSON.stringify(localOverlay(undefined)({} as never, { EMAIL_TRANSPORT: 'ses', PUBLIC_BASE_URL: '-', ENRICHMENT_PROVIDER: '-' }));
+
+/** Called by setup-env.ts before each file, its environment set: what a file that changes nothing runs with. */
+export function beginFile(): void {
+  baseline = overlayKey();
+}
+
+/**
+ * Called by setup-env.ts after each file, once the file's own after-hooks have run (its gateway and pipeline are
+ * closed), and again before the next file (a file that failed to load ran no hook): its own functions stop, and
+ * what it changed in the worker's is put back.
+ */
+export async function endFile(): Promise<void> {
+  const [lambda, wasOwn, changed] = [running, own, restores.splice(0)];
+  running = storeEndpoint = archiveDir = undefined;
+  own = false;
+  if (wasOwn) await (await lambda?.catch(() => undefined))?.stop();
+  for (const restore of changed) await restore();
+}
 
 /**
  * Give this file's functions another DynamoDB endpoint than the run's (a proxy
@@ -38,7 +72,7 @@ export function archiveBusTo(dir: string): void {
 export function withFaults(spec: string): void {
   if (running) throw new Error('withFaults must come before the functions start (before useGateway / usePipeline)');
   parseFaults(spec);
-  // Handed to the functions by the local overlay (local/stack.ts FORWARDED); this file's worker is its own process.
+  // Handed to the functions by the local overlay (local/stack.ts FORWARDED); put back after the file (setup-env.ts).
   process.env.FAULTS = spec;
 }
 
@@ -46,13 +80,15 @@ export function withFaults(spec: string): void {
  * The deployed functions for this test file, as `npm start` runs them: the
  * run's template and bundles (global setup), each function in its own worker
  * with its template's environment on the run's emulators, started on first
- * use and stopped after the file. The gateway and the pipeline of one file
- * share them, as they share the functions of one deployment.
+ * use. The gateway and the pipeline of one file share them, as they share the
+ * functions of one deployment; the worker's next file shares them too, unless
+ * either changes how they run.
  */
 export function localLambda(): Promise<LocalLambda> {
-  if (!running) {
+  if (running) return running;
+  const start = () => {
     const { stackName, templateFile, bundleDir } = inject('deployment');
-    running = (storeEndpoint ?? Promise.resolve(inject('dynamodbEndpoint'))).then((dynamodbEndpoint) =>
+    return (storeEndpoint ?? Promise.resolve(inject('dynamodbEndpoint'))).then((dynamodbEndpoint) =>
       startLocalLambda({
         deployment: readDeployment(stackName, JSON.parse(readFileSync(templateFile, 'utf8'))),
         bundles: bundlesAt(bundleDir),
@@ -65,13 +101,15 @@ export function localLambda(): Promise<LocalLambda> {
         archiveDir,
       }),
     );
-    afterAll(async () => {
-      const lambda = await running;
-      running = undefined;
-      await lambda?.stop();
-    });
+  };
+  own = storeEndpoint !== undefined || archiveDir !== undefined || overlayKey() !== baseline;
+  if (own) return (running = start());
+  if (!shared) {
+    const lambda = (shared = start());
+    // A stack that failed to start is not kept for the next file.
+    lambda.catch(() => shared === lambda && (shared = undefined));
   }
-  return running;
+  return (running = shared);
 }
 
 /** The enrichment settings a function may be given (shared/organizations/settings.ts). */
@@ -83,6 +121,12 @@ const ENRICHMENT_KEYS = ['ENRICHMENT_PROVIDER', 'ENRICHMENT_URL', 'ENRICHMENT_AP
  * next request cold-starts with exactly these settings.
  */
 export async function setEnrichmentProvider(env: Partial<Record<(typeof ENRICHMENT_KEYS)[number], string>>): Promise<void> {
-  const fn = (await localLambda()).byEntry('functions/organizations/handler.ts');
+  const lambda = await localLambda();
+  const fn = lambda.byEntry('functions/organizations/handler.ts');
+  // The worker's next file runs the function with its template's settings again.
+  if (!own) {
+    const template = lambda.environment(fn.def.logicalId);
+    restores.push(() => fn.updateEnvironment(Object.fromEntries(ENRICHMENT_KEYS.map((k) => [k, template[k]]))));
+  }
   await fn.updateEnvironment({ ...Object.fromEntries(ENRICHMENT_KEYS.map((k) => [k, undefined])), ...env });
 }
