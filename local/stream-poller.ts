@@ -174,6 +174,9 @@ export class StreamPoller {
   }
 
   private pause(ms: number): Promise<void> {
+    // Stopped during a read: stop's wake() found no pause to end, so none may begin (with the idle pace at minutes,
+    // stop waited it out: a test's pipeline that reads only when nudged hung its after-hook for 60 s).
+    if (!this.running) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms);
       this.wake = () => {

@@ -51,3 +51,50 @@ it('reads a quiet stream when nudged, not only at its next idle poll (ten minute
   await eventually(() => got.length === 1, 10_000, 'the record read after the nudge');
   expect(got[0].dynamodb?.Keys?.pk?.S).toBe(`POLLER#${accountId}`);
 });
+
+it('stops at once when stopped in the middle of a read, though its idle pause is ten minutes', async () => {
+  const tenMinutes = 600_000;
+  // A client of the same emulator that holds the first GetRecords after `armed` until released: stop() then comes
+  // while a read is under way, the moment when it used to find no pause to end (the next pause then ran its length).
+  let armed = false;
+  let release = () => {};
+  let reading = () => {};
+  const readStarted = new Promise<void>((resolve) => (reading = resolve));
+  const held = new DynamoDBStreamsClient(config);
+  held.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (armed && context.commandName === 'GetRecordsCommand') {
+        armed = false;
+        reading();
+        await new Promise<void>((resolve) => (release = resolve));
+      }
+      return next(args);
+    },
+    { step: 'initialize' },
+  );
+  const poller = new StreamPoller({
+    ddb,
+    streams: held,
+    table: LOCAL_TABLE,
+    region: config.region,
+    handler: async () => undefined,
+    intervalMs: tenMinutes,
+    idleMaxMs: tenMinutes,
+    batchSize: 10,
+    parallel: 1,
+    filter: () => false,
+  });
+  await poller.start();
+  await poller.caughtUp();
+  armed = true;
+  poller.nudge();
+  await readStarted;
+
+  let stopped = false;
+  const stopping = poller.stop().then(() => (stopped = true));
+  release();
+
+  await eventually(() => stopped, 10_000, 'the poller stopped');
+  await stopping;
+  held.destroy();
+});
