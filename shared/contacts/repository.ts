@@ -143,8 +143,8 @@ export function createContactWrites(c: ContactRecord, tickets: RequesterCount | 
   ];
 }
 
-export async function createContact(c: ContactRecord, tickets: RequesterCount): Promise<void> {
-  await transactWrite([...createContactWrites(c, tickets), requesterCountCheck(c.accountId, tickets)]);
+export async function createContact(c: ContactRecord, tickets: RequesterCount, related: TxWrite[] = []): Promise<void> {
+  await transactWrite([...createContactWrites(c, tickets), requesterCountCheck(c.accountId, tickets), ...related]);
 }
 
 /**

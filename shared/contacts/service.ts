@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { NotFoundError, ValidationError } from '../domain/errors.ts';
+import { answerWrites } from '../idempotency/service.ts';
 import { tombstoneWrite } from '../exports/api.ts';
 import { newId } from '../ids.ts';
 import { findOrganization, findOrganizations, organizationCountersWrite, organizationExists, organizationIdByDomain, StaleOrganizationError } from '../organizations/api.ts';
@@ -87,11 +88,19 @@ function newContact(accountId: string, input: { name: string; email: string; not
   return { id: newId('con'), accountId, name: input.name, email: input.email, organizationId, notes: input.notes ?? null, createdAt: now, updatedAt: now, version: 1 };
 }
 
-export async function createContact(p: Principal, input: CreateContactInput): Promise<ContactRecord> {
+export interface CreateContactOptions {
+  /** The request's answer for this contact: with an Idempotency-Key held, it commits with the contact (answerWrites). */
+  answer?: (contact: ContactRecord) => Promise<unknown>;
+}
+
+export async function createContact(p: Principal, input: CreateContactInput, opts: CreateContactOptions = {}): Promise<ContactRecord> {
   return retrying(async () => {
     const [organizationId, tickets] = await Promise.all([organizationFor(p.accountId, input.email, input.organizationId), repo.requesterCount(p.accountId, input.email)]);
     const c = newContact(p.accountId, input, organizationId);
-    await repo.createContact(c, tickets);
+    // A commit whose answer is lost must not let the client's retry with its key create the contact again
+    // (docs/decisions.md "Ambiguous writes"): the key holds the answer from the same transaction.
+    const answer = opts.answer ? answerWrites(await opts.answer(c)) : [];
+    await repo.createContact(c, tickets, answer);
     return c;
   });
 }

@@ -9,6 +9,7 @@ import { useStoreProxy } from '../support/store-proxy.ts';
 const UPLOADS = '/helpdesk/api/uploads';
 const MESSAGES = '/helpdesk/api/messages';
 const ATTACHMENTS = '/helpdesk/api/attachments';
+const CONTACTS = '/helpdesk/api/contacts';
 
 /**
  * A write whose answer never arrives (docs/decisions.md "Ambiguous writes"): the
@@ -117,6 +118,32 @@ describe('a message whose committed transaction answers nothing', () => {
     const got = await fetch(attachment.url);
     expect(got.status).toBe(200);
     expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
+  }, 60_000);
+});
+
+describe('a contact whose committed transaction answers nothing', () => {
+  it('answered 503: the retry with its Idempotency-Key answers the contact that was made, not 409 for its own email', async () => {
+    const acct = await createTestAccount();
+    // The contact's transaction commits and its answer is lost; its retries are throttled: a 503.
+    let attempts = 0;
+    store.inject((operation, request) => {
+      const createsContact = (request.TransactItems ?? []).some((t: any) => t.Put?.Item?.type?.S === 'contact' && t.Put.Item.pk?.S === `A#${acct.accountId}`);
+      if (operation !== 'TransactWriteItems' || !createsContact) return undefined;
+      attempts += 1;
+      return attempts === 1 ? STORE_ANSWERS.answerLost() : STORE_ANSWERS.throughputExceeded();
+    });
+    const body = { name: 'Answer Lost', email: `lost.${acct.accountId.toLowerCase()}@customer.example` };
+    const send = () => client.request('POST', CONTACTS, { token: acct.ownerKey, body, headers: { 'Idempotency-Key': `contact-${acct.accountId}` } });
+
+    const first = await send();
+    store.inject(undefined);
+    expect(first.status, first.text).toBe(503);
+
+    const retry = await send();
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.headers.get('idempotency-replayed')).toBe('true');
+    const contacts = await accountItems(acct.accountId, 'CONTACT#', 'contact');
+    expect(contacts.map((c) => c.id)).toEqual([retry.body.data.id]);
   }, 60_000);
 });
 
