@@ -13,7 +13,7 @@ export const handler = httpGroup(organizationRoutes, {
     return { success: true, data: page.items.map(toOrganizationDto), meta: pageMeta(query.page, query.limit, page.total) };
   },
   getOrganization: async ({ principal, params }) => one(await orgs.getOrganization(principal, params.organizationId)),
-  createOrganization: async ({ principal, body }) => one(await orgs.createOrganization(principal, body)),
+  createOrganization: async ({ principal, body }) => one(await orgs.createOrganization(principal, body, { answer: one })),
   updateOrganization: async ({ principal, params, body }) => one(await orgs.updateOrganization(principal, params.organizationId, body)),
   enrichOrganization: async ({ principal, params }) => one(await orgs.enrichOrganization(principal.accountId, params.organizationId)),
   deleteOrganization: async ({ principal, params }) => orgs.deleteOrganization(principal, params.organizationId, unlinkOrganizationContacts),

@@ -10,6 +10,7 @@ const UPLOADS = '/helpdesk/api/uploads';
 const MESSAGES = '/helpdesk/api/messages';
 const ATTACHMENTS = '/helpdesk/api/attachments';
 const CONTACTS = '/helpdesk/api/contacts';
+const ORGANIZATIONS = '/helpdesk/api/organizations';
 
 /**
  * A write whose answer never arrives (docs/decisions.md "Ambiguous writes"): the
@@ -144,6 +145,31 @@ describe('a contact whose committed transaction answers nothing', () => {
     expect(retry.headers.get('idempotency-replayed')).toBe('true');
     const contacts = await accountItems(acct.accountId, 'CONTACT#', 'contact');
     expect(contacts.map((c) => c.id)).toEqual([retry.body.data.id]);
+  }, 60_000);
+});
+
+describe('an organization whose committed transaction answers nothing', () => {
+  it('answered 503: the retry with its Idempotency-Key answers the organization that was made, not 409 for its own domain', async () => {
+    const acct = await createTestAccount();
+    let attempts = 0;
+    store.inject((operation, request) => {
+      const createsOrg = (request.TransactItems ?? []).some((t: any) => t.Put?.Item?.type?.S === 'organization' && t.Put.Item.pk?.S === `A#${acct.accountId}`);
+      if (operation !== 'TransactWriteItems' || !createsOrg) return undefined;
+      attempts += 1;
+      return attempts === 1 ? STORE_ANSWERS.answerLost() : STORE_ANSWERS.throughputExceeded();
+    });
+    const body = { name: 'Answer Lost Ltd', organizationalDomain: `lost-${acct.accountId.toLowerCase().replace(/_/g, '-')}.example` };
+    const send = () => client.request('POST', ORGANIZATIONS, { token: acct.ownerKey, body, headers: { 'Idempotency-Key': `org-${acct.accountId}` } });
+
+    const first = await send();
+    store.inject(undefined);
+    expect(first.status, first.text).toBe(503);
+
+    const retry = await send();
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.headers.get('idempotency-replayed')).toBe('true');
+    const orgs = await accountItems(acct.accountId, 'ORG#', 'organization');
+    expect(orgs.map((o) => o.id)).toEqual([retry.body.data.id]);
   }, 60_000);
 });
 
