@@ -13,8 +13,8 @@ export const handler = httpGroup(groupRoutes, {
     return { ...ok(page.items), meta: pageMeta(query.page, query.limit, page.total) };
   },
   createGroup: async ({ principal, body }) => {
-    const { group, defaultId } = await groups.createGroup(principal, body);
-    return ok(groups.toGroupDto(group, defaultId));
+    const created = ({ group, defaultId }: { group: groups.GroupRecord; defaultId: string }) => ok(groups.toGroupDto(group, defaultId));
+    return created(await groups.createGroup(principal, body, { answer: created }));
   },
   getGroup: async ({ principal, params }) => {
     const { group, defaultId } = await groups.getGroup(principal, params.groupId);

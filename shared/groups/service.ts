@@ -5,6 +5,7 @@ import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
+import { answerWrites, isKeyNotHeld } from '../idempotency/service.ts';
 import { newId } from '../ids.ts';
 import { backfillWrites } from './backfill.ts';
 import { distribute, distributes, isLive } from './distribution.ts';
@@ -102,15 +103,28 @@ const defaultMoveAudits = (p: Principal, from: string | null, to: string | null,
   ...(to ? [groupAudit(p, to, [{ field: 'isDefault', from: false, to: true }], { at })] : []),
 ];
 
-export async function createGroup(p: Principal, input: CreateGroupInput): Promise<{ group: GroupRecord; defaultId: string | null }> {
-  return retryOnConflict(async () => {
-    const defaultId = await repo.getDefaultGroupId(p.accountId);
-    const now = new Date().toISOString();
-    const g: GroupRecord = { id: newId('grp'), accountId: p.accountId, ...input, leadUserId: null, isActive: true, members: {}, createdAt: now, updatedAt: now, version: 1 };
-    const audit = groupAudit(p, g.id, [...groupChanges(null, g), { field: 'isDefault', from: null, to: !defaultId }], { at: now });
-    await transactWrite([...repo.createGroupWrites(g, !defaultId), audit]);
-    return { group: g, defaultId: defaultId ?? g.id };
-  });
+export interface CreateGroupOptions {
+  /** The request's answer for this group: with an Idempotency-Key held, it commits with it (answerWrites). */
+  answer?: (created: { group: GroupRecord; defaultId: string }) => unknown;
+}
+
+export async function createGroup(p: Principal, input: CreateGroupInput, opts: CreateGroupOptions = {}): Promise<{ group: GroupRecord; defaultId: string }> {
+  return retryOnConflict(
+    async () => {
+      const defaultId = await repo.getDefaultGroupId(p.accountId);
+      const now = new Date().toISOString();
+      const g: GroupRecord = { id: newId('grp'), accountId: p.accountId, ...input, leadUserId: null, isActive: true, members: {}, createdAt: now, updatedAt: now, version: 1 };
+      const audit = groupAudit(p, g.id, [...groupChanges(null, g), { field: 'isDefault', from: null, to: !defaultId }], { at: now });
+      const created = { group: g, defaultId: defaultId ?? g.id };
+      // A commit whose answer is lost must not let the client's retry with its key create the group again
+      // (docs/decisions.md "Ambiguous writes"): the key holds the answer from the same transaction.
+      const answer = opts.answer ? answerWrites(opts.answer(created)) : [];
+      await transactWrite([...repo.createGroupWrites(g, !defaultId), audit, ...answer]);
+      return created;
+    },
+    // A key this request no longer holds is not a conflict to retry.
+    (err) => err instanceof ConflictError && !isKeyNotHeld(err),
+  );
 }
 
 /**

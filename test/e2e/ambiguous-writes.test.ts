@@ -2,7 +2,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { STORE_ANSWERS } from '../../local/dynamodb-proxy.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
 import { accountItems, as, TICKETS, type Desk } from '../support/desk.ts';
-import { addMembers, insertAgents, memberLoads, newGroup } from '../support/groups.ts';
+import { addMembers, GROUPS, insertAgents, memberLoads, newGroup } from '../support/groups.ts';
 import { localLambda } from '../support/lambda.ts';
 import { useStoreProxy } from '../support/store-proxy.ts';
 
@@ -170,6 +170,30 @@ describe('an organization whose committed transaction answers nothing', () => {
     expect(retry.headers.get('idempotency-replayed')).toBe('true');
     const orgs = await accountItems(acct.accountId, 'ORG#', 'organization');
     expect(orgs.map((o) => o.id)).toEqual([retry.body.data.id]);
+  }, 60_000);
+});
+
+describe('a group whose committed transaction answers nothing', () => {
+  it('answered 503: the retry with its Idempotency-Key answers the group that was made, and makes no other', async () => {
+    const acct = await createTestAccount();
+    let attempts = 0;
+    store.inject((operation, request) => {
+      const createsGroup = (request.TransactItems ?? []).some((t: any) => t.Put?.Item?.type?.S === 'group' && t.Put.Item.pk?.S === `A#${acct.accountId}`);
+      if (operation !== 'TransactWriteItems' || !createsGroup) return undefined;
+      attempts += 1;
+      return attempts === 1 ? STORE_ANSWERS.answerLost() : STORE_ANSWERS.throughputExceeded();
+    });
+    const send = () => client.request('POST', GROUPS, { token: acct.ownerKey, body: { name: 'Answer lost' }, headers: { 'Idempotency-Key': `group-${acct.accountId}` } });
+
+    const first = await send();
+    store.inject(undefined);
+    expect(first.status, first.text).toBe(503);
+
+    const retry = await send();
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.headers.get('idempotency-replayed')).toBe('true');
+    const made = await accountItems(acct.accountId, 'GROUP#', 'group');
+    expect(made.map((g) => g.id)).toEqual([retry.body.data.id]);
   }, 60_000);
 });
 
