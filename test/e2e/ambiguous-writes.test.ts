@@ -122,19 +122,39 @@ describe('a message whose committed transaction answers nothing', () => {
   }, 60_000);
 });
 
-describe('a contact whose committed transaction answers nothing', () => {
-  it('answered 503: the retry with its Idempotency-Key answers the contact that was made, not 409 for its own email', async () => {
+/** The creates that carry their answer in their own transaction besides tickets and messages: each item's type and sort key prefix. */
+const OTHER_CREATES = [
+  {
+    what: 'a contact',
+    path: CONTACTS,
+    type: 'contact',
+    prefix: 'CONTACT#',
+    unique: 'not 409 for its own email',
+    body: (a: string) => ({ name: 'Answer Lost', email: `lost.${a.toLowerCase()}@customer.example` }),
+  },
+  {
+    what: 'an organization',
+    path: ORGANIZATIONS,
+    type: 'organization',
+    prefix: 'ORG#',
+    unique: 'not 409 for its own domain',
+    body: (a: string) => ({ name: 'Answer Lost Ltd', organizationalDomain: `lost-${a.toLowerCase().replace(/_/g, '-')}.example` }),
+  },
+  { what: 'a group', path: GROUPS, type: 'group', prefix: 'GROUP#', unique: 'and makes no other', body: () => ({ name: 'Answer lost' }) },
+];
+
+describe.each(OTHER_CREATES)('$what whose committed transaction answers nothing', ({ what, path, type, prefix, unique, body }) => {
+  it(`answered 503: the retry with its Idempotency-Key answers ${what.replace(/^an? /, 'the ')} that was made, ${unique}`, async () => {
     const acct = await createTestAccount();
-    // The contact's transaction commits and its answer is lost; its retries are throttled: a 503.
+    // The create's transaction commits and its answer is lost; its retries are throttled: a 503.
     let attempts = 0;
     store.inject((operation, request) => {
-      const createsContact = (request.TransactItems ?? []).some((t: any) => t.Put?.Item?.type?.S === 'contact' && t.Put.Item.pk?.S === `A#${acct.accountId}`);
-      if (operation !== 'TransactWriteItems' || !createsContact) return undefined;
+      const creates = (request.TransactItems ?? []).some((t: any) => t.Put?.Item?.type?.S === type && t.Put.Item.pk?.S === `A#${acct.accountId}`);
+      if (operation !== 'TransactWriteItems' || !creates) return undefined;
       attempts += 1;
       return attempts === 1 ? STORE_ANSWERS.answerLost() : STORE_ANSWERS.throughputExceeded();
     });
-    const body = { name: 'Answer Lost', email: `lost.${acct.accountId.toLowerCase()}@customer.example` };
-    const send = () => client.request('POST', CONTACTS, { token: acct.ownerKey, body, headers: { 'Idempotency-Key': `contact-${acct.accountId}` } });
+    const send = () => client.request('POST', path, { token: acct.ownerKey, body: body(acct.accountId), headers: { 'Idempotency-Key': `${type}-${acct.accountId}` } });
 
     const first = await send();
     store.inject(undefined);
@@ -143,57 +163,8 @@ describe('a contact whose committed transaction answers nothing', () => {
     const retry = await send();
     expect(retry.status, retry.text).toBe(201);
     expect(retry.headers.get('idempotency-replayed')).toBe('true');
-    const contacts = await accountItems(acct.accountId, 'CONTACT#', 'contact');
-    expect(contacts.map((c) => c.id)).toEqual([retry.body.data.id]);
-  }, 60_000);
-});
-
-describe('an organization whose committed transaction answers nothing', () => {
-  it('answered 503: the retry with its Idempotency-Key answers the organization that was made, not 409 for its own domain', async () => {
-    const acct = await createTestAccount();
-    let attempts = 0;
-    store.inject((operation, request) => {
-      const createsOrg = (request.TransactItems ?? []).some((t: any) => t.Put?.Item?.type?.S === 'organization' && t.Put.Item.pk?.S === `A#${acct.accountId}`);
-      if (operation !== 'TransactWriteItems' || !createsOrg) return undefined;
-      attempts += 1;
-      return attempts === 1 ? STORE_ANSWERS.answerLost() : STORE_ANSWERS.throughputExceeded();
-    });
-    const body = { name: 'Answer Lost Ltd', organizationalDomain: `lost-${acct.accountId.toLowerCase().replace(/_/g, '-')}.example` };
-    const send = () => client.request('POST', ORGANIZATIONS, { token: acct.ownerKey, body, headers: { 'Idempotency-Key': `org-${acct.accountId}` } });
-
-    const first = await send();
-    store.inject(undefined);
-    expect(first.status, first.text).toBe(503);
-
-    const retry = await send();
-    expect(retry.status, retry.text).toBe(201);
-    expect(retry.headers.get('idempotency-replayed')).toBe('true');
-    const orgs = await accountItems(acct.accountId, 'ORG#', 'organization');
-    expect(orgs.map((o) => o.id)).toEqual([retry.body.data.id]);
-  }, 60_000);
-});
-
-describe('a group whose committed transaction answers nothing', () => {
-  it('answered 503: the retry with its Idempotency-Key answers the group that was made, and makes no other', async () => {
-    const acct = await createTestAccount();
-    let attempts = 0;
-    store.inject((operation, request) => {
-      const createsGroup = (request.TransactItems ?? []).some((t: any) => t.Put?.Item?.type?.S === 'group' && t.Put.Item.pk?.S === `A#${acct.accountId}`);
-      if (operation !== 'TransactWriteItems' || !createsGroup) return undefined;
-      attempts += 1;
-      return attempts === 1 ? STORE_ANSWERS.answerLost() : STORE_ANSWERS.throughputExceeded();
-    });
-    const send = () => client.request('POST', GROUPS, { token: acct.ownerKey, body: { name: 'Answer lost' }, headers: { 'Idempotency-Key': `group-${acct.accountId}` } });
-
-    const first = await send();
-    store.inject(undefined);
-    expect(first.status, first.text).toBe(503);
-
-    const retry = await send();
-    expect(retry.status, retry.text).toBe(201);
-    expect(retry.headers.get('idempotency-replayed')).toBe('true');
-    const made = await accountItems(acct.accountId, 'GROUP#', 'group');
-    expect(made.map((g) => g.id)).toEqual([retry.body.data.id]);
+    const made = await accountItems(acct.accountId, prefix, type);
+    expect(made.map((item) => item.id)).toEqual([retry.body.data.id]);
   }, 60_000);
 });
 
