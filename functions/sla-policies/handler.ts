@@ -10,7 +10,10 @@ const data = <T>(d: T) => ({ success: true, data: d });
 
 export const handler = httpGroup(slaPolicyRoutes, {
   listSlaPolicies: async ({ principal }) => data((await sla.listPolicies(principal)).map(sla.toPolicyDto)),
-  createSlaPolicy: async ({ principal, body }) => data(sla.toPolicyDto(await sla.createPolicy(principal, body))),
+  createSlaPolicy: async ({ principal, body }) => {
+    const created = (policy: sla.PolicyRecord) => data(sla.toPolicyDto(policy));
+    return created(await sla.createPolicy(principal, body, { answer: created }));
+  },
   updateSlaPolicy: async ({ principal, params, body }) => data(sla.toPolicyDto(await sla.updatePolicy(principal, params.policyId, body))),
   deleteSlaPolicy: async ({ principal, params }) => sla.deletePolicy(principal, params.policyId),
   reorderSlaPolicies: async ({ principal, body }) => data((await sla.reorderPolicies(principal, body.orderedIds)).map(sla.toPolicyDto)),

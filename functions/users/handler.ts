@@ -22,10 +22,10 @@ export const handler = httpGroup([...userRoutes, ...apiKeyRoutes], {
     return { id, email, name, created_at, role };
   },
   getUser: async ({ principal, params }) => toUserDto(await users.getUser(principal, params.user_id)),
-  createUser: async ({ principal, body }) => toUserDto(await users.createUser(principal, body)),
+  createUser: async ({ principal, body }) => toUserDto(await users.createUser(principal, body, { answer: toUserDto })),
   updateUser: async ({ principal, params, body }) => toUserDto(await users.updateUser(principal, params.user_id, body)),
   deleteUser: async ({ principal, params }) => users.deleteUser(principal, params.user_id),
-  createApiKey: async ({ principal, body }) => accounts.createApiKeyFor(principal, body),
+  createApiKey: async ({ principal, body }) => accounts.createApiKeyFor(principal, body, { answer: (created) => created }),
   listApiKeys: async ({ principal }) => ({ data: await accounts.listApiKeysFor(principal) }),
   revokeApiKey: async ({ principal, params }) => accounts.revokeApiKeyFor(principal, params.key_id),
 });

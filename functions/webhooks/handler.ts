@@ -13,7 +13,10 @@ const policy = { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_TARGETS, allowInsecureT
 export const handler = httpGroup(webhookRoutes, {
   listWebhooks: async ({ principal }) => ({ webhooks: await webhooks.listWebhooks(principal) }),
   getWebhook: async ({ principal, params }) => ({ webhook: await webhooks.getWebhook(principal, params.id) }),
-  createWebhook: async ({ principal, body }) => ({ webhook: await webhooks.createWebhook(principal, body.webhook) }),
+  createWebhook: async ({ principal, body }) => {
+    const created = (webhook: webhooks.CreatedWebhook) => ({ webhook });
+    return created(await webhooks.createWebhook(principal, body.webhook, { answer: created }));
+  },
   updateWebhook: async ({ principal, params, body }) => ({ webhook: await webhooks.updateWebhook(principal, params.id, body.webhook) }),
   rotateWebhookSecret: async ({ principal, params }) => ({ webhook: await webhooks.rotateSigningSecret(principal, params.id) }),
   testWebhook: async ({ principal, params }) => ({ delivery: await webhooks.testWebhook(principal, params.id, policy) }),

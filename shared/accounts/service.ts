@@ -9,6 +9,7 @@ import { missingScopes, normalizeScopes, SCOPES, type Scope } from '../auth/scop
 import { retryOnConflict } from '../db/retry.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError, UnprocessableError, ValidationError } from '../domain/errors.ts';
+import { createAnswerWrites, isRetryableConflict, type CreateAnswer } from '../idempotency/service.ts';
 import { newId } from '../ids.ts';
 import { findUser } from '../users/api.ts';
 import { newUserRecord, recordLogin, toUserDto, userAuditWrites } from '../users/service.ts';
@@ -90,15 +91,26 @@ export async function createAccount(input: { name: string; plan: Plan; ownerEmai
   return { accountId, plan: input.plan, owner: { id: dto.id, email: dto.email, name: dto.name, role: dto.role, status: dto.status }, apiKey };
 }
 
-/** Store a new key of `userId` (its user must exist: else `missingUser`), audited as `actor`'s. */
-async function storeApiKey(accountId: string, userId: string, name: string, limits: KeyLimits, actor: AuditActor, missingUser: () => Error = () => new NotFoundError('User')) {
+/**
+ * Store a new key of `userId` (its user must exist: else `missingUser`), audited as `actor`'s; `related` (the
+ * request's answer) commits with it.
+ */
+async function storeApiKey(
+  accountId: string,
+  userId: string,
+  name: string,
+  limits: KeyLimits,
+  actor: AuditActor,
+  missingUser: () => Error = () => new NotFoundError('User'),
+  related: (stored: { apiKey: string; record: ApiKeyRecord }) => TxWrite[] = () => [],
+) {
   const { apiKey, record } = newApiKey(accountId, userId, name, limits);
   // The key's lookup copies the user's role/status and the account's plan; a concurrent change of either is a conflict: re-read.
   await retryOnConflict(async () => {
     const [user, account] = await Promise.all([findUser(accountId, userId, true), repo.getAccount(accountId)]);
     if (!user || !account) throw missingUser();
-    await repo.putApiKey(record, user, account, [apiKeyAudit(record, diffFields(null, auditedKey(record), API_KEY_AUDITED), record.createdAt, actor)]);
-  });
+    await repo.putApiKey(record, user, account, [apiKeyAudit(record, diffFields(null, auditedKey(record), API_KEY_AUDITED), record.createdAt, actor), ...related({ apiKey, record })]);
+  }, isRetryableConflict);
   return { apiKey, record };
 }
 
@@ -144,6 +156,8 @@ export function toApiKeyDto(k: ApiKeyRecord): ApiKeyDto {
   return { id: k.keyId, name: k.name, scopes: k.scopes, expires_at: k.expiresAt, created_at: k.createdAt, last_used_at: k.lastUsedAt, user_id: k.userId };
 }
 
+export type CreatedApiKey = ApiKeyDto & { key: string };
+
 /**
  * POST /api-keys: a key for the caller, or (owners and admins) for another
  * user of the account. A call made with a key creates keys only within that
@@ -151,7 +165,7 @@ export function toApiKeyDto(k: ApiKeyRecord): ApiKeyDto {
  * short-lived key must not mint a permanent one). An admin cannot make a key
  * that acts as the owner: it would act with more than the admin's own role.
  */
-export async function createApiKeyFor(p: Principal, body: CreateApiKeyBody): Promise<ApiKeyDto & { key: string }> {
+export async function createApiKeyFor(p: Principal, body: CreateApiKeyBody, opts: CreateAnswer<CreatedApiKey> = {}): Promise<CreatedApiKey> {
   requireKeyManagement(p);
   const userId = body.user_id ?? p.userId;
   if (userId !== p.userId && !isManager(p)) {
@@ -171,8 +185,10 @@ export async function createApiKeyFor(p: Principal, body: CreateApiKeyBody): Pro
     if (target?.role === 'owner' && p.role !== 'owner') throw new ForbiddenError('Only the owner may create keys that act as the owner');
   }
   const noSuchUser = () => new ValidationError('No such user in the account', [{ field: 'user_id', message: 'no such user' }]);
-  const { apiKey, record } = await storeApiKey(p.accountId, userId, body.name, { scopes, expiresAt }, userActor(p), noSuchUser);
-  return { ...toApiKeyDto(record), key: apiKey };
+  const created = ({ apiKey, record }: { apiKey: string; record: ApiKeyRecord }): CreatedApiKey => ({ ...toApiKeyDto(record), key: apiKey });
+  // Its answer commits with it (docs/decisions.md "Ambiguous writes"): a retry with the key after a lost answer answers
+  // this key (its secret left out, as every replay) instead of minting a second one the client never saw.
+  return created(await storeApiKey(p.accountId, userId, body.name, { scopes, expiresAt }, userActor(p), noSuchUser, (stored) => createAnswerWrites(opts, created(stored))));
 }
 
 /** GET /api-keys: the live keys the caller may manage, newest first. */

@@ -6,6 +6,7 @@ import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { ConflictError, NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import type { BatchMemo } from '../events/consumer.ts';
 import type { TicketEventDetail } from '../tickets/events.ts';
+import { createAnswerWrites, isRetryableConflict, type CreateAnswer } from '../idempotency/service.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import { listAllFields, loadPatterns, optionIdsByValue } from '../ticket-fields/api.ts';
@@ -69,7 +70,7 @@ export async function listAutomations(p: Principal): Promise<Automation[]> {
 }
 
 /** Create an automation at the end of the order. */
-export async function createAutomation(p: Principal, input: CreateAutomationInput): Promise<Automation> {
+export async function createAutomation(p: Principal, input: CreateAutomationInput, opts: CreateAnswer<Automation> = {}): Promise<Automation> {
   await checkRule(p.accountId, input.rule);
   return retryOnConflict(async () => {
     const { set, automations } = await repo.loadAutomations(p.accountId);
@@ -86,9 +87,16 @@ export async function createAutomation(p: Principal, input: CreateAutomationInpu
       updatedAt: now,
     };
     const all = [...automations, record];
-    await repo.commitAutomations(p.accountId, nextSet(set, all), [repo.putAutomationWrite(record), automationAudit(p, record.id, diffFields(null, record, AUDITED), { at: now })]);
-    return toDto(record, all.length);
-  });
+    const created = toDto(record, all.length);
+    // Its answer commits with it (docs/decisions.md "Ambiguous writes"): a retry with the key after a lost answer
+    // answers this automation instead of making a second one.
+    await repo.commitAutomations(p.accountId, nextSet(set, all), [
+      repo.putAutomationWrite(record),
+      automationAudit(p, record.id, diffFields(null, record, AUDITED), { at: now }),
+      ...createAnswerWrites(opts, created),
+    ]);
+    return created;
+  }, isRetryableConflict);
 }
 
 /** Only the given fields change; the rule is replaced whole. */

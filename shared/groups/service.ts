@@ -5,7 +5,7 @@ import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
-import { answerWrites, isKeyNotHeld } from '../idempotency/service.ts';
+import { answerWrites, createAnswerWrites, isRetryableConflict, type CreateAnswer } from '../idempotency/service.ts';
 import { newId } from '../ids.ts';
 import { backfillWrites } from './backfill.ts';
 import { distribute, distributes, isLive } from './distribution.ts';
@@ -109,32 +109,36 @@ export interface CreateGroupOptions {
 }
 
 export async function createGroup(p: Principal, input: CreateGroupInput, opts: CreateGroupOptions = {}): Promise<{ group: GroupRecord; defaultId: string }> {
-  return retryOnConflict(
-    async () => {
-      const defaultId = await repo.getDefaultGroupId(p.accountId);
-      const now = new Date().toISOString();
-      const g: GroupRecord = { id: newId('grp'), accountId: p.accountId, ...input, leadUserId: null, isActive: true, members: {}, createdAt: now, updatedAt: now, version: 1 };
-      const audit = groupAudit(p, g.id, [...groupChanges(null, g), { field: 'isDefault', from: null, to: !defaultId }], { at: now });
-      const created = { group: g, defaultId: defaultId ?? g.id };
-      // A commit whose answer is lost must not let the client's retry with its key create the group again
-      // (docs/decisions.md "Ambiguous writes"): the key holds the answer from the same transaction.
-      const answer = opts.answer ? answerWrites(opts.answer(created)) : [];
-      await transactWrite([...repo.createGroupWrites(g, !defaultId), audit, ...answer]);
-      return created;
-    },
-    // A key this request no longer holds is not a conflict to retry.
-    (err) => err instanceof ConflictError && !isKeyNotHeld(err),
-  );
+  return retryOnConflict(async () => {
+    const defaultId = await repo.getDefaultGroupId(p.accountId);
+    const now = new Date().toISOString();
+    const g: GroupRecord = { id: newId('grp'), accountId: p.accountId, ...input, leadUserId: null, isActive: true, members: {}, createdAt: now, updatedAt: now, version: 1 };
+    const audit = groupAudit(p, g.id, [...groupChanges(null, g), { field: 'isDefault', from: null, to: !defaultId }], { at: now });
+    const created = { group: g, defaultId: defaultId ?? g.id };
+    // A commit whose answer is lost must not let the client's retry with its key create the group again
+    // (docs/decisions.md "Ambiguous writes"): the key holds the answer from the same transaction.
+    const answer = opts.answer ? answerWrites(opts.answer(created)) : [];
+    await transactWrite([...repo.createGroupWrites(g, !defaultId), audit, ...answer]);
+    return created;
+  }, isRetryableConflict);
 }
 
 /**
  * Read-modify-write of a group under optimistic locking; `change` returns the
  * next record (or null for no change) and whether capacity may have grown.
  */
-async function changeGroup(p: Principal, groupId: string, change: (g: GroupRecord) => { next: GroupRecord | null; backfill?: boolean } | Promise<{ next: GroupRecord | null; backfill?: boolean }>) {
+/** What a change of a group writes: the group as it becomes (null: nothing), and what commits with it. */
+interface GroupChange {
+  next: GroupRecord | null;
+  backfill?: boolean;
+  /** Writes of the same transaction, given the group as stored (the request's answer). */
+  related?: (stamped: GroupRecord) => TxWrite[];
+}
+
+async function changeGroup(p: Principal, groupId: string, change: (g: GroupRecord) => GroupChange | Promise<GroupChange>) {
   return retryOnConflict(async () => {
     const current = await requireGroup(p.accountId, groupId);
-    const { next, backfill } = await change(current);
+    const { next, backfill, related } = await change(current);
     if (!next) return current;
     const stamped: GroupRecord = { ...next, updatedAt: new Date().toISOString(), version: current.version + 1 };
     // The same values given again still write (as ever) but record no audit: nothing changed.
@@ -143,9 +147,10 @@ async function changeGroup(p: Principal, groupId: string, change: (g: GroupRecor
       repo.replaceGroupWrite(stamped, current.version),
       ...(backfill && distributes(stamped) ? backfillWrites(p.accountId, [groupId]) : []),
       ...(changes.length ? [groupAudit(p, groupId, changes, { at: stamped.updatedAt })] : []),
+      ...(related?.(stamped) ?? []),
     ]);
     return stamped;
-  });
+  }, isRetryableConflict);
 }
 
 /** Raising or clearing a cap can free capacity. */
@@ -193,14 +198,17 @@ function checkRoom(g: GroupRecord, adding: number) {
     throw new ValidationError(`A group has at most ${MAX_MEMBERS} members`, [{ field: 'userIds', message: `at most ${MAX_MEMBERS} members per group` }]);
 }
 
-export async function addMember(p: Principal, groupId: string, input: AddMemberInput): Promise<Member> {
+export async function addMember(p: Principal, groupId: string, input: AddMemberInput, opts: CreateAnswer<Member> = {}): Promise<Member> {
   const g = await changeGroup(p, groupId, async (g) => {
     if (g.members[input.userId]) throw new ConflictError('The user is already a member of the group');
     const issue = fitIssue('userId', (await repo.usersOf(p.accountId, [input.userId])).get(input.userId));
     if (issue) throw new ValidationError(`Invalid member: ${issue.message}`, [issue]);
     checkRoom(g, 1);
     const member: MemberConfig = { maxOpenTickets: input.maxOpenTickets ?? null, skills: input.skills ?? [], addedAt: new Date().toISOString() };
-    return { next: { ...g, members: { ...g.members, [input.userId]: member } }, backfill: true };
+    // Its answer commits with it (docs/decisions.md "Ambiguous writes"): a retry with the key after a lost answer is
+    // not a 409 for the member it added.
+    const related = (stamped: GroupRecord) => createAnswerWrites(opts, toMemberDto(groupId, input.userId, stamped.members[input.userId]));
+    return { next: { ...g, members: { ...g.members, [input.userId]: member } }, backfill: true, related };
   });
   return toMemberDto(groupId, input.userId, g.members[input.userId]);
 }
@@ -225,10 +233,16 @@ export async function removeMember(p: Principal, groupId: string, userId: string
   });
 }
 
+export interface BulkAdded {
+  added: Member[];
+  alreadyMembers: string[];
+}
+
 /** Add 1..100 members in one write: every user must fit, or none is added; existing members stay as they are. */
-export async function bulkAddMembers(p: Principal, groupId: string, userIds: string[]): Promise<{ added: Member[]; alreadyMembers: string[] }> {
+export async function bulkAddMembers(p: Principal, groupId: string, userIds: string[], opts: CreateAnswer<BulkAdded> = {}): Promise<BulkAdded> {
   let added: string[] = [];
   let already: string[] = [];
+  const bulkAdded = (stored: GroupRecord): BulkAdded => ({ added: added.map((u) => toMemberDto(groupId, u, stored.members[u])), alreadyMembers: already });
   const g = await changeGroup(p, groupId, async (g) => {
     already = userIds.filter((u) => g.members[u]);
     added = userIds.filter((u) => !g.members[u]);
@@ -240,9 +254,10 @@ export async function bulkAddMembers(p: Principal, groupId: string, userIds: str
     const at = new Date().toISOString();
     const members = { ...g.members };
     for (const u of added) members[u] = { maxOpenTickets: null, skills: [], addedAt: at };
-    return { next: { ...g, members }, backfill: true };
+    // Its answer commits with it, as addMember's: a retry with the key answers what this request added.
+    return { next: { ...g, members }, backfill: true, related: (stamped) => createAnswerWrites(opts, bulkAdded(stamped)) };
   });
-  return { added: added.map((u) => toMemberDto(groupId, u, g.members[u])), alreadyMembers: already };
+  return bulkAdded(g);
 }
 
 export async function bulkRemoveMembers(p: Principal, groupId: string, userIds: string[]): Promise<{ removed: string[]; notMembers: string[] }> {

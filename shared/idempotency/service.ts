@@ -72,8 +72,20 @@ export function answerWrites(answer: unknown): TxWrite[] {
   return [repo.answerWrite(accountId, keyHash, fingerprint, startedAt, key.status, packAnswer(withoutShownOnce(JSON.stringify(answer), key.shownOnce)))];
 }
 
+/** A create's option: the request's answer for what it makes, built before the commit so that it commits with it. */
+export interface CreateAnswer<T> {
+  /** With an Idempotency-Key held, this answer commits in the create's own transaction (answerWrites). */
+  answer?: (created: T) => unknown;
+}
+
+/** The key's answer write for what a create makes: none without `answer`, or when the request holds no key. */
+export const createAnswerWrites = <T>(opts: CreateAnswer<T>, created: T): TxWrite[] => (opts.answer ? answerWrites(opts.answer(created)) : []);
+
 /** Whether an error is the create's key no longer being its own (not a conflict to retry). */
 export const isKeyNotHeld = (err: unknown): boolean => err instanceof repo.KeyNotHeldError;
+
+/** retryOnConflict's test for a create that carries its answer: a lost race is retried, a key no longer held is not. */
+export const isRetryableConflict = (err: unknown): boolean => err instanceof ConflictError && !isKeyNotHeld(err);
 
 export type IdempotencyStart = { claim: IdempotencyClaim } | { replay: { status: number; body: string } };
 

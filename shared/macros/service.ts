@@ -4,6 +4,7 @@ import { hasDeskRole, type Principal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { ForbiddenError, NotFoundError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { checkGroup } from '../groups/service.ts';
+import { createAnswerWrites, isRetryableConflict, type CreateAnswer } from '../idempotency/service.ts';
 import { newId } from '../ids.ts';
 import type { MessageRecord } from '../messages/api.ts';
 import { addMessage } from '../messages/service.ts';
@@ -81,7 +82,7 @@ async function findVisible(p: Principal, id: string): Promise<MacroRecord> {
 
 export const getMacro = async (p: Principal, id: string): Promise<Macro> => toDto(await findVisible(p, id));
 
-export async function createMacro(p: Principal, input: CreateMacroInput): Promise<Macro> {
+export async function createMacro(p: Principal, input: CreateMacroInput, opts: CreateAnswer<Macro> = {}): Promise<Macro> {
   mayChange(input, p);
   const actions = await storedActions(p.accountId, input.actions);
   return retryOnConflict(async () => {
@@ -100,9 +101,12 @@ export async function createMacro(p: Principal, input: CreateMacroInput): Promis
       createdAt: now,
       updatedAt: now,
     };
-    await repo.commitMacros(p.accountId, version, [repo.putMacroWrite(record), macroAudit(p, record.id, diffFields(null, toDto(record), AUDITED), { at: now })]);
-    return toDto(record);
-  });
+    const created = toDto(record);
+    // Its answer commits with it (docs/decisions.md "Ambiguous writes"): a retry with the key after a lost answer
+    // answers this macro instead of making a second one.
+    await repo.commitMacros(p.accountId, version, [repo.putMacroWrite(record), macroAudit(p, record.id, diffFields(null, created, AUDITED), { at: now }), ...createAnswerWrites(opts, created)]);
+    return created;
+  }, isRetryableConflict);
 }
 
 export async function updateMacro(p: Principal, id: string, input: UpdateMacroInput): Promise<Macro> {

@@ -8,6 +8,7 @@ import { NotFoundError, ValidationError, type FieldIssue } from '../domain/error
 import type { BatchMemo } from '../events/consumer.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
 import { sendMessage } from '../events/sqs.ts';
+import { createAnswerWrites, type CreateAnswer } from '../idempotency/service.ts';
 import { newId } from '../ids.ts';
 import { listAllFields } from '../ticket-fields/api.ts';
 import { countOpenTickets, findTicket, listOpenTickets, ticketPresentCheck, type TicketRecord } from '../tickets/service.ts';
@@ -17,6 +18,8 @@ import { SLA_BREACHED, SLA_EVENT_SOURCE, type SlaBreachedData } from './events.t
 import { CUSTOM_FIELD_PREFIX, MAX_POLICIES, SLA_METRICS, type SlaPolicy, type SlaPolicyInput, type SlaSampleTicket, type SlaState } from './model.ts';
 import * as repo from './repository.ts';
 import { DUE_SHARDS, StalePolicyError, StalePolicySetError, StaleScheduleError, StaleStateError, type PolicyRecord, type StateRecord } from './repository.ts';
+
+export type { PolicyRecord };
 
 export const toPolicyDto = ({ accountId: _a, ...p }: PolicyRecord): SlaPolicy => p;
 
@@ -57,7 +60,7 @@ export async function listPolicies(p: Principal): Promise<PolicyRecord[]> {
 }
 
 /** Create a policy at the end of the order (decisions §10). */
-export async function createPolicy(p: Principal, input: SlaPolicyInput): Promise<PolicyRecord> {
+export async function createPolicy(p: Principal, input: SlaPolicyInput, opts: CreateAnswer<PolicyRecord> = {}): Promise<PolicyRecord> {
   await checkCustomFields(p.accountId, input);
   return retryStaleSet(async () => {
     const set = await repo.getPolicySet(p.accountId);
@@ -73,7 +76,9 @@ export async function createPolicy(p: Principal, input: SlaPolicyInput): Promise
       createdAt: now,
       updatedAt: now,
     };
-    await repo.createPolicy(policy, set, [policyAudit(p, policy.id, diffFields(null, policy, AUDITED), { at: now })]);
+    // Its answer commits with it (docs/decisions.md "Ambiguous writes"): a retry with the key after a lost answer
+    // answers this policy instead of making a second one.
+    await repo.createPolicy(policy, set, [policyAudit(p, policy.id, diffFields(null, policy, AUDITED), { at: now }), ...createAnswerWrites(opts, policy)]);
     return policy;
   });
 }

@@ -1,7 +1,7 @@
 import { bindEntity, conditions, type Condition } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
 import { batchDelete, batchGet, queryAll, queryPage, type Key } from '../db/query.ts';
-import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
+import { mayHaveCommitted, transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError, NotFoundError, RuleViolationError, ValidationError } from '../domain/errors.ts';
 import { MAX_OPTIONS_PER_FIELD, OPTION_VALUE_MAX, type FieldType } from './limits.ts';
 
@@ -103,32 +103,40 @@ const OPTIONS_PER_TX = 45;
 export interface FieldCreateRelated {
   withBatch(options: OptionRecord[], first: boolean): TxWrite[];
   withUndo(): TxWrite[];
+  /** With the create's last transaction, the one that makes the field whole (the request's answer). */
+  withLast?(): TxWrite[];
 }
 
 /**
  * Create a field, its fieldKey guard and its inline options. Up to 45 options
  * go in the field's own transaction; the rest follow in further transactions,
- * and the field is removed again if one of them fails.
+ * and the field is removed again if one of them fails, unless the last one
+ * committed and only its answer was lost: then the field is whole.
  */
 export async function createField(f: FieldRecord, opts: OptionRecord[], related?: FieldCreateRelated): Promise<void> {
-  const first = opts.slice(0, OPTIONS_PER_TX);
+  const batches = [opts.slice(0, OPTIONS_PER_TX)];
+  for (let i = OPTIONS_PER_TX; i < opts.length; i += OPTIONS_PER_TX) batches.push(opts.slice(i, i + OPTIONS_PER_TX));
+  const last = batches.length - 1;
+  const lastWrites = (i: number) => (i === last ? (related?.withLast?.() ?? []) : []);
   await transactWrite([
     fields.put(f, conditions.absent()),
     fieldKeys.put(
       { accountId: f.accountId, fieldKey: f.fieldKey, fieldId: f.id },
       conditions.absent(() => new FieldKeyTakenError(`fieldKey "${f.fieldKey}" is already used by another field`)),
     ),
-    ...first.flatMap(optionWrites),
-    ...(related?.withBatch(first, true) ?? []),
+    ...batches[0].flatMap(optionWrites),
+    ...(related?.withBatch(batches[0], true) ?? []),
+    ...lastWrites(0),
   ]);
-  try {
-    for (let i = OPTIONS_PER_TX; i < opts.length; i += OPTIONS_PER_TX) {
-      const batch = opts.slice(i, i + OPTIONS_PER_TX);
-      await transactWrite([...batch.flatMap(optionWrites), ...(related?.withBatch(batch, false) ?? [])]);
+  for (let i = 1; i <= last; i++) {
+    try {
+      await transactWrite([...batches[i].flatMap(optionWrites), ...(related?.withBatch(batches[i], false) ?? []), ...lastWrites(i)]);
+    } catch (err) {
+      // Transactions are whole: the last one committed if its first option is there.
+      const whole = i === last && mayHaveCommitted(err) && (await options.get({ accountId: f.accountId, fieldId: f.id, id: batches[i][0].id }, { consistent: true })) !== null;
+      if (!whole) await deleteField(f, related?.withUndo() ?? []);
+      throw err;
     }
-  } catch (err) {
-    await deleteField(f, related?.withUndo() ?? []);
-    throw err;
   }
 }
 

@@ -3,6 +3,7 @@ import { auditWrite, diffFields, userActor } from '../audits/service.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { NotFoundError, RuleViolationError, ValidationError } from '../domain/errors.ts';
+import { createAnswerWrites, type CreateAnswer } from '../idempotency/service.ts';
 import { newId } from '../ids.ts';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import {
@@ -186,7 +187,7 @@ async function checkRegex(type: FieldRecord['fieldType'], pattern: string | null
   }
 }
 
-export async function createField(p: Principal, input: CreateTicketFieldInput): Promise<TicketFieldDto> {
+export async function createField(p: Principal, input: CreateTicketFieldInput, opts: CreateAnswer<TicketFieldDto> = {}): Promise<TicketFieldDto> {
   checkOptionsInput(input.type, input.options);
   await checkRegex(input.type, input.regexPattern);
   const now = new Date().toISOString();
@@ -221,7 +222,12 @@ export async function createField(p: Principal, input: CreateTicketFieldInput): 
       }),
     ],
     withUndo: () => [fieldAudit(p, id, [], { deleted: true })],
+    // A commit whose answer is lost must not let the client's retry with its key answer 409 for the field's own key
+    // (or make it again under another): the key holds the answer from the create's last transaction
+    // (docs/decisions.md "Ambiguous writes"). Built when sent, with the fieldKey of that attempt.
+    withLast: () => createAnswerWrites(opts, created()),
   };
+  const created = () => toFieldDto(field, hasOptions(field) ? options : null);
   // A key made from the title gets a numeric suffix when another field already has it; a given key must be free (409).
   for (let n = 2; ; n++) {
     try {
@@ -232,7 +238,7 @@ export async function createField(p: Principal, input: CreateTicketFieldInput): 
       field.fieldKey = `${slugKey(input.title).slice(0, 60)}_${n}`;
     }
   }
-  return toFieldDto(field, hasOptions(field) ? options : null);
+  return created();
 }
 
 export async function updateField(p: Principal, id: string, input: UpdateTicketFieldInput): Promise<TicketFieldDto> {
@@ -295,14 +301,16 @@ export async function getOption(p: Principal, fieldId: string, optionId: string)
   return toOptionDto(o, f.defaultOptionId);
 }
 
-export async function createOption(p: Principal, fieldId: string, input: { name: string; value: string; default: boolean }): Promise<OptionDto> {
+export async function createOption(p: Principal, fieldId: string, input: { name: string; value: string; default: boolean }, opts: CreateAnswer<OptionDto> = {}): Promise<OptionDto> {
   const f = (await optionField(p, fieldId, true)) as FieldRecord;
   const now = new Date().toISOString();
   const o: OptionRecord = { id: newId('opt'), accountId: p.accountId, fieldId: f.id, name: input.name, value: input.value, usageCount: 0, createdAt: now };
   const defaultId = input.default ? o.id : f.defaultOptionId;
   const changes = [...optionChange(o.id, null, optionView(o, defaultId)), ...(input.default ? await formerDefaultChange(p, f, o.id) : [])];
-  await repo.createOption(f, o, input.default, changeAudits(p, f.id, changes, now));
-  return toOptionDto(o, input.default ? o.id : f.defaultOptionId);
+  const created = toOptionDto(o, input.default ? o.id : f.defaultOptionId);
+  // Its answer commits with it: a retry with the key after a lost answer is not a 409 for its own value.
+  await repo.createOption(f, o, input.default, [...changeAudits(p, f.id, changes, now), ...createAnswerWrites(opts, created)]);
+  return created;
 }
 
 export async function updateOption(p: Principal, fieldId: string, optionId: string, input: UpdateOptionInput): Promise<OptionDto> {

@@ -7,6 +7,7 @@ import { retryOnConflict } from '../db/retry.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../domain/errors.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
+import { createAnswerWrites, type CreateAnswer } from '../idempotency/service.ts';
 import { tombstoneWrite } from '../exports/api.ts';
 import { newId } from '../ids.ts';
 import { USER_EVENT_SOURCE, USER_INVITED } from './events.ts';
@@ -96,7 +97,7 @@ export async function getUser(p: Principal, userId: string) {
  * Invite a user. Owners and admins may invite any role but owner; members may
  * invite members and viewers; viewers may not write (decisions §1).
  */
-export async function createUser(p: Principal, body: CreateUserBody): Promise<UserRecord> {
+export async function createUser(p: Principal, body: CreateUserBody, opts: CreateAnswer<UserRecord> = {}): Promise<UserRecord> {
   if (p.role === 'viewer') throw new ForbiddenError('Viewers cannot create users');
   if (p.role === 'member' && body.role !== 'member' && body.role !== 'viewer') {
     throw new ForbiddenError('Members may only invite members or viewers');
@@ -106,7 +107,9 @@ export async function createUser(p: Principal, body: CreateUserBody): Promise<Us
   const invitation = body.send_invitation
     ? outboxWrites([newDomainEvent(p.accountId, USER_INVITED, { user: { id: user.id, email: user.email, name: user.name, role: user.role }, invitedBy: p.userId }, user.createdAt)], USER_EVENT_SOURCE)
     : [];
-  await repo.createUser(user, [...invitation, ...userAuditWrites(null, user, userActor(p))]);
+  // A commit whose answer is lost must not let the client's retry with its key answer 409 for the user's own email
+  // (docs/decisions.md "Ambiguous writes"): the key holds the answer from the same transaction.
+  await repo.createUser(user, [...invitation, ...userAuditWrites(null, user, userActor(p)), ...createAnswerWrites(opts, user)]);
   return user;
 }
 

@@ -4,6 +4,7 @@ import { hasDeskRole, type Principal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { ForbiddenError, InvalidCursorError, NotFoundError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { tallyKeys, tallySettled } from '../tickets/change-tally.ts';
+import { createAnswerWrites, isRetryableConflict, type CreateAnswer } from '../idempotency/service.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
@@ -86,7 +87,7 @@ async function findVisible(p: Principal, id: string, consistent = false) {
 
 export const getView = async (p: Principal, id: string): Promise<View> => toDto((await findVisible(p, id)).view);
 
-export async function createView(p: Principal, input: CreateViewInput, queueUrl: string): Promise<View> {
+export async function createView(p: Principal, input: CreateViewInput, queueUrl: string, opts: CreateAnswer<View> = {}): Promise<View> {
   mayChange(input, p);
   const conditions = await storedConditions(p.accountId, input.conditions);
   const { record, set } = await retryOnConflict(async () => {
@@ -110,9 +111,11 @@ export async function createView(p: Principal, input: CreateViewInput, queueUrl:
       updatedAt: now,
     };
     const next = nextSet(set, [...views, record], true);
-    await repo.commitViews(p.accountId, next, [repo.putViewWrite(record), viewAudit(p, record.id, diffFields(null, toDto(record), AUDITED), { at: now })]);
+    // Its answer commits with it (docs/decisions.md "Ambiguous writes"): a retry with the key after a lost answer
+    // answers this view instead of making a second one. A count not queued below is owed, and the time pass queues it.
+    await repo.commitViews(p.accountId, next, [repo.putViewWrite(record), viewAudit(p, record.id, diffFields(null, toDto(record), AUDITED), { at: now }), ...createAnswerWrites(opts, toDto(record))]);
     return { record, set: next };
-  });
+  }, isRetryableConflict);
   await queueCount(queueUrl, { accountId: p.accountId, version: set.version });
   return toDto(record);
 }

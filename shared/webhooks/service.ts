@@ -2,6 +2,7 @@ import { auditWrite, diffFields, userActor } from '../audits/service.ts';
 import type { AuditChange } from '../audits/model.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
+import { createAnswerWrites, type CreateAnswer } from '../idempotency/service.ts';
 import { newId } from '../ids.ts';
 import { redeliver, sendTestDelivery } from './delivery.ts';
 import { WEBHOOK_TEST } from './events.ts';
@@ -48,8 +49,10 @@ async function ownWebhook(p: Principal, id: string): Promise<WebhookRecord> {
   return w;
 }
 
+export type CreatedWebhook = Webhook & { signingSecret: string };
+
 /** Create a webhook; its signing secret is returned here and never again. */
-export async function createWebhook(p: Principal, input: CreateWebhookInput): Promise<Webhook & { signingSecret: string }> {
+export async function createWebhook(p: Principal, input: CreateWebhookInput, opts: CreateAnswer<CreatedWebhook> = {}): Promise<CreatedWebhook> {
   const now = new Date().toISOString();
   const record: WebhookRecord = {
     id: newId('whk'),
@@ -67,8 +70,12 @@ export async function createWebhook(p: Principal, input: CreateWebhookInput): Pr
     updatedAt: now,
     version: 1,
   };
-  await repo.putWebhook(record, [webhookAudit(p, record.id, diffFields(null, record, AUDITED), { at: now })]);
-  return { ...toWebhookDto(record), signingSecret: record.signingSecret };
+  const created = { ...toWebhookDto(record), signingSecret: record.signingSecret };
+  // A commit whose answer is lost must not let the client's retry with its key make a second webhook (each event
+  // would then be delivered twice): the key holds the answer from the same transaction (docs/decisions.md
+  // "Ambiguous writes").
+  await repo.putWebhook(record, [webhookAudit(p, record.id, diffFields(null, record, AUDITED), { at: now }), ...createAnswerWrites(opts, created)]);
+  return created;
 }
 
 export const getWebhook = async (p: Principal, id: string): Promise<Webhook> => toWebhookDto(await ownWebhook(p, id));

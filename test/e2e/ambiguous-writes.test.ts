@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { STORE_ANSWERS } from '../../local/dynamodb-proxy.ts';
-import { createTestAccount, useGateway } from '../support/api.ts';
+import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { accountItems, as, TICKETS, type Desk } from '../support/desk.ts';
 import { addMembers, GROUPS, insertAgents, memberLoads, newGroup } from '../support/groups.ts';
 import { localLambda } from '../support/lambda.ts';
@@ -122,39 +122,177 @@ describe('a message whose committed transaction answers nothing', () => {
   }, 60_000);
 });
 
-/** The creates that carry their answer in their own transaction besides tickets and messages: each item's type and sort key prefix. */
-const OTHER_CREATES = [
+type Arranged = { acct: TestAccount; d: Desk; id?: string };
+
+/** A ticket field: its item, and where its answer names it. */
+const TICKET_FIELD = { type: 'ticketField', prefix: 'TFIELD#', path: () => '/helpdesk/api/v1/ticket_fields', id: (answer: any) => answer.ticketField.id as string };
+/** A member of a new group: part of the group's item, listed by the group's members. */
+const GROUP_MEMBER = {
+  type: 'group',
+  arrange: async ({ d }: Arranged) => (await newGroup(d)).id as string,
+  made: async ({ d, id }: Arranged) => (await d.get(`${GROUPS}/${id}/members`)).body.data.map((m: { userId: string }) => m.userId) as string[],
+};
+
+/**
+ * The creates that carry their answer in their own transaction besides tickets and messages: the item each makes
+ * (its type and sort key prefix), where its answer names it, and what a retry did without the fix.
+ */
+const OTHER_CREATES: {
+  what: string;
+  unique: string;
+  type: string;
+  /** The made item's sort key prefix (none: `made` says what was made). */
+  prefix?: string;
+  path: (a: Arranged) => string;
+  body: (a: Arranged) => unknown;
+  id: (answer: any) => string;
+  /** Something the create needs first (an `id` for its path), made without faults. */
+  arrange?: (a: Arranged) => Promise<string>;
+  /** What the create made, when it is not an item of its own (a member is part of its group). */
+  made?: (a: Arranged) => Promise<string[]>;
+  /** Which of the create's transactions loses its answer, by its items (default: the one that puts a `type` item). */
+  loses?: (items: any[]) => boolean;
+}[] = [
   {
     what: 'a contact',
-    path: CONTACTS,
+    unique: 'not 409 for its own email',
     type: 'contact',
     prefix: 'CONTACT#',
-    unique: 'not 409 for its own email',
-    body: (a: string) => ({ name: 'Answer Lost', email: `lost.${a.toLowerCase()}@customer.example` }),
+    path: () => CONTACTS,
+    body: ({ acct }) => ({ name: 'Answer Lost', email: `lost.${acct.accountId.toLowerCase()}@customer.example` }),
+    id: (answer) => answer.data.id,
   },
   {
     what: 'an organization',
-    path: ORGANIZATIONS,
+    unique: 'not 409 for its own domain',
     type: 'organization',
     prefix: 'ORG#',
-    unique: 'not 409 for its own domain',
-    body: (a: string) => ({ name: 'Answer Lost Ltd', organizationalDomain: `lost-${a.toLowerCase().replace(/_/g, '-')}.example` }),
+    path: () => ORGANIZATIONS,
+    body: ({ acct }) => ({ name: 'Answer Lost Ltd', organizationalDomain: `lost-${acct.accountId.toLowerCase().replace(/_/g, '-')}.example` }),
+    id: (answer) => answer.data.id,
   },
-  { what: 'a group', path: GROUPS, type: 'group', prefix: 'GROUP#', unique: 'and makes no other', body: () => ({ name: 'Answer lost' }) },
+  { what: 'a group', unique: 'and makes no other', type: 'group', prefix: 'GROUP#', path: () => GROUPS, body: () => ({ name: 'Answer lost' }), id: (answer) => answer.data.id },
+  {
+    what: 'a user',
+    unique: 'not 409 for its own email',
+    type: 'user',
+    prefix: 'USER#',
+    path: () => '/playbook/api/v1/users',
+    body: ({ acct }) => ({ email: `lost.${acct.accountId.toLowerCase()}@team.example`, name: 'Answer Lost', role: 'member', send_invitation: false }),
+    id: (answer) => answer.id,
+  },
+  {
+    what: 'an API key',
+    unique: 'and mints no other',
+    type: 'apiKey',
+    prefix: 'APIKEYID#',
+    path: () => '/playbook/api/v1/api-keys',
+    body: () => ({ name: 'answer lost' }),
+    id: (answer) => answer.id,
+    made: async ({ acct }) => (await accountItems(acct.accountId, 'APIKEYID#', 'apiKey')).map((item) => item.keyId as string),
+  },
+  {
+    what: 'a webhook',
+    unique: 'and makes no other (no event delivered twice)',
+    type: 'webhook',
+    prefix: 'WEBHOOK#',
+    path: () => '/helpdesk/api/v1/webhooks',
+    body: () => ({ webhook: { name: 'Answer lost', targetUrl: 'https://hooks.customer.example/lost', events: ['ticket.created'] } }),
+    id: (answer) => answer.webhook.id,
+  },
+  { what: 'a ticket field', unique: 'and makes no other under another key', ...TICKET_FIELD, body: () => ({ ticketField: { title: 'Answer lost', type: 'text' } }) },
+  {
+    what: 'a ticket field of 50 options',
+    unique: 'its last transaction the one that lost it: the field stays whole, not removed as a failed create nor made again',
+    ...TICKET_FIELD,
+    body: () => ({ ticketField: { title: 'Many', type: 'dropdown', options: Array.from({ length: 50 }, (_, i) => ({ name: `Option ${i}`, value: `option_${i}` })) } }),
+    // 45 options go with the field; the other 5 follow in a transaction of their own, the last one.
+    loses: (items) => items.some((t) => t.Put?.Item?.type?.S === 'fieldOption') && !items.some((t) => t.Put?.Item?.type?.S === 'ticketField'),
+  },
+  {
+    what: 'a field option',
+    unique: 'not 409 for its own value',
+    type: 'fieldOption',
+    prefix: 'TFOPT#',
+    arrange: async ({ d }) => (await d.post('/helpdesk/api/v1/ticket_fields', { ticketField: { title: 'Tier', type: 'dropdown', options: [{ name: 'Gold', value: 'gold' }] } })).body.ticketField.id,
+    path: ({ id }) => `/helpdesk/api/v1/ticket_fields/${id}/options`,
+    body: () => ({ customFieldOption: { name: 'Lost', value: 'lost' } }),
+    id: (answer) => answer.customFieldOption.id,
+  },
+  {
+    what: 'an automation',
+    unique: 'and makes no other',
+    type: 'automation',
+    prefix: 'AUTOMATION#',
+    path: () => '/helpdesk/api/automations',
+    body: () => ({ name: 'Answer lost', isActive: false, rule: { all: [{ field: 'status', op: 'equals', value: 'new' }], actions: [{ field: 'priority', value: 'high' }] } }),
+    id: (answer) => answer.data.id,
+  },
+  {
+    what: 'an SLA policy',
+    unique: 'and makes no other',
+    type: 'slaPolicy',
+    prefix: 'SLAPOLICY#',
+    path: () => '/helpdesk/api/sla-policies',
+    body: () => {
+      const targets = { urgent: 60, high: 120, normal: 240, low: 480 };
+      return { name: 'Answer lost', timeMode: 'calendarHours', targets: { firstReply: targets, nextReply: targets, resolution: targets } };
+    },
+    id: (answer) => answer.data.id,
+  },
+  {
+    what: 'a view',
+    unique: 'and makes no other',
+    type: 'view',
+    prefix: 'VIEW#',
+    path: () => '/helpdesk/api/v1/views',
+    body: () => ({ view: { title: 'Answer lost', conditions: { all: [{ field: 'status', operator: 'in', value: ['new', 'open'] }] } } }),
+    id: (answer) => answer.view.id,
+  },
+  {
+    what: 'a macro',
+    unique: 'and makes no other',
+    type: 'macro',
+    prefix: 'MACRO#',
+    path: () => '/helpdesk/api/v1/macros',
+    body: () => ({ macro: { title: 'Answer lost', actions: [{ field: 'addTags', value: ['lost'] }] } }),
+    id: (answer) => answer.macro.id,
+  },
+  {
+    what: 'a group member',
+    unique: 'not 409 for the member it added',
+    ...GROUP_MEMBER,
+    path: ({ id }) => `${GROUPS}/${id}/members`,
+    body: ({ acct }) => ({ userId: acct.ownerId }),
+    id: (answer) => answer.data.userId,
+  },
+  {
+    what: 'a bulk add of group members',
+    unique: 'not an answer that they were members already',
+    ...GROUP_MEMBER,
+    path: ({ id }) => `${GROUPS}/${id}/members/bulk`,
+    body: ({ acct }) => ({ userIds: [acct.ownerId] }),
+    id: (answer) => answer.data.added[0]?.userId,
+  },
 ];
 
-describe.each(OTHER_CREATES)('$what whose committed transaction answers nothing', ({ what, path, type, prefix, unique, body }) => {
-  it(`answered 503: the retry with its Idempotency-Key answers ${what.replace(/^an? /, 'the ')} that was made, ${unique}`, async () => {
+describe.each(OTHER_CREATES)('$what whose committed transaction answers nothing', (create) => {
+  it(`answered 503: the retry with its Idempotency-Key answers ${create.what.replace(/^an? /, 'the ')} that was made, ${create.unique}`, async () => {
     const acct = await createTestAccount();
+    const arranged: Arranged = { acct, d: as(client, acct.ownerKey) };
+    if (create.arrange) arranged.id = await create.arrange(arranged);
+    const made = create.made ?? (async () => (await accountItems(acct.accountId, create.prefix!, create.type)).map((item) => item.id as string));
+    const before = await made(arranged);
     // The create's transaction commits and its answer is lost; its retries are throttled: a 503.
     let attempts = 0;
     store.inject((operation, request) => {
-      const creates = (request.TransactItems ?? []).some((t: any) => t.Put?.Item?.type?.S === type && t.Put.Item.pk?.S === `A#${acct.accountId}`);
-      if (operation !== 'TransactWriteItems' || !creates) return undefined;
+      const items = request.TransactItems ?? [];
+      const loses = create.loses ? create.loses(items) : items.some((t: any) => t.Put?.Item?.type?.S === create.type);
+      if (operation !== 'TransactWriteItems' || !loses || !items.some((t: any) => t.Put?.Item?.pk?.S === `A#${acct.accountId}`)) return undefined;
       attempts += 1;
       return attempts === 1 ? STORE_ANSWERS.answerLost() : STORE_ANSWERS.throughputExceeded();
     });
-    const send = () => client.request('POST', path, { token: acct.ownerKey, body: body(acct.accountId), headers: { 'Idempotency-Key': `${type}-${acct.accountId}` } });
+    const send = () => client.request('POST', create.path(arranged), { token: acct.ownerKey, body: create.body(arranged), headers: { 'Idempotency-Key': `${create.type}-${acct.accountId}` } });
 
     const first = await send();
     store.inject(undefined);
@@ -163,8 +301,10 @@ describe.each(OTHER_CREATES)('$what whose committed transaction answers nothing'
     const retry = await send();
     expect(retry.status, retry.text).toBe(201);
     expect(retry.headers.get('idempotency-replayed')).toBe('true');
-    const made = await accountItems(acct.accountId, prefix, type);
-    expect(made.map((item) => item.id)).toEqual([retry.body.data.id]);
+    const after = await made(arranged);
+    expect(after.filter((id) => !before.includes(id))).toEqual([create.id(retry.body)]);
+    // What the retry answered is what is stored (a field of 50 options kept all of them).
+    if (create.prefix === 'TFIELD#') expect((await accountItems(acct.accountId, `TFOPT#${create.id(retry.body)}#`, 'fieldOption')).length).toBe(retry.body.ticketField.options?.length ?? 0);
   }, 60_000);
 });
 
