@@ -71,7 +71,15 @@ describe('webhook delivery pipeline', () => {
     expect(onlyDeleted.endpoint.received.map((r) => (r.verified as { event: string }).event)).toEqual(['ticket.deleted']);
     expect(onlyDeleted.endpoint.received[0].id).toBe(byEvent.get('ticket.deleted')!.id);
     expect(inactive.endpoint.received).toEqual([]);
-    const log = await deliveries(acct, all.id);
+    // An attempt is logged once its POST has been answered, so the receiver can see a delivery before its log does.
+    const log = await eventually(
+      async () => {
+        const logged = await deliveries(acct, all.id);
+        return logged.length >= 5 && logged;
+      },
+      15_000,
+      'five attempts logged',
+    );
     expect(log).toHaveLength(5);
     expect(log.every((a: { state: string; statusCode: number; attempt: number }) => a.state === 'succeeded' && a.statusCode === 204 && a.attempt === 1)).toBe(true);
   });
