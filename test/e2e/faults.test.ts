@@ -158,7 +158,8 @@ async function buildWorld(acct: TestAccount, agents: string[]): Promise<World> {
   const tag = `r${round}-${Date.now().toString(36)}`;
   const webhookPath = `/faults-${tag}`;
   const domain = `${tag}.faults.example`;
-  // Records that do not need each other are made side by side (each chain in its own order), as several clients would.
+  // Records that do not need each other are made side by side, as several clients would; a record made from another
+  // waits for it. Much of each request is waiting out injected hangs and retries, so the longest chain sets the pace.
   const [
     [hook, webhookToDelete],
     [field, options, fieldToDelete],
@@ -167,59 +168,75 @@ async function buildWorld(acct: TestAccount, agents: string[]): Promise<World> {
     groups,
     [user, userToDelete, apiKeyToRevoke],
   ] = await Promise.all([
-    (async () => {
-      const made = (await create(`${V1}/webhooks`, key, { webhook: { name: `hook ${tag}`, targetUrl: receiver().url(webhookPath), events: ['ticket.created'] } })).webhook;
-      receiver().endpoint(webhookPath, made.signingSecret);
-      const gone = (await create(`${V1}/webhooks`, key, { webhook: { name: `gone ${tag}`, targetUrl: receiver().url(`${webhookPath}-gone`), events: ['ticket.deleted'] } })).webhook.id;
-      return [made, gone] as const;
-    })(),
-    (async () => {
-      const made = (
-        await create(`${V1}/ticket_fields`, key, {
-          ticketField: {
-            title: `Tier ${tag}`,
-            type: 'dropdown',
-            options: [
-              { name: 'Gold', value: `gold_${round}` },
-              { name: 'Silver', value: `silver_${round}` },
-            ],
-          },
-        })
-      ).ticketField;
-      const opts = (await settle('GET', `${V1}/ticket_fields/${made.id}/options`, { token: key }, [200])).body.customFieldOptions;
-      const scratch = (await create(`${V1}/ticket_fields`, key, { ticketField: { title: `Scratch ${tag}`, type: 'text' } })).ticketField.id;
-      return [made, opts, scratch] as const;
-    })(),
-    (async () => {
-      const madeOrg = (await create(`${H}/organizations`, key, { name: `Org ${tag}`, organizationalDomain: domain })).data.id;
-      const goneOrg = (await create(`${H}/organizations`, key, { name: `Gone ${tag}`, organizationalDomain: `gone-${domain}` })).data.id;
-      const madeContact = (await create(`${H}/contacts`, key, { name: 'Ann Customer', email: `ann@${domain}` })).data;
-      const goneContact = (await create(`${H}/contacts`, key, { name: 'Bob Gone', email: `bob@gone-${domain}` })).data.id;
-      return [madeOrg, goneOrg, madeContact, goneContact] as const;
-    })(),
-    (async () => [
-      (await create(`${H}/automations`, key, inactiveAutomation(`Auto ${tag}`))).data.id as string,
-      (await create(`${H}/automations`, key, inactiveAutomation(`Gone ${tag}`))).data.id as string,
-      (await create(`${H}/sla-policies`, key, slaPolicy(`SLA ${tag}`))).data.id as string,
-      (await create(`${H}/sla-policies`, key, slaPolicy(`Gone ${tag}`))).data.id as string,
-    ])(),
+    Promise.all([
+      (async () => {
+        const made = (await create(`${V1}/webhooks`, key, { webhook: { name: `hook ${tag}`, targetUrl: receiver().url(webhookPath), events: ['ticket.created'] } })).webhook;
+        receiver().endpoint(webhookPath, made.signingSecret);
+        return made;
+      })(),
+      (async () => (await create(`${V1}/webhooks`, key, { webhook: { name: `gone ${tag}`, targetUrl: receiver().url(`${webhookPath}-gone`), events: ['ticket.deleted'] } })).webhook.id as string)(),
+    ]),
+    Promise.all([
+      (async () => {
+        const made = (
+          await create(`${V1}/ticket_fields`, key, {
+            ticketField: {
+              title: `Tier ${tag}`,
+              type: 'dropdown',
+              options: [
+                { name: 'Gold', value: `gold_${round}` },
+                { name: 'Silver', value: `silver_${round}` },
+              ],
+            },
+          })
+        ).ticketField;
+        const opts = (await settle('GET', `${V1}/ticket_fields/${made.id}/options`, { token: key }, [200])).body.customFieldOptions;
+        return [made, opts] as const;
+      })(),
+      (async () => (await create(`${V1}/ticket_fields`, key, { ticketField: { title: `Scratch ${tag}`, type: 'text' } })).ticketField.id as string)(),
+    ]).then(([[made, opts], scratch]) => [made, opts, scratch] as const),
+    // Each contact after the organization of its domain, which it joins.
+    Promise.all([
+      (async () => {
+        const madeOrg = (await create(`${H}/organizations`, key, { name: `Org ${tag}`, organizationalDomain: domain })).data.id as string;
+        return [madeOrg, (await create(`${H}/contacts`, key, { name: 'Ann Customer', email: `ann@${domain}` })).data] as const;
+      })(),
+      (async () => {
+        const goneOrg = (await create(`${H}/organizations`, key, { name: `Gone ${tag}`, organizationalDomain: `gone-${domain}` })).data.id as string;
+        return [goneOrg, (await create(`${H}/contacts`, key, { name: 'Bob Gone', email: `bob@gone-${domain}` })).data.id as string] as const;
+      })(),
+    ]).then(([[madeOrg, madeContact], [goneOrg, goneContact]]) => [madeOrg, goneOrg, madeContact, goneContact] as const),
+    Promise.all([
+      (async () => (await create(`${H}/automations`, key, inactiveAutomation(`Auto ${tag}`))).data.id as string)(),
+      (async () => (await create(`${H}/automations`, key, inactiveAutomation(`Gone ${tag}`))).data.id as string)(),
+      (async () => (await create(`${H}/sla-policies`, key, slaPolicy(`SLA ${tag}`))).data.id as string)(),
+      (async () => (await create(`${H}/sla-policies`, key, slaPolicy(`Gone ${tag}`))).data.id as string)(),
+    ]),
     (async () => {
       // Groups: the first one of an account becomes its default, so the one to delete is never the first.
-      const first = (await create(`${H}/groups`, key, { name: `Tier one ${tag}`, distributionMode: 'roundRobin' })).data.id;
-      await create(`${H}/groups/${first}/members/bulk`, key, { userIds: [agents[0], agents[1], agents[2]] });
-      await settle('PUT', `${H}/groups/${first}/lead`, { token: key, body: { userId: agents[0] } }, [200]);
-      const toDeactivate = (await create(`${H}/groups`, key, { name: `Off ${tag}` })).data.id;
-      const toReactivate = (await create(`${H}/groups`, key, { name: `Back ${tag}` })).data.id;
-      await settle('PUT', `${H}/groups/${toReactivate}/deactivate`, { token: key }, [200]);
-      const toMakeDefault = (await create(`${H}/groups`, key, { name: `Default ${tag}` })).data.id;
-      const toDelete = (await create(`${H}/groups`, key, { name: `Gone ${tag}` })).data.id;
+      const first = (await create(`${H}/groups`, key, { name: `Tier one ${tag}`, distributionMode: 'roundRobin' })).data.id as string;
+      const group = async (name: string) => (await create(`${H}/groups`, key, { name })).data.id as string;
+      const [, toDeactivate, toReactivate, toMakeDefault, toDelete] = await Promise.all([
+        (async () => {
+          await create(`${H}/groups/${first}/members/bulk`, key, { userIds: [agents[0], agents[1], agents[2]] });
+          await settle('PUT', `${H}/groups/${first}/lead`, { token: key, body: { userId: agents[0] } }, [200]);
+        })(),
+        group(`Off ${tag}`),
+        (async () => {
+          const id = await group(`Back ${tag}`);
+          await settle('PUT', `${H}/groups/${id}/deactivate`, { token: key }, [200]);
+          return id;
+        })(),
+        group(`Default ${tag}`),
+        group(`Gone ${tag}`),
+      ]);
       return { group: first, groupToDeactivate: toDeactivate, groupToReactivate: toReactivate, groupToMakeDefault: toMakeDefault, groupToDelete: toDelete };
     })(),
-    (async () => [
-      (await create(`${P}/users`, key, { email: uniqueEmail('faults'), name: 'Faulty Tester', role: 'member', send_invitation: false })).id as string,
-      (await create(`${P}/users`, key, { email: uniqueEmail('faults-gone'), name: 'Gone Tester', role: 'viewer', send_invitation: false })).id as string,
-      (await create(`${P}/api-keys`, key, { name: `revoke ${tag}` })).id as string,
-    ])(),
+    Promise.all([
+      (async () => (await create(`${P}/users`, key, { email: uniqueEmail('faults'), name: 'Faulty Tester', role: 'member', send_invitation: false })).id as string)(),
+      (async () => (await create(`${P}/users`, key, { email: uniqueEmail('faults-gone'), name: 'Gone Tester', role: 'viewer', send_invitation: false })).id as string)(),
+      (async () => (await create(`${P}/api-keys`, key, { name: `revoke ${tag}` })).id as string)(),
+    ]),
   ]);
   const { group, groupToDeactivate, groupToReactivate, groupToMakeDefault, groupToDelete } = groups;
 
