@@ -244,11 +244,11 @@ const policyFor = (policies: PolicyRecord[], t: TicketRecord) => applyPolicy(pic
  *
  * An account that has never had a policy keeps no state (docs/decisions.md,
  * "SLA state only where there are policies"): one Query, shared by the
- * batch, and nothing else read or written. A ticket.created the ticket has no state for
- * yet takes the ticket from the event instead of reading it (the version
- * guard makes an older version harmless); its first state is written on the
- * condition that the ticket still exists, so an event overtaken by the
- * ticket's deletion leaves no state behind.
+ * batch, and nothing else read or written. A ticket.created takes the ticket
+ * from the event instead of reading it, and assumes no state yet (the put's
+ * condition checks it; the version guard makes an older version harmless);
+ * its first state is written on the condition that the ticket still exists,
+ * so an event overtaken by the ticket's deletion leaves no state behind.
  */
 export function onTicketChanged(accountId: string, ticketId: string, now = Date.now(), ctx: SlaEventContext = {}): Promise<void> {
   let created = ctx.created;
@@ -260,7 +260,9 @@ export function onTicketChanged(accountId: string, ticketId: string, now = Date.
     // changes nothing (version 1 is never newer than a state's facts).
     const copy = created;
     created = undefined;
-    const [state, read] = await Promise.all([repo.getState(accountId, ticketId), copy ? undefined : findTicket(accountId, ticketId)]);
+    // Nor is its state read: a ticket.created finds none (its first state is put on the condition that there is
+    // none), and a redelivered or overtaken one fails that condition and is retried with both read.
+    const [state, read] = await Promise.all([copy ? null : repo.getState(accountId, ticketId), copy ? undefined : findTicket(accountId, ticketId)]);
     const ticket = copy ?? read ?? null;
     if (!ticket) {
       if (state) await repo.deleteState(accountId, ticketId);
