@@ -1,4 +1,4 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { STORE_ANSWERS } from '../../local/dynamodb-proxy.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { accountItems, as, TICKETS, type Desk } from '../support/desk.ts';
@@ -276,36 +276,49 @@ const OTHER_CREATES: {
   },
 ];
 
-describe.each(OTHER_CREATES)('$what whose committed transaction answers nothing', (create) => {
-  it(`answered 503: the retry with its Idempotency-Key answers ${create.what.replace(/^an? /, 'the ')} that was made, ${create.unique}`, async () => {
-    const acct = await createTestAccount();
-    const arranged: Arranged = { acct, d: as(client, acct.ownerKey) };
-    if (create.arrange) arranged.id = await create.arrange(arranged);
-    const made = create.made ?? (async () => (await accountItems(acct.accountId, create.prefix!, create.type)).map((item) => item.id as string));
-    const before = await made(arranged);
-    // The create's transaction commits and its answer is lost; its retries are throttled: a 503.
-    let attempts = 0;
-    store.inject((operation, request) => {
+describe('the other creates whose committed transaction answers nothing', () => {
+  /** The accounts whose create is under way, each row its own, and which of its transactions loses its answer: the rows run side by side. */
+  const losing = new Map<string, { loses: (items: any[]) => boolean; attempts: number }>();
+  beforeAll(() =>
+    store.injectForAll((operation, request) => {
+      if (operation !== 'TransactWriteItems') return undefined;
       const items = request.TransactItems ?? [];
-      const loses = create.loses ? create.loses(items) : items.some((t: any) => t.Put?.Item?.type?.S === create.type);
-      if (operation !== 'TransactWriteItems' || !loses || !items.some((t: any) => t.Put?.Item?.pk?.S === `A#${acct.accountId}`)) return undefined;
-      attempts += 1;
-      return attempts === 1 ? STORE_ANSWERS.answerLost() : STORE_ANSWERS.throughputExceeded();
-    });
-    const send = () => client.request('POST', create.path(arranged), { token: acct.ownerKey, body: create.body(arranged), headers: { 'Idempotency-Key': `${create.type}-${acct.accountId}` } });
+      for (const [accountId, row] of losing) {
+        if (!items.some((t: any) => t.Put?.Item?.pk?.S === `A#${accountId}`) || !row.loses(items)) continue;
+        // The create's transaction commits and its answer is lost; its retries are throttled: a 503.
+        row.attempts += 1;
+        return row.attempts === 1 ? STORE_ANSWERS.answerLost() : STORE_ANSWERS.throughputExceeded();
+      }
+      return undefined;
+    }),
+  );
+  afterAll(() => store.injectForAll(undefined));
 
-    const first = await send();
-    store.inject(undefined);
-    expect(first.status, first.text).toBe(503);
+  it.concurrent.for<(typeof OTHER_CREATES)[number]>(OTHER_CREATES)(
+    '$what: answered 503, the retry with its Idempotency-Key answers what was made, $unique',
+    { timeout: 60_000 },
+    async (create, { expect }) => {
+      const acct = await createTestAccount();
+      const arranged: Arranged = { acct, d: as(client, acct.ownerKey) };
+      if (create.arrange) arranged.id = await create.arrange(arranged);
+      const made = create.made ?? (async () => (await accountItems(acct.accountId, create.prefix!, create.type)).map((item) => item.id as string));
+      const before = await made(arranged);
+      losing.set(acct.accountId, { loses: create.loses ?? ((items) => items.some((t) => t.Put?.Item?.type?.S === create.type)), attempts: 0 });
+      const send = () => client.request('POST', create.path(arranged), { token: acct.ownerKey, body: create.body(arranged), headers: { 'Idempotency-Key': `${create.type}-${acct.accountId}` } });
 
-    const retry = await send();
-    expect(retry.status, retry.text).toBe(201);
-    expect(retry.headers.get('idempotency-replayed')).toBe('true');
-    const after = await made(arranged);
-    expect(after.filter((id) => !before.includes(id))).toEqual([create.id(retry.body)]);
-    // What the retry answered is what is stored (a field of 50 options kept all of them).
-    if (create.prefix === 'TFIELD#') expect((await accountItems(acct.accountId, `TFOPT#${create.id(retry.body)}#`, 'fieldOption')).length).toBe(retry.body.ticketField.options?.length ?? 0);
-  }, 60_000);
+      const first = await send();
+      losing.delete(acct.accountId);
+      expect(first.status, first.text).toBe(503);
+
+      const retry = await send();
+      expect(retry.status, retry.text).toBe(201);
+      expect(retry.headers.get('idempotency-replayed')).toBe('true');
+      const after = await made(arranged);
+      expect(after.filter((id) => !before.includes(id))).toEqual([create.id(retry.body)]);
+      // What the retry answered is what is stored (a field of 50 options kept all of them).
+      if (create.prefix === 'TFIELD#') expect((await accountItems(acct.accountId, `TFOPT#${create.id(retry.body)}#`, 'fieldOption')).length).toBe(retry.body.ticketField.options?.length ?? 0);
+    },
+  );
 });
 
 describe('a single conditional put whose answer is lost', () => {
