@@ -46,6 +46,8 @@ export interface SqsCalls {
 type Handler = (body: unknown, store: unknown) => unknown;
 interface FauxqsStore {
   queues: Map<string, { cancelWaiters(): void }>;
+  /** With a data directory: the SQLite every change is written through to (node:sqlite, fauxqs's PersistenceManager). */
+  persistence?: { db?: { exec(sql: string): void } };
 }
 
 const handlerFile = (name: string) => new URL(`./sqs/actions/${name}.js`, import.meta.resolve('fauxqs')).href;
@@ -100,6 +102,22 @@ async function storeOf(server: FauxqsServer): Promise<FauxqsStore | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The persisted queues commit without an fsync each. fauxqs writes every send, receive and delete through to its
+ * SQLite (WAL) on this process's main thread, and SQLite's default then syncs the log at every commit: under a burst
+ * that blocked the main thread, and with it the gateway, the bus and every poller, for about 10 s of a 200 s bench
+ * run (docs/performance.md, stop 52). With synchronous=NORMAL a commit has reached the operating system when it
+ * returns, so the queues survive a crash or a kill of this process, as the README promises; only a power loss or a
+ * crash of the machine can lose the last changes. Returns whether it applied (false: no persistence, or a fauxqs
+ * whose store it cannot reach).
+ */
+export async function commitWithoutFsync(server: FauxqsServer): Promise<boolean> {
+  const db = (await storeOf(server))?.persistence?.db;
+  if (!db) return false;
+  db.exec('PRAGMA synchronous = NORMAL');
+  return true;
 }
 
 /** The fauxqs servers of this process, by endpoint. */

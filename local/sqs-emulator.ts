@@ -6,7 +6,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs } from 'fauxqs';
 import { dlqName, QUEUES } from '#app/topology.ts';
 import { localQueueUrl } from './lambda/index.ts';
-import { serveInProcess } from './sqs-calls.ts';
+import { commitWithoutFsync, serveInProcess } from './sqs-calls.ts';
 import { previousPort, releaseHeldMessages, rememberPort } from './sqs-state.ts';
 
 export interface LocalSqs {
@@ -32,6 +32,7 @@ export async function startLocalSqs(port: number, opts: { s3Dir?: string; dataDi
     try {
       await releaseHeldMessages(server, sqs);
       rememberPort(dataDir, server.port);
+      await commitWithoutFsync(server);
     } catch (err) {
       await server.stop();
       throw err;

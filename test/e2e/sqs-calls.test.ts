@@ -4,9 +4,13 @@
  * same messages, and the same refusals SQS makes.
  */
 import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFauxqs } from 'fauxqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startLocalSqs } from '../../local/sqs-emulator.ts';
-import { sqsCalls } from '../../local/sqs-calls.ts';
+import { commitWithoutFsync, sqsCalls } from '../../local/sqs-calls.ts';
 
 const sqs = await startLocalSqs(0);
 const http = new SQSClient({ region: 'us-east-1', endpoint: sqs.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
@@ -54,5 +58,30 @@ describe('in-process SQS calls', () => {
     expect((await waiting).Messages).toBeUndefined();
     // A count, not a timing: the poll returned long before its 20 s wait (the test's own timeout is far below it).
     expect(Date.now() - started).toBeLessThan(20_000);
+  });
+});
+
+describe('persisted queues', () => {
+  it("commit without an fsync each (fauxqs's store reached), and keep what they hold across a restart", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sqs-persisted-'));
+    try {
+      const first = await startFauxqs({ port: 0, logger: false, dataDir: dir });
+      // false would mean a fauxqs whose store this code no longer reaches: every change would sync the disk again.
+      expect(await commitWithoutFsync(first)).toBe(true);
+      const client = new SQSClient({ region: 'us-east-1', endpoint: first.address, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+      const { QueueUrl: url } = await client.send(new (await import('@aws-sdk/client-sqs')).CreateQueueCommand({ QueueName: 'persisted' }));
+      const sent = await client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'kept' }));
+      client.destroy();
+      await first.stop();
+
+      const second = await startFauxqs({ port: first.port, logger: false, dataDir: dir });
+      const again = new SQSClient({ region: 'us-east-1', endpoint: second.address, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+      const got = await again.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10 }));
+      expect(got.Messages?.map((m) => [m.MessageId, m.Body])).toEqual([[sent.MessageId, 'kept']]);
+      again.destroy();
+      await second.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
