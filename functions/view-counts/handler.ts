@@ -8,5 +8,5 @@ const ViewCountEventSchema = ticketRefDetailSchema(COUNTED_TICKET_EVENTS);
 
 /** SQS consumer of ticket.created / updated / deleted: the ticket settled against the account's views, the event marked applied once. */
 export const handler = eventConsumer('view-counts', ViewCountEventSchema, async (detail, _envelope, batch) => {
-  await applyTicketEvent(detail.accountId, detail.data.ticket.id, detail.eventId, batch);
+  await applyTicketEvent(detail.accountId, detail.data.ticket.id, detail.eventId, batch, { created: detail.event === 'ticket.created' });
 });

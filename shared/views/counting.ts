@@ -204,12 +204,19 @@ type Memo = <T>(key: string, load: () => Promise<T>) => Promise<T>;
  * it). With no view there is nothing to judge: the event is only marked
  * applied, with the others of its batch. Otherwise the ticket is settled, the
  * account's events one after another.
+ *
+ * A ticket.created (`created`) is settled without reading its membership: a
+ * new ticket has none. A membership is never deleted, and one written since
+ * (a later event settled first) fails the membership write's condition, so
+ * that event is settled again with everything read. When the ticket enters no
+ * view there is no membership write to check it, and nothing to undo either:
+ * whatever settled first judged a newer ticket.
  */
-export async function applyTicketEvent(accountId: string, ticketId: string, eventId: string, memo?: Memo): Promise<void> {
+export async function applyTicketEvent(accountId: string, ticketId: string, eventId: string, memo?: Memo, opts: { created?: boolean } = {}): Promise<void> {
   const load = () => repo.loadViews(accountId, { consistent: true });
   const loaded = await (memo ? memo(`views:${accountId}`, load) : load());
   if (!loaded.views.length) return markApplied(accountId, ticketId, eventId);
-  return chained(accountId, () => settleTicket(accountId, ticketId, { eventId, known: { loaded } }));
+  return chained(accountId, () => settleTicket(accountId, ticketId, { eventId, known: { loaded, ...(opts.created ? { membership: null } : {}) } }));
 }
 
 /** Tickets per background step (one message of the view-recount queue). */
