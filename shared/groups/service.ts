@@ -5,7 +5,7 @@ import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
-import { answerWrites, createAnswerWrites, isRetryableConflict, type CreateAnswer } from '../idempotency/service.ts';
+import { createAnswerWrites, isRetryableConflict, type CreateAnswer } from '../idempotency/service.ts';
 import { newId } from '../ids.ts';
 import { backfillWrites } from './backfill.ts';
 import { distribute, distributes, isLive } from './distribution.ts';
@@ -103,12 +103,7 @@ const defaultMoveAudits = (p: Principal, from: string | null, to: string | null,
   ...(to ? [groupAudit(p, to, [{ field: 'isDefault', from: false, to: true }], { at })] : []),
 ];
 
-export interface CreateGroupOptions {
-  /** The request's answer for this group: with an Idempotency-Key held, it commits with it (answerWrites). */
-  answer?: (created: { group: GroupRecord; defaultId: string }) => unknown;
-}
-
-export async function createGroup(p: Principal, input: CreateGroupInput, opts: CreateGroupOptions = {}): Promise<{ group: GroupRecord; defaultId: string }> {
+export async function createGroup(p: Principal, input: CreateGroupInput, opts: CreateAnswer<{ group: GroupRecord; defaultId: string }> = {}): Promise<{ group: GroupRecord; defaultId: string }> {
   return retryOnConflict(async () => {
     const defaultId = await repo.getDefaultGroupId(p.accountId);
     const now = new Date().toISOString();
@@ -117,16 +112,11 @@ export async function createGroup(p: Principal, input: CreateGroupInput, opts: C
     const created = { group: g, defaultId: defaultId ?? g.id };
     // A commit whose answer is lost must not let the client's retry with its key create the group again
     // (docs/decisions.md "Ambiguous writes"): the key holds the answer from the same transaction.
-    const answer = opts.answer ? answerWrites(opts.answer(created)) : [];
-    await transactWrite([...repo.createGroupWrites(g, !defaultId), audit, ...answer]);
+    await transactWrite([...repo.createGroupWrites(g, !defaultId), audit, ...createAnswerWrites(opts, created)]);
     return created;
   }, isRetryableConflict);
 }
 
-/**
- * Read-modify-write of a group under optimistic locking; `change` returns the
- * next record (or null for no change) and whether capacity may have grown.
- */
 /** What a change of a group writes: the group as it becomes (null: nothing), and what commits with it. */
 interface GroupChange {
   next: GroupRecord | null;
@@ -134,6 +124,11 @@ interface GroupChange {
   /** Writes of the same transaction, given the group as stored (the request's answer). */
   related?: (stamped: GroupRecord) => TxWrite[];
 }
+
+/**
+ * Read-modify-write of a group under optimistic locking; `change` returns the
+ * next record (or null for no change) and whether capacity may have grown.
+ */
 
 async function changeGroup(p: Principal, groupId: string, change: (g: GroupRecord) => GroupChange | Promise<GroupChange>) {
   return retryOnConflict(async () => {
