@@ -89,8 +89,3 @@ export function runMarkerWrite(accountId: string, eventId: string, automationId:
     conditions.absent(() => new AlreadyAppliedError('An automation already acted on this event')),
   );
 }
-
-/** Has an automation already acted on this event? */
-export async function hasRun(accountId: string, eventId: string): Promise<boolean> {
-  return (await runs.get({ accountId, eventId }, { projection: ['pk'] })) !== null;
-}

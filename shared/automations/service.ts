@@ -180,8 +180,8 @@ export interface RunOptions {
   automations?: AutomationRecord[];
   /**
    * The ticket as its ticket.created event carries it: when no automation
-   * matches it, that is the answer, with no read of the run marker or the
-   * ticket. A match is applied as ever, to the ticket read fresh.
+   * matches it, that is the answer, with no read of the ticket. A match is
+   * applied as ever, to the ticket read fresh.
    */
   created?: EngineTicket;
 }
@@ -199,7 +199,8 @@ export function runAutomations(accountId: string, ticketId: string, opts: RunOpt
     const candidates = opts.timeOnly ? all.filter((a) => isTimeRule(a.rule)) : all;
     if (!candidates.some((a) => a.isActive)) return 'no-match';
     if (opts.created && !firstMatch(candidates, opts.created, opts.now)) return 'no-match';
-    if (opts.eventId && (await repo.hasRun(accountId, opts.eventId))) return 'duplicate';
+    // No read of the run marker first: its put, in the change's own transaction, refuses a second run of the event
+    // ('duplicate' below), and a redelivery after the change finds nothing left to do ('unchanged').
     const caller: SystemPrincipal = { accountId, system: 'automation', automationId: '' };
     let ticket;
     try {

@@ -112,12 +112,31 @@ describe('DynamoDB requests per event, per consumer', () => {
     expect(onCreated.automations).toEqual({ total: 1, by: { Query: 1 } });
     // The webhooks, and the delivery created
     expect(onCreated.webhooks).toEqual({ total: 2, by: { Query: 1, PutItem: 1 } });
-    // ticket.updated carries only what changed: the SLA consumer reads the ticket, the automations consumer too
+    // ticket.updated carries only what changed: the SLA consumer reads the ticket, the automations consumer too (no longer its run marker first: it was 3)
     expect(onUpdated.sla).toEqual({ total: 4, by: { Query: 1, GetItem: 2, PutItem: 1 } });
-    expect(onUpdated.automations).toEqual({ total: 3, by: { Query: 1, GetItem: 2 } });
+    expect(onUpdated.automations).toEqual({ total: 2, by: { Query: 1, GetItem: 1 } });
     expect(onUpdated.webhooks).toEqual({ total: 2, by: { Query: 1, PutItem: 1 } });
     // The state is the ticket's, as it is now (version 2, priority high)
     expect(await storedState(acct.accountId, ticket.id)).toMatchObject({ facts: { ticketVersion: 2, priority: 'high' }, policy: { name: 'All' } });
+  });
+
+  it('an automation that matches a ticket.created: its automations, the ticket and one transaction; redelivered, nothing more is written', async () => {
+    // Arrange
+    const acct = await createTestAccount();
+    const d = as(client, acct.ownerKey);
+    const rule = { all: [{ field: 'tags', op: 'containsoneormoreof', value: ['vip'] }], actions: [{ field: 'priority', value: 'urgent' }] };
+    expect((await d.post('/helpdesk/api/automations', { name: 'VIP', rule })).status).toBe(201);
+    const ticket = await newTicket(d, { subject: 'Matched', tags: ['vip'] });
+    const [created] = await eventsOf(acct, ticket.id, 'ticket.created');
+    // Act
+    const first = await requests('automations', [created]);
+    const again = await requests('automations', [created]);
+    // Assert: the automations, the ticket (read again by the update's plan), and the change with the event's run marker
+    // (it used to read the marker first: 5); redelivered, the ticket read finds nothing left to change
+    expect(first).toEqual({ total: 4, by: { Query: 1, GetItem: 2, TransactWriteItems: 1 } });
+    expect(again).toEqual({ total: 2, by: { Query: 1, GetItem: 1 } });
+    expect((await d.get(`${TICKETS}/${ticket.id}`)).body.ticket.priority).toBe('urgent');
+    expect((await eventsOf(acct, ticket.id, 'ticket.updated')).map((e) => e.actor)).toEqual([{ type: 'automation', id: expect.any(String) }]);
   });
 
   it("a batch of ten ticket.created of one account shares one read of the account's SLA settings and automations", async () => {
