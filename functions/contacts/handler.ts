@@ -15,12 +15,7 @@ export const handler = httpGroup(contactRoutes, {
     return { success: true, data: c ? await contacts.toContactDto(principal.accountId, c) : null };
   },
   getContact: async ({ principal, params }) => one(principal.accountId, await contacts.getContact(principal, params.contactId)),
-  createContact: async ({ principal, body }) => {
-    // The answer is made before the commit, once, so that it can commit with the contact (an Idempotency-Key's).
-    let answer: Awaited<ReturnType<typeof one>> | undefined;
-    const c = await contacts.createContact(principal, body, { answer: async (made) => (answer = await one(principal.accountId, made)) });
-    return answer ?? one(principal.accountId, c);
-  },
+  createContact: async ({ principal, body }) => contacts.createContact(principal, body, (made) => one(principal.accountId, made)),
   updateContact: async ({ principal, params, body }) => one(principal.accountId, await contacts.updateContact(principal, params.contactId, body)),
   deleteContact: async ({ principal, params }) => contacts.deleteContact(principal, params.contactId),
 });

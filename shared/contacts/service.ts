@@ -88,20 +88,19 @@ function newContact(accountId: string, input: { name: string; email: string; not
   return { id: newId('con'), accountId, name: input.name, email: input.email, organizationId, notes: input.notes ?? null, createdAt: now, updatedAt: now, version: 1 };
 }
 
-export interface CreateContactOptions {
-  /** The request's answer for this contact: with an Idempotency-Key held, it commits with the contact (answerWrites). */
-  answer?: (contact: ContactRecord) => Promise<unknown>;
-}
-
-export async function createContact(p: Principal, input: CreateContactInput, opts: CreateContactOptions = {}): Promise<ContactRecord> {
+/**
+ * Create a contact and answer `answer(contact)`: the request's answer, made before the commit (it reads the
+ * organization's name and the ticket count), so that it commits with the contact when the request holds an
+ * Idempotency-Key. A commit whose answer is lost must not let the client's retry with its key create the contact
+ * again (docs/decisions.md "Ambiguous writes").
+ */
+export async function createContact<T>(p: Principal, input: CreateContactInput, answer: (contact: ContactRecord) => Promise<T>): Promise<T> {
   return retrying(async () => {
     const [organizationId, tickets] = await Promise.all([organizationFor(p.accountId, input.email, input.organizationId), repo.requesterCount(p.accountId, input.email)]);
     const c = newContact(p.accountId, input, organizationId);
-    // A commit whose answer is lost must not let the client's retry with its key create the contact again
-    // (docs/decisions.md "Ambiguous writes"): the key holds the answer from the same transaction.
-    const answer = opts.answer ? answerWrites(await opts.answer(c)) : [];
-    await repo.createContact(c, tickets, answer);
-    return c;
+    const made = await answer(c);
+    await repo.createContact(c, tickets, answerWrites(made));
+    return made;
   });
 }
 

@@ -2,8 +2,8 @@ import { prepareAttachments, toAttachmentDto, type PreparedAttachments } from '.
 import type { Principal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { mayHaveCommitted, type TxWrite } from '../db/transact.ts';
-import { ConflictError, NotFoundError, RuleViolationError } from '../domain/errors.ts';
-import { answerWrites, isKeyNotHeld } from '../idempotency/service.ts';
+import { NotFoundError, RuleViolationError } from '../domain/errors.ts';
+import { answerWrites, isRetryableConflict } from '../idempotency/service.ts';
 import { newDomainEvent, outboxWrites } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import { userActor } from '../audits/service.ts';
@@ -153,7 +153,7 @@ export async function addMessage(p: Principal, input: CreateMessageInput, opts: 
       const answer = opts.answer ? answerWrites(await opts.answer(message)) : [];
       await commitMessage(message, [...related, ...(attaching?.writes(message.id, now) ?? []), ...answer]);
       return { message, ticket };
-    }, notKeyLoss);
+    }, isRetryableConflict);
   } catch (err) {
     // Nothing was written: this request's copies go (a refused token, a closed ticket, a lost race, an outage). A
     // commit whose answer was lost may hold them: they stay (unreachable objects under the ticket if it did not).
@@ -161,8 +161,6 @@ export async function addMessage(p: Principal, input: CreateMessageInput, opts: 
     throw err;
   }
 }
-
-const notKeyLoss = (err: unknown) => err instanceof ConflictError && !isKeyNotHeld(err);
 
 export async function getMessage(p: Principal, id: string): Promise<MessageRecord> {
   const m = await repo.getMessage(p.accountId, id);

@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { NotFoundError } from '../domain/errors.ts';
-import { answerWrites } from '../idempotency/service.ts';
+import { createAnswerWrites, type CreateAnswer } from '../idempotency/service.ts';
 import { tombstoneWrite } from '../exports/api.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
@@ -41,12 +41,7 @@ export const getOrganization = (p: Principal, id: string) => requireOrganization
  * Create an organization. Its organization.created event commits with it
  * (outbox), so background enrichment always follows.
  */
-export interface CreateOrganizationOptions {
-  /** The request's answer for this organization: with an Idempotency-Key held, it commits with it (answerWrites). */
-  answer?: (organization: OrganizationRecord) => unknown;
-}
-
-export async function createOrganization(p: Principal, input: CreateOrganizationInput, opts: CreateOrganizationOptions = {}): Promise<OrganizationRecord> {
+export async function createOrganization(p: Principal, input: CreateOrganizationInput, opts: CreateAnswer<OrganizationRecord> = {}): Promise<OrganizationRecord> {
   const now = new Date().toISOString();
   const o: OrganizationRecord = {
     id: newId('org'),
@@ -67,8 +62,7 @@ export async function createOrganization(p: Principal, input: CreateOrganization
   const event = newDomainEvent(o.accountId, ORGANIZATION_CREATED, { organization: { id: o.id, organizationalDomain: o.organizationalDomain } }, now);
   // A commit whose answer is lost must not let the client's retry with its key create it again (docs/decisions.md
   // "Ambiguous writes"): the key holds the answer from the same transaction.
-  const answer = opts.answer ? answerWrites(opts.answer(o)) : [];
-  await repo.createOrganization(o, [...outboxWrites([event], ORGANIZATION_EVENT_SOURCE), ...answer]);
+  await repo.createOrganization(o, [...outboxWrites([event], ORGANIZATION_EVENT_SOURCE), ...createAnswerWrites(opts, o)]);
   return o;
 }
 

@@ -4,8 +4,8 @@ import { actorOf, hasDeskRole, isMailCaller, isSystemCaller, type Caller, type M
 import { requesterWrites } from '../contacts/service.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
-import { ConflictError, NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
-import { answerWrites, isKeyNotHeld } from '../idempotency/service.ts';
+import { NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
+import { createAnswerWrites, isRetryableConflict, type CreateAnswer } from '../idempotency/service.ts';
 import { ticketEventWrites } from './change-tally.ts';
 import { tombstoneWrite } from '../exports/api.ts';
 import { checkGroup, OPEN_STATUSES, ticketGroupChange } from '../groups/service.ts';
@@ -62,20 +62,15 @@ export const ticketUnchangedCheck = (t: TicketRecord): TxWrite => repo.ticketUnc
  * new) and its ticket.created event commit with it.
  */
 export function createTicket(p: Principal | MailCaller, input: CreateTicketInput, opts: CreateTicketOptions = {}): Promise<TicketRecord> {
-  return retryOnConflict(
-    () => createTicketOnce(p, input, opts),
-    (err) => err instanceof ConflictError && !isKeyNotHeld(err),
-  );
+  return retryOnConflict(() => createTicketOnce(p, input, opts), isRetryableConflict);
 }
 
 /** What an inbound mail adds to a ticket's creation (decisions §17): the id it chose first (its attachments' keys name it) and its first message's writes. */
-export interface CreateTicketOptions {
+export interface CreateTicketOptions extends CreateAnswer<TicketRecord> {
   id?: string;
   related?: (ticket: TicketRecord) => TxWrite[];
   /** How the creation came, for its audit (by default the caller's). */
   context?: Partial<ChangeContext>;
-  /** The request's answer for this ticket: with an Idempotency-Key held, it commits with the ticket (answerWrites). */
-  answer?: (ticket: TicketRecord) => unknown;
 }
 
 async function createTicketOnce(p: Principal | MailCaller, input: CreateTicketInput, opts: CreateTicketOptions): Promise<TicketRecord> {
@@ -123,7 +118,7 @@ async function createTicketOnce(p: Principal | MailCaller, input: CreateTicketIn
   // Two audits when distribution assigns, as two sets of events: the caller's create, then the distribution's assignment.
   const audits = [ticketAudit(null, ticket, fields, contextOf(p, opts.context))];
   if (distribution.assigneeId) audits.push(ticketAudit(ticket, created, fields, { via: 'distribution', actor: SYSTEM_ACTOR }));
-  const answer = opts.answer ? answerWrites(opts.answer(created)) : [];
+  const answer = createAnswerWrites(opts, created);
   await repo.createTicket(created, [...usage, ...requester, ...distribution.writes, ...ticketEventWrites(events), ...audits, ...(opts.related?.(created) ?? []), ...answer]);
   return created;
 }
