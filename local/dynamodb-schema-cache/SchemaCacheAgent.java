@@ -32,11 +32,7 @@ public final class SchemaCacheAgent {
   private static final Map<String, Map<String, Integer>> READS = Map.of(
       PKG + "SQLiteDBAccessJob", Map.of("getTableSchemaInfo2", 1, "getStreamDescription", 1),
       // The job behind getTableInfo, run once per request.
-      PKG + "SQLiteDBAccess$25", Map.of("doWork", 1),
-      // The jobs behind the index and TTL schedulers' polls (every table's description, each second, idle or not):
-      // they read the indexes' states and the TTL attribute of what they get.
-      PKG + "SQLiteDBAccess$30", Map.of("doWork", 1),
-      PKG + "SQLiteDBAccess$31", Map.of("doWork", 1));
+      PKG + "SQLiteDBAccess$25", Map.of("doWork", 1));
   private static final Set<String> CONTROL = Set.of("createTable", "updateTable", "updateMetadataTable", "deleteTable", "createGSIColumns", "deleteGSI", "backfillGSI");
 
   private SchemaCacheAgent() {}
