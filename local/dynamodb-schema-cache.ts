@@ -22,11 +22,14 @@ const SOURCES = join(import.meta.dirname, 'dynamodb-schema-cache');
 const CACHE = join(import.meta.dirname, '..', 'node_modules', '.cache', 'support-desk', 'dynamodb-schema-cache');
 const ASM = '--add-exports=java.base/jdk.internal.org.objectweb.asm=ALL-UNNAMED';
 
-/** The major version a JDK tool reports (`java -version` on stderr, `javac -version` on stdout), or undefined without it. */
+const versions = new Map<string, string | undefined>();
+/** The major version a JDK tool reports (`java -version` on stderr, `javac -version` on stdout), or undefined without it; asked once. */
 function majorVersion(tool: string): string | undefined {
-  const run = spawnSync(tool, ['-version'], { encoding: 'utf8' });
-  if (run.error || run.status !== 0) return undefined;
-  return /(?:version "|javac )(\d+)/.exec(`${run.stdout}${run.stderr}`)?.[1];
+  if (!versions.has(tool)) {
+    const run = spawnSync(tool, ['-version'], { encoding: 'utf8' });
+    versions.set(tool, run.error || run.status !== 0 ? undefined : /(?:version "|javac )(\d+)/.exec(`${run.stdout}${run.stderr}`)?.[1]);
+  }
+  return versions.get(tool);
 }
 
 /** Why the agent cannot be used here (what the test of it skips on), or undefined when it can. */
