@@ -13,7 +13,7 @@ import jdk.internal.org.objectweb.asm.Opcodes;
 
 /**
  * A Java agent for DynamoDB Local (the version local/dynamodb-local.ts pins) that keeps the table's parsed
- * description between requests (local/dynamodb-schema-cache.ts says why). It changes three kinds of call, nothing else:
+ * description between requests (local/dynamodb-schema-cache.ts says why). It changes two kinds of call, nothing else:
  *
  * - READS: where DynamoDB Local parses a table's stored description (its schema, once per request and once per item
  *   read or written; its stream settings, once per item written), the parse goes through SchemaCache.readValue,
@@ -46,7 +46,9 @@ public final class SchemaCacheAgent {
           if (READS.containsKey(name)) return reads(name, bytes, READS.get(name));
           if ((PKG + "SQLiteDBAccess").equals(name)) return control(name, bytes);
         } catch (Throwable t) {
-          System.err.println("schema cache: " + name + " left as shipped: " + t);
+          // Without every invalidation in place the reads must not be cached either.
+          if ((PKG + "SQLiteDBAccess").equals(name)) SchemaCache.disable("SQLiteDBAccess left as shipped: " + t);
+          else System.err.println("schema cache: " + name + " left as shipped: " + t);
         }
         return null;
       }
