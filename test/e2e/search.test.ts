@@ -107,6 +107,9 @@ describe('search work does not grow with the account', () => {
     const oldest = await newContact(d, { name: 'Zebulon Oldest', email: 'zeb@first.example' });
     await seedContacts(acct, 99, 0);
     const measure = async () => {
+      // A call first, not counted: the gateway's bookkeeping for the key (its authorizer cache, its use recorded once
+      // an hour) is then the same for both counted calls, even when the seeding between them crosses the hour (CI did).
+      await list(d, `${CONTACTS}?search=zebu&sort_by=created_at`);
       await store.reset();
       const body = await list(d, `${CONTACTS}?search=zebu&sort_by=created_at`);
       const work = await store.reset();

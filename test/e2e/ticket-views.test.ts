@@ -44,8 +44,12 @@ const VIEWS = [
 ];
 
 async function measure(view: string) {
+  const url = `${TICKETS}?${view.replace('AGENT', agentId)}&page_size=10`;
+  // A call first, not counted: the gateway's bookkeeping for the key (its authorizer cache, its use recorded once an
+  // hour) is then the same for every counted call, even when the seeding between them crosses the hour.
+  await d.get(url);
   await store.reset();
-  const res = await d.get(`${TICKETS}?${view.replace('AGENT', agentId)}&page_size=10`);
+  const res = await d.get(url);
   const work = await store.reset();
   expect(res.status, view).toBe(200);
   expect(
