@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -44,16 +43,6 @@ export function localSettings(envVars: NodeJS.ProcessEnv = process.env) {
     // Checked here so that a typo stops `npm start` with the entry named (InvalidFaultsError), before anything starts.
     faults: parseFaults(envVars.FAULTS),
   };
-}
-
-/** The local HS256 secret, created once per data directory so tokens survive restarts. */
-export function localSessionSecret(dataDir: string): string {
-  const file = join(dataDir, 'local-secrets.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')).sessionSecret;
-  mkdirSync(dataDir, { recursive: true });
-  const sessionSecret = randomBytes(48).toString('base64url');
-  writeFileSync(file, JSON.stringify({ sessionSecret }, null, 2), { mode: 0o600 });
-  return sessionSecret;
 }
 
 /**

@@ -13,7 +13,8 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { PLANS } from '#shared/auth/principal.ts';
 import { authorizerCacheEnv } from '../local/lambda/index.ts';
-import { configureLocalEnv, localEndpoints, localSessionSecret, localSettings } from '../local/stack.ts';
+import { configureLocalEnv, localEndpoints, localSettings } from '../local/stack.ts';
+import { localSessionSecret } from '../local/session-secret.ts';
 
 const USAGE = `usage: npm run --silent admin -- <command> [options]
   help           (or --help, -h) this text on stdout

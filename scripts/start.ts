@@ -6,7 +6,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JavaMissingError } from '../local/dynamodb-local.ts';
 import { describeFaults, InvalidFaultsError } from '#shared/faults/settings.ts';
-import { localSessionSecret, localSettings, startLocalStack } from '../local/stack.ts';
+import { localSettings, startLocalStack } from '../local/stack.ts';
+import { localSessionSecret } from '../local/session-secret.ts';
 
 let settings: ReturnType<typeof localSettings>;
 try {
