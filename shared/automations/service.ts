@@ -3,7 +3,7 @@ import { auditWrite, diffFields, userActor } from '../audits/service.ts';
 import type { Principal, SystemPrincipal } from '../auth/principal.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
-import { ConflictError, NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
+import { NotFoundError, RuleViolationError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import type { BatchMemo } from '../events/consumer.ts';
 import type { TicketEventDetail } from '../tickets/events.ts';
 import { createAnswerWrites, isRetryableConflict, type CreateAnswer } from '../idempotency/service.ts';
@@ -201,31 +201,31 @@ export function runAutomations(accountId: string, ticketId: string, opts: RunOpt
     if (opts.created && !firstMatch(candidates, opts.created, opts.now)) return 'no-match';
     // No read of the run marker first: its put, in the change's own transaction, refuses a second run of the event
     // ('duplicate' below), and a redelivery after the change finds nothing left to do ('unchanged').
+    // One read of the ticket, the update plan's: the rule is evaluated on the ticket the plan changes (its write is
+    // version-checked), so nothing can come between them. The caller names the winner once it is known, before the
+    // plan records its events and audit.
     const caller: SystemPrincipal = { accountId, system: 'automation', automationId: '' };
-    let ticket;
+    const chosen: { winner?: AutomationRecord | null } = {};
     try {
-      ticket = await getTicket(caller, ticketId);
-    } catch (err) {
-      if (err instanceof NotFoundError) return 'skipped';
-      throw err;
-    }
-    if (ticket.status === 'closed') return 'skipped';
-    const winner = firstMatch(candidates, ticket, opts.now);
-    if (!winner) return 'no-match';
-    const { input } = planActions(winner.rule.actions, ticket);
-    if (!Object.keys(input).length) return 'unchanged';
-    try {
-      const plan = await planTicketUpdate({ ...caller, automationId: winner.id }, ticketId, input as UpdateTicketInput);
-      // The rule was evaluated on the ticket as read above; if it changed since, evaluate again.
-      if (plan.current.version !== ticket.version) throw new ConflictError('The ticket changed during evaluation');
+      const plan = await planTicketUpdate(caller, ticketId, (ticket) => {
+        const winner = (chosen.winner = ticket.status === 'closed' ? null : firstMatch(candidates, ticket, opts.now));
+        if (!winner) return {};
+        caller.automationId = winner.id;
+        return planActions(winner.rule.actions, ticket).input as UpdateTicketInput;
+      });
+      const winner = chosen.winner;
+      if (!winner) return 'no-match';
       if (!plan.writes.length) return 'unchanged';
       await transactWrite([...plan.writes, ...(opts.eventId ? [repo.runMarkerWrite(accountId, opts.eventId, winner.id, opts.now)] : [])]);
       return 'applied';
     } catch (err) {
       if (err instanceof repo.AlreadyAppliedError) return 'duplicate';
+      // A ticket deleted (the plan's read) or closed since its event: nothing to do.
+      if (chosen.winner === undefined && err instanceof NotFoundError) return 'skipped';
+      if (err instanceof RuleViolationError && err.rule === 'TICKET_CLOSED') return 'skipped';
       // A rule that no longer fits the account (an assignee deactivated, a field deleted) cannot succeed on retry.
       if (err instanceof ValidationError || err instanceof RuleViolationError || err instanceof NotFoundError) {
-        logger.warn('automation could not apply', { accountId, ticketId, automationId: winner.id, err: err.message });
+        logger.warn('automation could not apply', { accountId, ticketId, automationId: chosen.winner?.id, err: err.message });
         return 'skipped';
       }
       throw err;
