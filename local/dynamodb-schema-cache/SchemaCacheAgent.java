@@ -21,12 +21,17 @@ import jdk.internal.org.objectweb.asm.Opcodes;
  * - CONTROL: the control-plane methods that change a table (create, update, TTL, delete, an index's columns) empty
  *   the cache when they start and again when they end, so nothing parsed before or during a change outlives it.
  *
+ * - CONNECTION: the hook sqlite4java's queue runs once when it opens the store's file (`initConnection`, empty as
+ *   shipped) calls StoreConnection.init, which sets how the connection journals its writes.
+ *
  * A class whose calls are not found exactly as expected is left as it is: the store then runs as shipped.
  */
 public final class SchemaCacheAgent {
   private static final String PKG = "software/amazon/dynamodb/services/local/shared/access/sqlite/";
   private static final String READ_VALUE = "([BLjava/lang/Class;)Ljava/lang/Object;";
   private static final String CACHE = "supportdesk/local/SchemaCache";
+  private static final String QUEUE = "com/almworks/sqlite4java/SQLiteQueue";
+  private static final String INIT_CONNECTION = "(Lcom/almworks/sqlite4java/SQLiteConnection;)V";
 
   /** Per class, the methods whose description parses go through the cache, and how many such parses each holds. */
   private static final Map<String, Map<String, Integer>> READS = Map.of(
@@ -45,6 +50,7 @@ public final class SchemaCacheAgent {
         try {
           if (READS.containsKey(name)) return reads(name, bytes, READS.get(name));
           if ((PKG + "SQLiteDBAccess").equals(name)) return control(name, bytes);
+          if (QUEUE.equals(name)) return connection(name, bytes);
         } catch (Throwable t) {
           // Without every invalidation in place the reads must not be cached either.
           if ((PKG + "SQLiteDBAccess").equals(name)) SchemaCache.disable("SQLiteDBAccess left as shipped: " + t);
@@ -120,6 +126,34 @@ public final class SchemaCacheAgent {
       return null;
     }
     System.err.println("schema cache: " + name + " " + found + " empty the cache");
+    return writer.toByteArray();
+  }
+
+  private static byte[] connection(String name, byte[] bytes) {
+    ClassReader reader = new ClassReader(bytes);
+    // The hook as shipped is a bare return (stack 0): the call added needs a stack of one.
+    ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
+    boolean[] found = {false};
+    reader.accept(new ClassVisitor(Opcodes.ASM8, writer) {
+      @Override
+      public MethodVisitor visitMethod(int access, String method, String desc, String signature, String[] exceptions) {
+        MethodVisitor mv = super.visitMethod(access, method, desc, signature, exceptions);
+        if (!method.equals("initConnection") || !desc.equals(INIT_CONNECTION)) return mv;
+        found[0] = true;
+        return new MethodVisitor(Opcodes.ASM8, mv) {
+          @Override
+          public void visitCode() {
+            super.visitCode();
+            super.visitVarInsn(Opcodes.ALOAD, 1);
+            super.visitMethodInsn(Opcodes.INVOKESTATIC, "supportdesk/local/StoreConnection", "init", "(Ljava/lang/Object;)V", false);
+          }
+        };
+      }
+    }, 0);
+    if (!found[0]) {
+      System.err.println("store connection: " + name + " left as shipped: no initConnection" + INIT_CONNECTION);
+      return null;
+    }
     return writer.toByteArray();
   }
 }

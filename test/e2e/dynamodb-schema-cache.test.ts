@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import {
@@ -20,7 +20,8 @@ import { freePort } from '../../local/ports.ts';
 /**
  * The schema cache (local/dynamodb-schema-cache.ts) on a store of its own: the agent finds every call site it
  * changes, the store answers as before across every kind of table change, and the description is parsed once per
- * change, not once per item (counted by the agent, written to the store's log when it stops).
+ * change, not once per item (counted by the agent, written to the store's log when it stops). The agent's connection
+ * settings put the file in WAL mode (a kill of the store losing nothing is crash-restart.test.ts's).
  */
 const dir = mkdtempSync(join(tmpdir(), 'schema-cache-'));
 let store: DynamoLocal;
@@ -71,6 +72,16 @@ describe('DynamoDB Local with the schema cache', () => {
     expect(log()).toMatch(/schema cache: \S+\/SQLiteDBAccess\$25 \[doWork\] read through the cache/);
     expect(log()).toMatch(/schema cache: \S+\/SQLiteDBAccess \[backfillGSI, createGSIColumns, createTable, deleteGSI, deleteTable, updateMetadataTable, updateTable\] empty the cache/);
     expect(log()).not.toMatch(/left as shipped|schema cache: off/);
+  });
+
+  withAgent("journals the store's file in WAL mode, synced at checkpoints rather than at each commit", async () => {
+    expect(log()).toMatch(/store connection: journal_mode=WAL, synchronous=NORMAL, temp_store=MEMORY/);
+    await createStreamedTable('journal');
+    await db.send(new PutItemCommand({ TableName: 'journal', Item: { pk: { S: 'a' } } }));
+    // Bytes 18 and 19 of an SQLite file's header are 2 in WAL mode (1 with a rollback journal): the mode is in the file.
+    const header = readFileSync(join(dir, 'shared-local-instance.db')).subarray(18, 20);
+    expect([...header]).toEqual([2, 2]);
+    expect(existsSync(join(dir, 'shared-local-instance.db-wal'))).toBe(true);
   });
 
   it('answers as the store does across a TTL change, an index added and a table deleted and made again with other keys', async () => {
