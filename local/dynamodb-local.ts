@@ -107,7 +107,8 @@ export async function startDynamoDbLocal(port: number, dbPath?: string): Promise
     // halved the CPU of that load but left the largest writes (a field with 1,990 inline options, 44 transactions)
     // slow enough to miss the request deadline, so C2 stays.
     '-XX:+UseSerialGC',
-    // The parsed table description kept between requests (local/dynamodb-schema-cache.ts), when a JDK can build it.
+    // The parsed table description kept between requests, and the connection's WAL journal (local/dynamodb-schema-cache.ts),
+    // when a JDK can build the agent.
     ...schemaCacheArgs(dir),
     '-jar',
     join(dir, 'DynamoDBLocal.jar'),

@@ -7,6 +7,10 @@
  * parsed, and empties itself whenever a table is created, changed or deleted. What the store answers is unchanged;
  * docs/performance.md has what it saves.
  *
+ * The same agent also sets how the store's one SQLite connection journals its writes (dynamodb-schema-cache/
+ * StoreConnection.java): WAL, synced at checkpoints rather than at each commit, temporary files in memory
+ * (docs/decisions.md, "A schema cache in the local store").
+ *
  * The agent is compiled here with the JDK's `javac` and `jar`, once per source, JDK and DynamoDB Local version, under
  * node_modules/.cache. It uses the JDK's own copy of ASM, so it needs a JDK of the same version as `java`. Without one
  * (a JRE alone, another DynamoDB Local, or `DYNAMODB_SCHEMA_CACHE=off`), the store runs as AWS ships it.
