@@ -163,6 +163,14 @@ export interface LocalStack {
 }
 
 /**
+ * The nice value of the API's function threads under `npm start` (LocalLambdaOptions.apiNice). On the 2-core machine
+ * a burst of creates at concurrency 8 outran the delivery of its events (the API and the pipeline share the cores and
+ * the store); served after the pipeline, the burst's write-to-delivery p50 went from 1.4 s to 0.6 s
+ * (docs/performance.md, "Stop 54").
+ */
+export const API_NICE = 10;
+
+/**
  * Bring up the whole local stack: DynamoDB Local (persisted under dataDir, or
  * in memory), the table, fauxqs with the topology's queues, the event
  * pipeline (stream -> publisher -> bus -> queues -> consumers), the gateway in
@@ -201,6 +209,7 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
       sessionSecret: { current: opts.sessionSecret },
       overlay: localOverlay(opts.dataDir),
       archiveDir: opts.dataDir ? join(opts.dataDir, 'archive') : undefined,
+      apiNice: API_NICE,
     });
     stops.push(() => lambda.stop());
     // This process's own tools reach the same bus; the admin CLI finds it (and the queues) in the data directory.

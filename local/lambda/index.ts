@@ -102,6 +102,13 @@ export interface LocalLambdaOptions {
   overlay?: (fn: FunctionDef, env: Record<string, string>) => Record<string, string>;
   /** Where the bus keeps the template's archive (DATA_DIR/archive); without it the bus archives nothing. */
   archiveDir?: string;
+  /**
+   * The nice value (0-19) of the threads that run the API's functions (its routes' and its authorizer's): above 0,
+   * when the machine's cores are contended, the event pipeline's functions and this process's main thread (the
+   * gateway, the bus, the pollers) are served first, and a burst of requests slows down instead of outrunning the
+   * delivery of its events. In AWS each function has its own capacity; here they share the laptop's cores. Default 0.
+   */
+  apiNice?: number;
 }
 
 export interface LocalLambda {
@@ -192,6 +199,7 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
   const functions = new Map<string, LocalFunction>();
   const writeListeners = new Set<() => void>();
   const wrote = () => writeListeners.forEach((l) => l());
+  const apiFunctions = new Set([d.api.authorizerFunctionId, ...d.api.routes.map((r) => r.functionId)]);
   for (const def of d.functions.values()) {
     const fromTemplate = Object.fromEntries(Object.entries(def.environment).map(([k, v]) => [k, resolveValue(v, values)]));
     const env: Record<string, string> = {
@@ -217,7 +225,8 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
     };
     Object.assign(env, opts.overlay?.(def, env));
     envs.set(def.logicalId, env);
-    functions.set(def.logicalId, new LocalFunction(def, opts.bundles.file(def.entry), env, wrote));
+    const nice = apiFunctions.has(def.logicalId) ? (opts.apiNice ?? 0) : 0;
+    functions.set(def.logicalId, new LocalFunction(def, opts.bundles.file(def.entry), env, wrote, nice));
   }
 
   const fn = (logicalId: string) => {

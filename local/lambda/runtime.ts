@@ -60,6 +60,8 @@ export class LocalFunction {
     private env: Record<string, string>,
     /** Called when the function's DynamoDB client has committed a write to the table (LocalLambda.afterWrites). */
     private readonly wrote: () => void = () => {},
+    /** The nice value of its worker's thread (LocalLambdaOptions.apiNice). */
+    private readonly nice = 0,
   ) {}
 
   /** Read the function's log lines (instead of this process's output) until the returned function is called. */
@@ -94,7 +96,7 @@ export class LocalFunction {
     const worker = new Worker(WORKER, {
       env: this.env,
       execArgv: [],
-      workerData: { file: this.bundleFile, functionName: this.def.name, memoryMb: this.def.memoryMb },
+      workerData: { file: this.bundleFile, functionName: this.def.name, memoryMb: this.def.memoryMb, nice: this.nice },
       resourceLimits: { maxOldGenerationSizeMb: this.def.memoryMb },
       stdout: true,
       stderr: true,

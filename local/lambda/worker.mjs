@@ -2,6 +2,7 @@
 // environment local/lambda/runtime.ts gives it), which imports the function's bundle once and then serves
 // invocations as Lambda's runtime interface would. Plain JavaScript, so the worker loads no TypeScript tooling.
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -10,7 +11,16 @@ import { setImmediate } from 'node:timers';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const { file, functionName, memoryMb } = workerData;
+const { file, functionName, memoryMb, nice } = workerData;
+// Lower this thread's priority alone (LocalLambdaOptions.apiNice): on Linux a nice value is a thread's own, and
+// os.setPriority of pid 0 sets the calling thread's. Where that is refused the worker runs at the usual priority.
+if (nice && process.platform === 'linux') {
+  try {
+    os.setPriority(nice);
+  } catch {
+    // not permitted here: no change
+  }
+}
 
 const serializeError = (err) =>
   err instanceof Error ? { errorType: err.name, errorMessage: err.message, stackTrace: String(err.stack ?? '').split('\n') } : { errorType: 'Error', errorMessage: String(err) };

@@ -1,8 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_NICE } from '../../local/stack.ts';
 import { freePort, runScript, startCommand } from '../support/processes.ts';
 
 /**
@@ -56,6 +57,27 @@ async function npmStart(env: NodeJS.ProcessEnv) {
 }
 const admin = (env: NodeJS.ProcessEnv, ...args: string[]) => runScript('scripts/admin.ts', args, env, clone);
 
+/**
+ * The nice value of each thread of `npm start`'s Node process (the one running scripts/start.ts in the process group
+ * `group`), from /proc (Linux): its main thread's, and every thread's.
+ */
+function stackThreadNice(group: number): { main: number; threads: number[] } {
+  // A stat line's fields after the command's closing parenthesis: state, ppid, pgrp (2), ... nice (16).
+  const stat = (path: string) => readFileSync(path, 'utf8').split(') ')[1].split(' ');
+  const pid = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .find((d) => {
+      try {
+        // The script as an argument of its own: node's, not the `sh -c` line npm runs it with.
+        return Number(stat(`/proc/${d}/stat`)[2]) === group && readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes('scripts/start.ts');
+      } catch {
+        return false; // gone meanwhile
+      }
+    })!;
+  const nice = (tid: string) => Number(stat(`/proc/${pid}/task/${tid}/stat`)[16]);
+  return { main: nice(pid), threads: readdirSync(`/proc/${pid}/task`).map(nice) };
+}
+
 /** The curl line `npm start` prints, run as fetch: same URL, same header. */
 async function runPrintedCurl(output: string) {
   const line = output.split('\n').find((l) => l.trim().startsWith('curl '))!;
@@ -83,6 +105,12 @@ describe('npm start and the admin CLI', () => {
       const session = /Session token:\s+(\S+)/.exec(first.output())![1];
       const me = await fetch(`http://localhost:${env.PORT}/playbook/api/v1/users/me`, { headers: { Authorization: `Bearer ${session}` } });
       expect(me.status).toBe(200);
+      if (process.platform === 'linux') {
+        // The API's functions (the authorizer and the users group have run) below the rest (API_NICE, local/stack.ts).
+        const nice = stackThreadNice(first.child.pid!);
+        expect(nice.main).toBe(0);
+        expect(nice.threads.filter((n) => n === API_NICE).length).toBeGreaterThanOrEqual(2);
+      }
       accountLine = /Demo account:\s+(\S+)/.exec(first.output())![1];
 
       // The admin CLI works against the running stack with the same environment.
