@@ -13,12 +13,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 
 const { file, functionName, memoryMb, nice } = workerData;
 // Lower this thread's priority alone (LocalLambdaOptions.apiNice): on Linux a nice value is a thread's own, and
-// os.setPriority of pid 0 sets the calling thread's. Where that is refused the worker runs at the usual priority.
+// os.setPriority of pid 0 sets the calling thread's. Elsewhere (macOS) it would lower the whole process: left alone.
 if (nice && process.platform === 'linux') {
   try {
     os.setPriority(nice);
   } catch {
-    // not permitted here: no change
+    // refused (a sandbox without setpriority): the usual priority
   }
 }
 
