@@ -23,7 +23,7 @@ import { createLocalBuckets } from '../local/lambda/buckets.ts';
 import { createLocalQueues } from '../local/lambda/queues.ts';
 import { startLocalSqs, type LocalSqs } from '../local/sqs-emulator.ts';
 import { freePort } from '../local/ports.ts';
-import { API_NICE, configureLocalEnv, LOCAL_REGION, LOCAL_TABLE, localOverlay, prepareDeployment, sqsClient } from '../local/stack.ts';
+import { configureLocalEnv, LOCAL_REGION, LOCAL_TABLE, localOverlay, localPriority, prepareDeployment, sqsClient } from '../local/stack.ts';
 
 export const BENCH_SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
 
@@ -63,7 +63,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     sqsEndpoint: sqs.endpoint,
     sessionSecret: { current: BENCH_SECRET },
     overlay: localOverlay(undefined),
-    apiNice: API_NICE,
+    niceOf: localPriority(deployment),
   });
   const { startGateway } = await import('../local/gateway.ts');
   const gateways: Array<{ close(): Promise<void> }> = [];

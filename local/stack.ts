@@ -162,13 +162,31 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
+/** The nice value of every function's thread under `npm start` but those that carry events out (localPriority). */
+export const BACKGROUND_NICE = 10;
+/** The functions that carry events out of the system: the stream's publisher and its sweeper, the webhooks' fan-out and delivery, outbound mail. */
+const OUTWARD_ENTRIES = [
+  'functions/outbox-publisher/handler.ts',
+  'functions/outbox-publisher/sweeper.ts',
+  'functions/webhook-fanout/handler.ts',
+  'functions/webhook-delivery/handler.ts',
+  'functions/email-sender/handler.ts',
+];
+
 /**
- * The nice value of the API's function threads under `npm start` (LocalLambdaOptions.apiNice). On the 2-core machine
- * a burst of creates at concurrency 8 outran the delivery of its events (the API and the pipeline share the cores and
- * the store); served after the pipeline, the burst's write-to-delivery p50 went from 1.4 s to 0.6 s
- * (docs/performance.md, "Stop 54").
+ * Each function's thread priority under `npm start` and in the bench (docs/decisions.md, "The local stack serves
+ * its event pipeline before its API"). In AWS each function has capacity of its own; here all of them, the pollers and
+ * the store share the laptop's cores, and a burst of creates at concurrency 8 outran the delivery of its events. So
+ * the functions that carry events out run at the usual priority, like this process's main thread (the gateway, the
+ * bus, the pollers), and every other one (the API's, the internal consumers', the scheduled jobs') at nice 10: under
+ * a burst the deliveries keep pace, and the rest slows down and catches up after it (docs/performance.md, "Stop 54").
  */
-export const API_NICE = 10;
+export function localPriority(d: Deployment): (fn: FunctionDef) => number {
+  const entries = new Set([...d.functions.values()].map((f) => f.entry));
+  const missing = OUTWARD_ENTRIES.filter((e) => !entries.has(e));
+  if (missing.length) throw new Error(`No function of the template is built from ${missing.join(', ')} (OUTWARD_ENTRIES, local/stack.ts)`);
+  return (fn) => (OUTWARD_ENTRIES.includes(fn.entry) ? 0 : BACKGROUND_NICE);
+}
 
 /**
  * Bring up the whole local stack: DynamoDB Local (persisted under dataDir, or
@@ -209,7 +227,7 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
       sessionSecret: { current: opts.sessionSecret },
       overlay: localOverlay(opts.dataDir),
       archiveDir: opts.dataDir ? join(opts.dataDir, 'archive') : undefined,
-      apiNice: API_NICE,
+      niceOf: localPriority(deployment),
     });
     stops.push(() => lambda.stop());
     // This process's own tools reach the same bus; the admin CLI finds it (and the queues) in the data directory.

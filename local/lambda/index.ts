@@ -103,12 +103,10 @@ export interface LocalLambdaOptions {
   /** Where the bus keeps the template's archive (DATA_DIR/archive); without it the bus archives nothing. */
   archiveDir?: string;
   /**
-   * The nice value (0-19) of the threads that run the API's functions (its routes' and its authorizer's): above 0,
-   * when the machine's cores are contended, the event pipeline's functions and this process's main thread (the
-   * gateway, the bus, the pollers) are served first, and a burst of requests slows down instead of outrunning the
-   * delivery of its events. In AWS each function has its own capacity; here they share the laptop's cores. Default 0.
+   * The nice value (0-19) of each function's worker thread (Linux: a thread's own): `npm start` runs every function
+   * but those that carry events out at 10 (localPriority, local/stack.ts). Default 0 for all.
    */
-  apiNice?: number;
+  niceOf?: (fn: FunctionDef) => number;
 }
 
 export interface LocalLambda {
@@ -199,7 +197,6 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
   const functions = new Map<string, LocalFunction>();
   const writeListeners = new Set<() => void>();
   const wrote = () => writeListeners.forEach((l) => l());
-  const apiFunctions = new Set([d.api.authorizerFunctionId, ...d.api.routes.map((r) => r.functionId)]);
   for (const def of d.functions.values()) {
     const fromTemplate = Object.fromEntries(Object.entries(def.environment).map(([k, v]) => [k, resolveValue(v, values)]));
     const env: Record<string, string> = {
@@ -225,8 +222,7 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
     };
     Object.assign(env, opts.overlay?.(def, env));
     envs.set(def.logicalId, env);
-    const nice = apiFunctions.has(def.logicalId) ? (opts.apiNice ?? 0) : 0;
-    functions.set(def.logicalId, new LocalFunction(def, opts.bundles.file(def.entry), env, wrote, nice));
+    functions.set(def.logicalId, new LocalFunction(def, opts.bundles.file(def.entry), env, wrote, opts.niceOf?.(def) ?? 0));
   }
 
   const fn = (logicalId: string) => {

@@ -60,7 +60,7 @@ export class LocalFunction {
     private env: Record<string, string>,
     /** Called when the function's DynamoDB client has committed a write to the table (LocalLambda.afterWrites). */
     private readonly wrote: () => void = () => {},
-    /** The nice value of its worker's thread (LocalLambdaOptions.apiNice). */
+    /** The nice value of its worker's thread (LocalLambdaOptions.niceOf). */
     private readonly nice = 0,
   ) {}
 

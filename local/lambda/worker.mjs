@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 
 const { file, functionName, memoryMb, nice } = workerData;
-// Lower this thread's priority alone (LocalLambdaOptions.apiNice): on Linux a nice value is a thread's own, and
+// Lower this thread's priority alone (LocalLambdaOptions.niceOf): on Linux a nice value is a thread's own, and
 // os.setPriority of pid 0 sets the calling thread's. Elsewhere (macOS) it would lower the whole process: left alone.
 if (nice && process.platform === 'linux') {
   try {

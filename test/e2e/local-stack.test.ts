@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_NICE } from '../../local/stack.ts';
+import { BACKGROUND_NICE } from '../../local/stack.ts';
 import { freePort, runScript, startCommand } from '../support/processes.ts';
 
 /**
@@ -106,10 +106,10 @@ describe('npm start and the admin CLI', () => {
       const me = await fetch(`http://localhost:${env.PORT}/playbook/api/v1/users/me`, { headers: { Authorization: `Bearer ${session}` } });
       expect(me.status).toBe(200);
       if (process.platform === 'linux') {
-        // The API's functions (the authorizer and the users group have run) below the rest (API_NICE, local/stack.ts).
+        // The API's functions (the authorizer and the users group have run) below the main thread (localPriority, local/stack.ts).
         const nice = stackThreadNice(first.child.pid!);
         expect(nice.main).toBe(0);
-        expect(nice.threads.filter((n) => n === API_NICE).length).toBeGreaterThanOrEqual(2);
+        expect(nice.threads.filter((n) => n === BACKGROUND_NICE).length).toBeGreaterThanOrEqual(2);
       }
       accountLine = /Demo account:\s+(\S+)/.exec(first.output())![1];
 

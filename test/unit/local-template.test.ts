@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { readDeployment } from '../../local/lambda/deployment.ts';
+import { readDeployment, type Deployment, type FunctionDef } from '../../local/lambda/deployment.ts';
 import { flattenNestedStacks, type Template } from '../../local/lambda/template.ts';
 import { headerFields, sesMessageId } from '../../local/smtp.ts';
+import { BACKGROUND_NICE, localPriority } from '../../local/stack.ts';
 
 /**
  * How the local stack reads a template with nested stacks (the email
@@ -114,5 +115,28 @@ describe('the SMTP server as SES', () => {
     const ids = new Set(Array.from({ length: 100 }, sesMessageId));
     expect(ids.size).toBe(100);
     for (const id of ids) expect(id).toMatch(/^[a-z0-9]{40}$/);
+  });
+});
+
+describe("the local functions' priorities (localPriority)", () => {
+  const fn = (entry: string) => ({ logicalId: entry, name: entry, entry }) as FunctionDef;
+  const outward = [
+    'functions/outbox-publisher/handler.ts',
+    'functions/outbox-publisher/sweeper.ts',
+    'functions/webhook-fanout/handler.ts',
+    'functions/webhook-delivery/handler.ts',
+    'functions/email-sender/handler.ts',
+  ];
+  const others = ['functions/tickets/handler.ts', 'functions/authorizer/handler.ts', 'functions/sla-state/handler.ts', 'functions/automations/consumer.ts'];
+  const deployment = (entries: string[]) => ({ functions: new Map(entries.map((e) => [e, fn(e)])) }) as unknown as Deployment;
+
+  it('runs the functions that carry events out at the usual priority, and every other one below them', () => {
+    const niceOf = localPriority(deployment([...outward, ...others]));
+    expect(outward.map((e) => niceOf(fn(e)))).toEqual(outward.map(() => 0));
+    expect(others.map((e) => niceOf(fn(e)))).toEqual(others.map(() => BACKGROUND_NICE));
+  });
+
+  it('refuses a template without one of them, naming its entry (a renamed function would otherwise fall behind)', () => {
+    expect(() => localPriority(deployment([...outward.slice(1), ...others]))).toThrow(/functions\/outbox-publisher\/handler\.ts/);
   });
 });
