@@ -332,10 +332,12 @@ export async function benchRequestPath(): Promise<GoalRow[]> {
         createAccount: stack.createAccount,
         burst: Number(process.env.BENCH_PIPELINE_BURST ?? 300),
         noisy: Number(process.env.BENCH_PIPELINE_NOISY ?? 600),
+        drained: stack.drained,
       });
       console.log(`\n  Event pipeline of the same stack, from outside (webhooks on every ticket event, receivers in the bench process):\n`);
       console.log(`  burst of ${d.burst} creates, concurrency 8:            written at ${fmt(d.writeRate, 1)}/s; ${d.delivered} delivered, ${fmt(d.deliveredRate, 1)} events/s`);
       printDeliveryLags(d);
+      if (d.catchUpMs !== undefined) console.log(`  every consumer done ${fmt(d.catchUpMs, 0)} ms after the noisy account's last create was answered`);
       rows.push(
         { measure: `pipeline: burst of ${d.burst} creates, write-to-delivery p50`, figure: `${fmt(d.burstP50, 0)} ms`, ratio: '', goal: '≤ 500 ms', met: d.burstP50 <= 500 },
         { measure: `pipeline: burst of ${d.burst} creates, write-to-delivery p99`, figure: `${fmt(d.burstP99, 0)} ms`, ratio: '', goal: '≤ 1500 ms', met: d.burstP99 <= 1500 },

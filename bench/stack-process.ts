@@ -28,7 +28,7 @@ export interface StackProcessReady {
 }
 
 /** What the bench asks the stack process (each answered with `{ done: id, result }`). */
-type Op = { op: 'createAccount'; name: string } | { op: 'pausePipeline' } | { op: 'resumePipeline' } | { op: 'createItems'; body: unknown };
+type Op = { op: 'createAccount'; name: string } | { op: 'pausePipeline' } | { op: 'resumePipeline' } | { op: 'drained' } | { op: 'createItems'; body: unknown };
 
 /** Start the stack in a child process (its own process group) and wait until it answers. */
 export function startStackProcess(): Promise<{
@@ -39,6 +39,8 @@ export function startStackProcess(): Promise<{
   /** Stop / start the stream's reading into the bus: a create's request path timed alone, its events left in the outbox. */
   pausePipeline(): Promise<void>;
   resumePipeline(): Promise<void>;
+  /** Resolves once every event written so far has been handled by every consumer. */
+  drained(): Promise<void>;
   /** The `TransactWriteItems` (DynamoDB JSON, as sent) of a ticket create of the bench account with the API's defaults. */
   createItems(body: unknown): Promise<unknown[]>;
   stop(): Promise<void>;
@@ -73,6 +75,7 @@ export function startStackProcess(): Promise<{
         createAccount: (name) => ask({ op: 'createAccount', name }),
         pausePipeline: () => ask({ op: 'pausePipeline' }),
         resumePipeline: () => ask({ op: 'resumePipeline' }),
+        drained: () => ask({ op: 'drained' }),
         createItems: (body) => ask({ op: 'createItems', body }),
         async stop() {
           child.send('stop');
@@ -190,6 +193,7 @@ if (process.argv[1] === import.meta.filename && process.send) {
     }
     if (m.op === 'pausePipeline') return stack.publisher.stop();
     if (m.op === 'resumePipeline') return stack.publisher.start();
+    if (m.op === 'drained') return stack.drained();
     return createItems(acct, m.body);
   };
   process.on('message', async (m: 'stop' | (Op & { id: number })) => {

@@ -159,6 +159,8 @@ export interface LocalStack {
   injectedFaults(): Record<string, number>;
   /** Stop / start reading the stream into the bus (the bench times a create's request path alone; the events wait in the outbox). */
   publisher: { stop(): Promise<void>; start(): Promise<void> };
+  /** Resolves once every event written so far has been handled by every consumer (the bench's catch-up after a burst). */
+  drained(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -281,6 +283,7 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
       smtp: { port: smtp.port, domain: smtp.domain },
       injectedFaults: () => lambda.injectedFaults(),
       publisher: { stop: () => pipeline.stopPublisher(), start: () => pipeline.startPublisher() },
+      drained: () => pipeline.drained(),
       stop: stopAll,
     };
   } catch (err) {
