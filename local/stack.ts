@@ -177,7 +177,7 @@ const OUTWARD_ENTRIES = [
 
 /**
  * Each function's thread priority under `npm start` and in the bench (docs/decisions.md, "The local stack serves
- * its event pipeline before its API"). In AWS each function has capacity of its own; here all of them, the pollers and
+ * what carries events out first"). In AWS each function has capacity of its own; here all of them, the pollers and
  * the store share the laptop's cores, and a burst of creates at concurrency 8 outran the delivery of its events. So
  * the functions that carry events out run at the usual priority, like this process's main thread (the gateway, the
  * bus, the pollers), and every other one (the API's, the internal consumers', the scheduled jobs') at nice 10: under
