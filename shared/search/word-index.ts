@@ -22,6 +22,22 @@ export interface Searchable {
   sort: Record<string, string>;
   /** Filter values a list may combine with a search. */
   filters?: Record<string, string | null>;
+  /**
+   * Words a match checks (they are in `words`) that get no index item of their own: the record finds them by key
+   * instead (`KeyedWords`), so its writes carry fewer items. A ticket's id words (decisions §16).
+   */
+  unindexed?: readonly string[];
+}
+
+/**
+ * Records whose unindexed words a search reads by key rather than through word items (a ticket by its id: the
+ * ticket's own key starts with it). What is read decides for those records: a stale word item of theirs never counts.
+ */
+export interface KeyedWords {
+  /** Could the term start an unindexed word of some record? */
+  mayMatch(term: string): boolean;
+  /** The records whose unindexed words may start with the term, read fresh, in key order; at most `max` + 1. */
+  read(accountId: string, term: string, max: number): Promise<Searchable[]>;
 }
 
 interface WordItem {
@@ -41,7 +57,7 @@ const wordItems = bindEntity<WordItem>(ENTITIES.searchWord, { fields: ['id', 'w'
 const initialOf = (word: string) => String.fromCodePoint(word.codePointAt(0)!);
 
 const itemsOf = (kind: SearchKind, r: Searchable): WordItem[] =>
-  r.words.map((word) => ({ accountId: r.accountId, kind, initial: initialOf(word), word, id: r.id, w: r.words, s: r.sort, f: r.filters ?? {} }));
+  r.words.filter((word) => !r.unindexed?.includes(word)).map((word) => ({ accountId: r.accountId, kind, initial: initialOf(word), word, id: r.id, w: r.words, s: r.sort, f: r.filters ?? {} }));
 
 const withNames = <Q extends { names: Record<string, string> }>(q: Q, names: Record<string, string>) => ({ ...q, names: { ...q.names, ...names } });
 
@@ -50,7 +66,9 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 /**
  * The writes that move a record's index from `before` to `after` (either may
  * be null: create, delete). Nothing when words, sort keys and filters are
- * unchanged, so most updates cost no index write.
+ * unchanged, so most updates cost no index write. A word dropped is deleted
+ * even when unindexed: an item written for it before it was (a ticket's id
+ * words once had items) goes with it.
  */
 export function indexWrites(kind: SearchKind, before: Searchable | null, after: Searchable | null): TxWrite[] {
   if (before && after && same(before.words, after.words) && same(before.sort, after.sort) && same(before.filters ?? {}, after.filters ?? {})) return [];
@@ -85,12 +103,27 @@ export async function searchIndex(
   accountId: string,
   kind: SearchKind,
   terms: string[],
-  opts: { sortBy: string; forward: boolean; filters?: Record<string, string | null | undefined> },
+  opts: { sortBy: string; forward: boolean; filters?: Record<string, string | null | undefined>; keyed?: KeyedWords },
 ): Promise<SearchHits> {
   const driver = terms.reduce((a, b) => ([...b].length > [...a].length ? b : a));
-  const found = new Map<string, WordItem>();
+  const found = new Map<string, Pick<WordItem, 'id' | 's'>>();
+  const filters = Object.entries(opts.filters ?? {}).filter(([, v]) => v !== undefined);
+  const matches = (words: readonly string[], values: Record<string, string | null> | undefined) => matchesAll(words, terms) && !filters.some(([k, v]) => (values?.[k] ?? null) !== v);
   let read = 0;
   let truncated = false;
+  // The records the term may reach by key are read first and decide for themselves, whatever word items they have.
+  const decided = new Set<string>();
+  if (opts.keyed?.mayMatch(driver)) {
+    const records = await opts.keyed.read(accountId, driver, SEARCH_CAP * 2);
+    read += records.length;
+    // Past its bound the read is not the whole answer: the caller walks the list instead.
+    if (records.length > SEARCH_CAP * 2) truncated = true;
+    for (const r of records) {
+      decided.add(r.id);
+      if (matches(r.words, r.filters ?? {})) found.set(r.id, { id: r.id, s: r.sort });
+    }
+    if (truncated || found.size > SEARCH_CAP) return { ids: [], positions: [], truncated: true, read };
+  }
   const items = await queryAll<Record<string, unknown>>({
     ...withNames(wordItems.query('byPrefix', { accountId, kind, initial: initialOf(driver) }, { skBeginsWith: driver }), { '#i': 'id', '#w': 'w', '#s': 's', '#f': 'f' }),
     projection: '#i, #w, #s, #f',
@@ -98,11 +131,9 @@ export async function searchIndex(
     until: (soFar) => soFar.length > SEARCH_CAP * 2,
   });
   read += items.length;
-  const filters = Object.entries(opts.filters ?? {}).filter(([, v]) => v !== undefined);
   for (const raw of items) {
     const i = raw as unknown as WordItem;
-    if (found.has(i.id) || !matchesAll(i.w, terms)) continue;
-    if (filters.some(([k, v]) => (i.f?.[k] ?? null) !== v)) continue;
+    if (found.has(i.id) || decided.has(i.id) || !matches(i.w, i.f)) continue;
     found.set(i.id, i);
     if (found.size > SEARCH_CAP) {
       truncated = true;
@@ -110,7 +141,7 @@ export async function searchIndex(
     }
   }
   const hits = [...found.values()];
-  const key = (i: WordItem) => (opts.sortBy === 'created' ? i.id : (i.s?.[opts.sortBy] ?? ''));
+  const key = (i: Pick<WordItem, 'id' | 's'>) => (opts.sortBy === 'created' ? i.id : (i.s?.[opts.sortBy] ?? ''));
   hits.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0) * (opts.forward ? 1 : -1));
   const kept = hits.slice(0, SEARCH_CAP);
   return { ids: kept.map((h) => h.id), positions: kept.map(key), truncated, read };

@@ -162,3 +162,25 @@ export async function storeViews(accountId: string, views: { title: string; pers
     await repo.commitViews(accountId, { version: set.version + 1, timeViews: set.timeViews, counting: true }, records.map(repo.putViewWrite));
   }
 }
+
+/** An account's ticket word items under one initial (what the word index holds): the API shows only what a search finds. */
+export async function ticketWordItems(accountId: string, initial: string): Promise<{ word: string; id: string; f: Record<string, unknown> }[]> {
+  const { ddb, tableName } = await import('#shared/db/client.ts');
+  const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
+  const out = await ddb.send(
+    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `A#${accountId}#W#ticket#${initial}` }, ConsistentRead: true }),
+  );
+  return (out.Items ?? []).map((i) => ({ word: String(i.sk).split('\u0001')[0], id: String(i.id), f: i.f as Record<string, unknown> }));
+}
+
+/**
+ * Word items for a ticket's id words, as the index wrote them before those words went unindexed, with the filter
+ * values given (stale ones: the ticket has changed since): what an account written earlier still holds.
+ */
+export async function storeLegacyTicketIdWords(ticket: Pick<TicketRecord, 'accountId' | 'id'>, filters: Record<string, string | null>): Promise<void> {
+  const { indexWrites } = await import('#shared/search/word-index.ts');
+  const { transactWrite } = await import('#shared/db/transact.ts');
+  const { fold } = await import('#shared/search/words.ts');
+  const words = [fold(ticket.id), fold(ticket.id).slice('tkt_'.length)];
+  await transactWrite(indexWrites('ticket', null, { accountId: ticket.accountId, id: ticket.id, words, sort: { status: `0#${ticket.id}`, priority: `0#${ticket.id}` }, filters }));
+}
