@@ -4,6 +4,7 @@ import { principalContext } from '#shared/auth/principal.ts';
 import { UnauthorizedError } from '#shared/domain/errors.ts';
 import { isStoreUnavailable } from '#shared/http/error-map.ts';
 import { logger } from '#shared/logger.ts';
+import { readFieldsStamp } from '#shared/ticket-fields/stamp.ts';
 import { authorizerSettings } from './settings.ts';
 
 const { ANONYMOUS_USAGE_KEY, AUTHORIZER_CACHE_TTL_SECONDS } = authorizerSettings();
@@ -22,6 +23,9 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
   const resource = `${arnBase}/${stage}/*/*`;
   try {
     const { principal, usageKeyValue } = await authenticate(header);
+    // A cached answer carries the account's fields stamp, so the group functions keep its field definitions between
+    // requests (shared/ticket-fields/stamp.ts); a field change flushes the cache. Uncached, they read them each time.
+    if (CACHED) principal.fieldsStamp = await readFieldsStamp(principal.accountId);
     return {
       principalId: principal.userId,
       policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resource }] },

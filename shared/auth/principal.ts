@@ -33,13 +33,15 @@ export const PrincipalSchema = z.object({
     .optional(),
   /** When the API key stops working (ISO 8601); absent: never. */
   keyExpiresAt: z.iso.datetime().optional(),
+  /** The account's field-definitions stamp, when the authorizer's answers are cached (shared/ticket-fields/stamp.ts). */
+  fieldsStamp: z.coerce.number().int().nonnegative().optional(),
 });
 export type Principal = z.infer<typeof PrincipalSchema>;
 
 /** The principal as the authorizer's answer carries it: context values must be strings, numbers or booleans. */
 export function principalContext(p: Principal): Record<string, string> {
-  const { scopes, keyExpiresAt, ...rest } = p;
-  return { ...rest, ...(scopes ? { scopes: encodeScopes(scopes) } : {}), ...(keyExpiresAt ? { keyExpiresAt } : {}) };
+  const { scopes, keyExpiresAt, fieldsStamp, ...rest } = p;
+  return { ...rest, ...(scopes ? { scopes: encodeScopes(scopes) } : {}), ...(keyExpiresAt ? { keyExpiresAt } : {}), ...(fieldsStamp !== undefined ? { fieldsStamp: String(fieldsStamp) } : {}) };
 }
 
 /** Whether the calling API key has expired by `now` (a session token's expiry is checked when it is verified). */

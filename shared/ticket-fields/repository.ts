@@ -4,6 +4,7 @@ import { batchDelete, batchGet, queryAll, queryPage, type Key } from '../db/quer
 import { mayHaveCommitted, transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError, NotFoundError, RuleViolationError, ValidationError } from '../domain/errors.ts';
 import { MAX_OPTIONS_PER_FIELD, OPTION_VALUE_MAX, type FieldType } from './limits.ts';
+import { fieldsStampWrite } from './stamp.ts';
 
 /** A custom ticket field as stored (`fieldType`, because `type` names the item kind in this table). */
 export interface FieldRecord {
@@ -120,6 +121,7 @@ export async function createField(f: FieldRecord, opts: OptionRecord[], related?
   const lastWrites = (i: number) => (i === last ? (related?.withLast?.() ?? []) : []);
   await transactWrite([
     fields.put(f, conditions.absent()),
+    fieldsStampWrite(f.accountId),
     fieldKeys.put(
       { accountId: f.accountId, fieldKey: f.fieldKey, fieldId: f.id },
       conditions.absent(() => new FieldKeyTakenError(`fieldKey "${f.fieldKey}" is already used by another field`)),
@@ -144,9 +146,9 @@ export async function getField(accountId: string, fieldId: string): Promise<Fiel
   return fields.get({ accountId, id: fieldId });
 }
 
-/** Every custom field of an account (the ticket validator's one Query). */
-export async function listAllFields(accountId: string): Promise<FieldRecord[]> {
-  return (await queryAll<Record<string, unknown>>(fields.query('byCreated', { accountId }))).map(fields.fromItem);
+/** Every custom field of an account (the ticket validator's one Query); `consistent`: what every write so far committed. */
+export async function listAllFields(accountId: string, opts: { consistent?: boolean } = {}): Promise<FieldRecord[]> {
+  return (await queryAll<Record<string, unknown>>({ ...fields.query('byCreated', { accountId }), consistent: opts.consistent })).map(fields.fromItem);
 }
 
 export type FieldSort = 'position' | 'title' | 'created_at';
@@ -170,9 +172,8 @@ export async function updateField(current: FieldRecord, changes: FieldChanges, r
     next,
     conditions.version('version', current.version, () => new ConflictError('The resource was changed concurrently; retry the request')),
   );
-  // Alone, a conditional update costs half a transaction's capacity.
-  if (related.length) await transactWrite([update, ...related]);
-  else await writeNow(update);
+  // The stamp moves with it (shared/ticket-fields/stamp.ts).
+  await transactWrite([update, fieldsStampWrite(current.accountId), ...related]);
   return next;
 }
 
@@ -184,6 +185,7 @@ export async function deleteField(f: FieldRecord, related: TxWrite[] = []): Prom
       conditions.present(() => new NotFoundError('Ticket field')),
     ),
     fieldKeys.delete(f),
+    fieldsStampWrite(f.accountId),
     ...related,
   ]);
   const doomed = (await listOptions(f.accountId, f.id)).flatMap((o) => [options.key(o), optionValues.key(o)]);
@@ -230,7 +232,7 @@ function fieldOptionCountWrite(f: FieldRecord, delta: 1 | -1, defaultOptionId: s
 
 /** Add an option: the value guard and the field's capped counter commit with it (both exact under concurrency), and `related` (its audit). */
 export async function createOption(f: FieldRecord, o: OptionRecord, makeDefault: boolean, related: TxWrite[] = []): Promise<void> {
-  await transactWrite([fieldOptionCountWrite(f, 1, makeDefault ? o.id : undefined, o.createdAt), ...optionWrites(o), ...related]);
+  await transactWrite([fieldOptionCountWrite(f, 1, makeDefault ? o.id : undefined, o.createdAt), fieldsStampWrite(f.accountId), ...optionWrites(o), ...related]);
 }
 
 /**
@@ -257,7 +259,7 @@ export async function updateOption(
   ];
   if (next.value !== current.value) writes.push(optionValues.delete(current), optionWrites(next)[1]);
   if (defaultOptionId !== undefined) writes.push(fields.updateAttributes(f, { set: { defaultOptionId, updatedAt: now } }, conditions.present()));
-  await transactWrite([...writes, ...related]);
+  await transactWrite([...writes, fieldsStampWrite(f.accountId), ...related]);
   return next;
 }
 
@@ -271,6 +273,7 @@ export async function deleteOption(f: FieldRecord, o: OptionRecord, now: string,
     }),
     optionValues.delete(o),
     fieldOptionCountWrite(f, -1, f.defaultOptionId === o.id ? null : undefined, now),
+    fieldsStampWrite(f.accountId),
     ...related,
   ]);
 }

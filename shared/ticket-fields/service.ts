@@ -1,5 +1,6 @@
 import type { AuditChange } from '../audits/model.ts';
 import { auditWrite, diffFields, userActor } from '../audits/service.ts';
+import { flushAuthorizerCache } from '../auth/authorizer-cache.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { NotFoundError, RuleViolationError, ValidationError } from '../domain/errors.ts';
@@ -47,6 +48,13 @@ export function toFieldDto(f: FieldRecord, options: OptionRecord[] | null): Tick
 }
 
 const hasOptions = (f: Pick<FieldRecord, 'fieldType'>) => OPTION_TYPES.includes(f.fieldType);
+
+/**
+ * A write of a field or its options moves the account's fields stamp (repository), and then the authorizer cache is
+ * flushed, so the next request carries the new stamp and no function keeps the old definitions (stamp.ts). Flushed
+ * whether the write answered or not: one that failed after it committed is seen at once too.
+ */
+const seenAtOnce = <T>(write: Promise<T>): Promise<T> => write.finally(() => flushAuthorizerCache());
 
 async function withOptions(f: FieldRecord): Promise<TicketFieldDto> {
   return toFieldDto(f, hasOptions(f) ? await repo.listOptions(f.accountId, f.id) : null);
@@ -231,7 +239,7 @@ export async function createField(p: Principal, input: CreateTicketFieldInput, o
   // A key made from the title gets a numeric suffix when another field already has it; a given key must be free (409).
   for (let n = 2; ; n++) {
     try {
-      await repo.createField(field, options, related);
+      await seenAtOnce(repo.createField(field, options, related));
       break;
     } catch (err) {
       if (!(err instanceof repo.FieldKeyTakenError) || input.fieldKey !== undefined || n > 50) throw err;
@@ -256,7 +264,7 @@ export async function updateField(p: Principal, id: string, input: UpdateTicketF
   if (Object.keys(changes).length === 1) return withOptions(current);
   // The same values given again still write (as ever) but record no audit: nothing changed.
   const audited = diffFields(auditedField(current), auditedField({ ...current, ...changes }), AUDITED);
-  return withOptions(await repo.updateField(current, changes, changeAudits(p, id, audited, changes.updatedAt)));
+  return withOptions(await seenAtOnce(repo.updateField(current, changes, changeAudits(p, id, audited, changes.updatedAt))));
 }
 
 export async function deleteField(p: Principal, id: string): Promise<void> {
@@ -264,7 +272,7 @@ export async function deleteField(p: Principal, id: string): Promise<void> {
     if (!systemField(id)) throw new NotFoundError('Ticket field');
     throw systemFieldError();
   }
-  await repo.deleteField(await requireCustomField(p, id), [fieldAudit(p, id, [], { deleted: true })]);
+  await seenAtOnce(repo.deleteField(await requireCustomField(p, id), [fieldAudit(p, id, [], { deleted: true })]));
 }
 
 /** The field an option call addresses; system fields answer reads, refuse writes. */
@@ -309,7 +317,7 @@ export async function createOption(p: Principal, fieldId: string, input: { name:
   const changes = [...optionChange(o.id, null, optionView(o, defaultId)), ...(input.default ? await formerDefaultChange(p, f, o.id) : [])];
   const created = toOptionDto(o, input.default ? o.id : f.defaultOptionId);
   // Its answer commits with it: a retry with the key after a lost answer is not a 409 for its own value.
-  await repo.createOption(f, o, input.default, [...changeAudits(p, f.id, changes, now), ...createAnswerWrites(opts, created)]);
+  await seenAtOnce(repo.createOption(f, o, input.default, [...changeAudits(p, f.id, changes, now), ...createAnswerWrites(opts, created)]));
   return created;
 }
 
@@ -324,7 +332,7 @@ export async function updateOption(p: Principal, fieldId: string, optionId: stri
     ...optionChange(optionId, optionView(current, f.defaultOptionId), optionView({ ...current, ...changes }, newDefault !== undefined ? newDefault : f.defaultOptionId)),
     ...(newDefault === optionId ? await formerDefaultChange(p, f, optionId) : []),
   ];
-  const updated = await repo.updateOption(f, current, changes, newDefault, now, changeAudits(p, f.id, audited, now));
+  const updated = await seenAtOnce(repo.updateOption(f, current, changes, newDefault, now, changeAudits(p, f.id, audited, now)));
   return toOptionDto(updated, newDefault !== undefined ? newDefault : f.defaultOptionId);
 }
 
@@ -333,5 +341,5 @@ export async function deleteOption(p: Principal, fieldId: string, optionId: stri
   const o = await repo.getOption(p.accountId, f.id, optionId);
   if (!o) throw new NotFoundError('Option');
   const now = new Date().toISOString();
-  await repo.deleteOption(f, o, now, changeAudits(p, f.id, optionChange(o.id, optionView(o, f.defaultOptionId), null), now));
+  await seenAtOnce(repo.deleteOption(f, o, now, changeAudits(p, f.id, optionChange(o.id, optionView(o, f.defaultOptionId), null), now)));
 }

@@ -14,7 +14,7 @@ import { newId } from '../ids.ts';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import type { FieldRecord } from '../ticket-fields/api.ts';
 import { loadPatternsFor, mergeCustomFields } from '../ticket-fields/values.ts';
-import { fieldMap, optionUsageWrites } from './custom-fields.ts';
+import { fieldMap, fieldsStampOf, optionUsageWrites } from './custom-fields.ts';
 import { findUser as getUser } from '../users/api.ts';
 import type { CreateTicketInput, ListTicketsQuery, UpdateTicketInput } from './model.ts';
 import * as repo from './repository.ts';
@@ -81,7 +81,7 @@ async function createTicketOnce(p: Principal | MailCaller, input: CreateTicketIn
   const requesterEmail = input.requesterEmail ?? null;
   const requesterRead = requesterEmail ? requesterWrites(p.accountId, [{ email: requesterEmail, name: input.requesterName ?? null, delta: 1 }]) : Promise.resolve([]);
   requesterRead.catch(() => undefined);
-  const [fields, , group] = await Promise.all([fieldMap(p.accountId), checkAssignee(p.accountId, input.assigneeId, issues), checkGroup(p.accountId, input.groupId, issues)]);
+  const [fields, , group] = await Promise.all([fieldMap(p.accountId, fieldsStampOf(p)), checkAssignee(p.accountId, input.assigneeId, issues), checkGroup(p.accountId, input.groupId, issues)]);
   await loadPatternsFor(input.customFields, fields);
   const { merged, issues: fieldIssues } = mergeCustomFields([], input.customFields, fields, true);
   issues.push(...fieldIssues);
@@ -205,7 +205,7 @@ export async function planTicketUpdate(p: Caller, id: string, given: TicketEdit,
   let usage: TxWrite[] = [];
   let fields = new Map<string, FieldRecord>();
   if (input.customFields !== undefined) {
-    fields = await fieldMap(p.accountId);
+    fields = await fieldMap(p.accountId, fieldsStampOf(p));
     await loadPatternsFor(input.customFields, fields);
     const merged = mergeCustomFields(current.customFields, input.customFields, fields, false);
     issues.push(...merged.issues);
@@ -290,7 +290,7 @@ export function ticketMergedWrite(p: Principal, targetId: string, sourceId: stri
 export function deleteTicket(p: Principal | SystemPrincipal, id: string, context?: Partial<ChangeContext>): Promise<void> {
   return retryOnConflict(async () => {
     const current = await getTicket(p, id);
-    const fields = current.customFields.length ? await fieldMap(p.accountId) : new Map<string, FieldRecord>();
+    const fields = current.customFields.length ? await fieldMap(p.accountId, fieldsStampOf(p)) : new Map<string, FieldRecord>();
     const usage = await optionUsageWrites(p.accountId, fields, current.customFields, [], []);
     const event = newTicketEvent(p.accountId, { event: 'ticket.deleted', timestamp: new Date().toISOString(), data: { ticket: { id } } });
     const group = await ticketGroupChange(p.accountId, current, null);

@@ -4,6 +4,7 @@ import { hourStart } from '#shared/auth/api-keys.ts';
 import { localCounterTableName } from '#shared/db/table-definition.ts';
 import { LOCAL_TABLE } from '../../local/stack.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
+import { FIELDS } from '../support/desk.ts';
 import { must, TICKETS } from '../support/helpdesk.ts';
 import { useStoreProxy } from '../support/store-proxy.ts';
 
@@ -52,7 +53,7 @@ describe('store calls per request', () => {
     for (const m of [on, off]) for (const call of Object.keys(m.tally)) if (WRITES.test(call)) expect(call).toContain(COUNTERS);
   });
 
-  it("a GET with an API key records the key's use once an hour (one transaction), and within the hour costs what it did before (3 calls uncached, 2 cached)", async () => {
+  it("a GET with an API key records the key's use once an hour (one transaction), and within the hour costs what it did before (4 calls uncached: the key's lookup, the fields stamp, the count and the read; 2 cached)", async () => {
     // Arrange: a key never used, and a ticket to read
     const acct = await createTestAccount();
     const key = (await accounts.createApiKey(acct.accountId, acct.ownerId, 'cost', { scopes: ['desk:read'] })).apiKey;
@@ -69,13 +70,51 @@ describe('store calls per request', () => {
       if (hourStart(Date.now()) !== hour && attempt < 2) continue;
       console.log('GET ticket with an API key, store calls per request', JSON.stringify({ firstInTheHour: first, cacheOff: off, cacheOn: on }));
       // Assert: the first use of the hour adds one write, a transaction of the key's lookup and record
-      expect(first.total).toBe(4);
+      expect(first.total).toBe(5);
       expect(Object.keys(first.tally).filter((c) => WRITES.test(c) && !c.includes(COUNTERS))).toEqual([`TransactWriteItems ${LOCAL_TABLE}`]);
-      // ... and every later request of the hour costs what a GET did before scopes: 3 calls uncached, 2 cached, no write but the count
-      expect(off.total).toBe(3);
+      // ... and every later request of the hour costs what a GET did before scopes (with the fields stamp the authorizer
+      // reads since issue 42): 4 calls uncached, 2 cached, no write but the count
+      expect(off.total).toBe(4);
+      expect(off.tally[`GetItem ${LOCAL_TABLE}`]).toBe(3);
       expect(on.total).toBe(2);
       for (const m of [on, off]) for (const call of Object.keys(m.tally)) if (WRITES.test(call)) expect(call).toContain(COUNTERS);
       return;
     }
+  });
+
+  it('a cached create reads no field definitions between field changes (two calls: the count and its transaction), and the next create after a change sees it (issue 42)', async () => {
+    // Arrange: an account whose creates have been answered once through each gateway
+    const acct = await createTestAccount();
+    const create = (gw: typeof cached, customFields?: unknown[]) => () =>
+      gw.client.request('POST', TICKETS, { token: acct.ownerKey, body: { ticket: { subject: 'Cost', ...(customFields ? { customFields } : {}) } } });
+    for (const gw of [uncached, cached]) must(await create(gw)(), 201, 'warm');
+    // Act
+    const on = await callsPerRequest(create(cached), 5);
+    const off = await callsPerRequest(create(uncached), 5);
+    console.log('POST ticket, store calls per request', JSON.stringify({ cacheOff: off, cacheOn: on }));
+    // Assert: the function keeps the fields under the stamp the authorizer's answer carries; cached, that answer costs
+    // nothing, uncached the authorizer reads the key's lookup and the stamp on every request, and still no field.
+    expect(on.tally).toEqual({ [`UpdateItem ${COUNTERS}`]: 1, [`TransactWriteItems ${LOCAL_TABLE}`]: 1 });
+    expect(off.tally).toEqual({ [`GetItem ${LOCAL_TABLE}`]: 2, [`UpdateItem ${COUNTERS}`]: 1, [`TransactWriteItems ${LOCAL_TABLE}`]: 1 });
+
+    // A required field made through the cached gateway: the very next create without it is refused, with it accepted.
+    const made = must(
+      await cached.client.request('POST', FIELDS, { token: acct.ownerKey, body: { ticketField: { title: 'Order', fieldKey: 'order_no', type: 'text', requiredForAgents: true } } }),
+      201,
+      'field',
+    );
+    const fieldId = made.ticketField.id;
+    const refused = await create(cached)();
+    expect(refused.status, refused.text).toBe(422);
+    expect(JSON.stringify(refused.body)).toContain('order_no');
+    must(await create(cached, [{ id: fieldId, value: 'A-1' }])(), 201, 'with the field');
+    // Made inactive: not required at once. Deleted: unknown at once.
+    must(await cached.client.request('PUT', `${FIELDS}/${fieldId}`, { token: acct.ownerKey, body: { ticketField: { active: false } } }), 200, 'deactivate');
+    must(await create(cached)(), 201, 'inactive field');
+    expect((await cached.client.request('DELETE', `${FIELDS}/${fieldId}`, { token: acct.ownerKey })).status).toBe(204);
+    expect((await create(cached, [{ id: fieldId, value: 'A-2' }])()).status).toBe(422);
+    // Between changes, the kept definitions are used again: no read of the fields.
+    const after = await callsPerRequest(create(cached), 3);
+    expect(after.tally[`Query ${LOCAL_TABLE}`]).toBeUndefined();
   });
 });

@@ -38,6 +38,14 @@ export const ticketFieldEntities = {
     description: 'Sequence (`seq`) of default positions for new custom fields; written only by ADD, so the item has no `type` attribute.',
     key: { pk: 'A#{accountId}', sk: 'COUNTER#TFIELDPOS' },
   }),
+  fieldsStamp: declareEntity({
+    personal: [],
+    type: 'fieldsStamp',
+    owner: 'ticket-fields',
+    description:
+      "The account's field-definitions stamp (`stamp`): moved by ADD in the transaction of every write of a field or its options, so the item has no `type` attribute. The authorizer reads it, consistently, into the request's context when its answers are cached; a function keeps an account's field definitions between requests while the stamp it is handed is the one it read them under.",
+    key: { pk: 'A#{accountId}', sk: 'COUNTER#TFIELDSTAMP' },
+  }),
   fieldOption: declareEntity({
     personal: [],
     type: 'fieldOption',
