@@ -23,7 +23,7 @@ import { createLocalBuckets } from '../local/lambda/buckets.ts';
 import { createLocalQueues } from '../local/lambda/queues.ts';
 import { startLocalSqs, type LocalSqs } from '../local/sqs-emulator.ts';
 import { freePort } from '../local/ports.ts';
-import { configureLocalEnv, LOCAL_REGION, LOCAL_TABLE, localOverlay, localPriority, prepareDeployment, sqsClient } from '../local/stack.ts';
+import { configureLocalEnv, LOCAL_REGION, LOCAL_TABLE, localConcurrency, localOverlay, localPriority, prepareDeployment, sqsClient } from '../local/stack.ts';
 
 export const BENCH_SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
 
@@ -64,6 +64,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     sessionSecret: { current: BENCH_SECRET },
     overlay: localOverlay(undefined),
     niceOf: localPriority(deployment),
+    concurrencyOf: localConcurrency(deployment),
   });
   const { startGateway } = await import('../local/gateway.ts');
   const gateways: Array<{ close(): Promise<void> }> = [];

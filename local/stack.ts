@@ -190,6 +190,22 @@ export function localPriority(d: Deployment): (fn: FunctionDef) => number {
   return (fn) => (OUTWARD_ENTRIES.includes(fn.entry) ? 0 : BACKGROUND_NICE);
 }
 
+/** How many invocations of a lowered function run at once under `npm start` and in the bench (localConcurrency). */
+export const BACKGROUND_CONCURRENCY = 4;
+
+/**
+ * Each function's bound on invocations at once under `npm start` and in the bench: the functions `localPriority`
+ * lowers run 4 at a time, those that carry events out without a bound. A nice value orders the Node side only; the
+ * store (DynamoDB Local) serves every request on one thread in the order it comes, so a burst of 16 creates in flight
+ * put 16 transactions ahead of each store call of a delivery. Four at a time keep the store's queue short, and the
+ * rest of a burst waits in the gateway, before its answer, instead (docs/decisions.md, "The local stack serves what
+ * carries events out first"; docs/performance.md, "Stop 55").
+ */
+export function localConcurrency(d: Deployment): (fn: FunctionDef) => number | undefined {
+  const niceOf = localPriority(d);
+  return (fn) => (niceOf(fn) === BACKGROUND_NICE ? BACKGROUND_CONCURRENCY : undefined);
+}
+
 /**
  * Bring up the whole local stack: DynamoDB Local (persisted under dataDir, or
  * in memory), the table, fauxqs with the topology's queues, the event
@@ -230,6 +246,7 @@ export async function startLocalStack(opts: { port: number; dynamodbPort: number
       overlay: localOverlay(opts.dataDir),
       archiveDir: opts.dataDir ? join(opts.dataDir, 'archive') : undefined,
       niceOf: localPriority(deployment),
+      concurrencyOf: localConcurrency(deployment),
     });
     stops.push(() => lambda.stop());
     // This process's own tools reach the same bus; the admin CLI finds it (and the queues) in the data directory.

@@ -107,6 +107,11 @@ export interface LocalLambdaOptions {
    * but those that carry events out at 10 (localPriority, local/stack.ts). Default 0 for all.
    */
   niceOf?: (fn: FunctionDef) => number;
+  /**
+   * How many invocations of each function run at once, at most (beside its reserved concurrency): `npm start` runs
+   * the functions it lowers 4 at a time (localConcurrency, local/stack.ts). Default: no bound.
+   */
+  concurrencyOf?: (fn: FunctionDef) => number | undefined;
 }
 
 export interface LocalLambda {
@@ -222,7 +227,7 @@ export async function startLocalLambda(opts: LocalLambdaOptions): Promise<LocalL
     };
     Object.assign(env, opts.overlay?.(def, env));
     envs.set(def.logicalId, env);
-    functions.set(def.logicalId, new LocalFunction(def, opts.bundles.file(def.entry), env, wrote, opts.niceOf?.(def) ?? 0));
+    functions.set(def.logicalId, new LocalFunction(def, opts.bundles.file(def.entry), env, wrote, opts.niceOf?.(def) ?? 0, opts.concurrencyOf?.(def)));
   }
 
   const fn = (logicalId: string) => {

@@ -28,8 +28,8 @@ interface Pending {
  * bundle imported in its own worker thread (own module state, own
  * `process.env`, heap capped at the function's memory), started on the first
  * invocation (a cold start) and kept warm. Each invocation gets the
- * function's timeout; at most `reservedConcurrency` run at once, further ones
- * wait their turn. A crashed worker fails what it was running and is replaced
+ * function's timeout; at most `reservedConcurrency` (or the local stack's
+ * `concurrency`, when lower) run at once, further ones wait their turn. A crashed worker fails what it was running and is replaced
  * on the next invocation, as Lambda replaces a failed sandbox; so is one
  * whose init failed (that invocation reports the init error).
  *
@@ -62,6 +62,8 @@ export class LocalFunction {
     private readonly wrote: () => void = () => {},
     /** The nice value of its worker's thread (LocalLambdaOptions.niceOf). */
     private readonly nice = 0,
+    /** At most this many invocations at once, besides the template's reserved concurrency (LocalLambdaOptions.concurrencyOf). */
+    private readonly concurrency?: number,
   ) {}
 
   /** Read the function's log lines (instead of this process's output) until the returned function is called. */
@@ -172,8 +174,8 @@ export class LocalFunction {
   }
 
   private async slot(): Promise<void> {
-    const limit = this.def.reservedConcurrency;
-    if (limit === undefined || this.running < limit) {
+    const limit = Math.min(this.def.reservedConcurrency ?? Infinity, this.concurrency ?? Infinity);
+    if (this.running < limit) {
       this.running += 1;
       return;
     }

@@ -1,8 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readDeployment, type Deployment, type FunctionDef } from '../../local/lambda/deployment.ts';
+import { LocalFunction } from '../../local/lambda/runtime.ts';
 import { flattenNestedStacks, type Template } from '../../local/lambda/template.ts';
 import { headerFields, sesMessageId } from '../../local/smtp.ts';
-import { BACKGROUND_NICE, localPriority } from '../../local/stack.ts';
+import { BACKGROUND_CONCURRENCY, BACKGROUND_NICE, localConcurrency, localPriority } from '../../local/stack.ts';
 
 /**
  * How the local stack reads a template with nested stacks (the email
@@ -138,5 +142,34 @@ describe("the local functions' priorities (localPriority)", () => {
 
   it('refuses a template without one of them, naming its entry (a renamed function would otherwise fall behind)', () => {
     expect(() => localPriority(deployment([...outward.slice(1), ...others]))).toThrow(/functions\/outbox-publisher\/handler\.ts/);
+  });
+
+  it('runs the lowered functions a few invocations at a time, and those that carry events out without a bound', () => {
+    const concurrencyOf = localConcurrency(deployment([...outward, ...others]));
+    expect(outward.map((e) => concurrencyOf(fn(e)))).toEqual(outward.map(() => undefined));
+    expect(others.map((e) => concurrencyOf(fn(e)))).toEqual(others.map(() => BACKGROUND_CONCURRENCY));
+  });
+});
+
+describe('a local function bounded to some invocations at once (LocalFunction concurrency)', () => {
+  // A handler that reports when it ran: overlaps are counted from its own clock, in its worker.
+  const dir = mkdtempSync(join(tmpdir(), 'sd-concurrency-'));
+  const file = join(dir, 'handler.mjs');
+  writeFileSync(file, 'export const handler = async () => { const start = Date.now(); await new Promise((r) => setTimeout(r, 100)); return { start, end: Date.now() }; };\n');
+  const def = { logicalId: 'Probe', name: 'Probe', entry: 'probe.mjs', environment: {}, timeoutSeconds: 10, memoryMb: 128, secretsExtension: false } as FunctionDef;
+  const mostAtOnce = (runs: { start: number; end: number }[]) => Math.max(...runs.map((r) => runs.filter((o) => o.start <= r.start && r.start < o.end).length));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([
+    [2, 2],
+    [undefined, 6],
+  ])('with a bound of %s, six invocations sent at once run %s at a time', async (concurrency, expected) => {
+    const local = new LocalFunction(def, file, {}, () => {}, 0, concurrency);
+    try {
+      const runs = await Promise.all(Array.from({ length: 6 }, () => local.invoke<{ start: number; end: number }>({})));
+      expect(mostAtOnce(runs)).toBe(expected);
+    } finally {
+      await local.stop();
+    }
   });
 });
