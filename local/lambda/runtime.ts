@@ -29,7 +29,8 @@ interface Pending {
  * `process.env`, heap capped at the function's memory), started on the first
  * invocation (a cold start) and kept warm. Each invocation gets the
  * function's timeout; at most `reservedConcurrency` (or the local stack's
- * `concurrency`, when lower) run at once, further ones wait their turn. A crashed worker fails what it was running and is replaced
+ * `concurrency`, when lower) run at once, further ones wait their turn. A
+ * crashed worker fails what it was running and is replaced
  * on the next invocation, as Lambda replaces a failed sandbox; so is one
  * whose init failed (that invocation reports the init error).
  *
