@@ -578,9 +578,11 @@ describe('every endpoint under injected AWS faults', () => {
     for (let n = 1; n <= ROUNDS; n++) {
       const w = await buildWorld(acct, agents);
       for (const phase of [1, 2, 3]) {
+        // Twelve at a time: most of a request's time here is waiting out an injected hang or the SDK's throttle
+        // backoff, not work (the sweep alone: 53 s at 6, 34 s at 12; docs/performance.md, "Stop 55").
         await inParallel(
           routes.filter((r) => phaseOf(r) === phase),
-          6,
+          12,
           async (route) => {
             const req = await REQUESTS[routeKey(route.method, route.path)](w, n);
             const call: Call = { token: req.session ? w.session : w.key, body: req.body, key: takesIdempotencyKey(route) ? randomUUID() : undefined };
