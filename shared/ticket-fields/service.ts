@@ -237,15 +237,20 @@ export async function createField(p: Principal, input: CreateTicketFieldInput, o
   };
   const created = () => toFieldDto(field, hasOptions(field) ? options : null);
   // A key made from the title gets a numeric suffix when another field already has it; a given key must be free (409).
-  for (let n = 2; ; n++) {
-    try {
-      await seenAtOnce(repo.createField(field, options, related));
-      break;
-    } catch (err) {
-      if (!(err instanceof repo.FieldKeyTakenError) || input.fieldKey !== undefined || n > 50) throw err;
-      field.fieldKey = `${slugKey(input.title).slice(0, 60)}_${n}`;
-    }
-  }
+  // One flush for the whole create: an attempt refused for its key wrote nothing.
+  await seenAtOnce(
+    (async () => {
+      for (let n = 2; ; n++) {
+        try {
+          await repo.createField(field, options, related);
+          return;
+        } catch (err) {
+          if (!(err instanceof repo.FieldKeyTakenError) || input.fieldKey !== undefined || n > 50) throw err;
+          field.fieldKey = `${slugKey(input.title).slice(0, 60)}_${n}`;
+        }
+      }
+    })(),
+  );
   return created();
 }
 
