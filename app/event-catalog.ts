@@ -5,7 +5,8 @@ import { OrganizationCreatedDetailSchema, OrganizationDeletedDetailSchema } from
 import { ORGANIZATION_CREATED, ORGANIZATION_DELETED, ORGANIZATION_EVENT_SOURCE } from '#shared/organizations/events.ts';
 import { SLA_BREACHED, SLA_EVENT_SOURCE, SlaBreachedDetailSchema } from '#shared/sla/events.ts';
 import { WEBHOOK_DISABLED, WEBHOOK_EVENT_SOURCE, WebhookDisabledDetailSchema } from '#shared/webhooks/events.ts';
-import { TICKET_EVENT_SOURCE, TicketEventDetailSchemas, type TicketEventType } from '#shared/tickets/events.ts';
+import { TicketEventDetailSchemas } from '#shared/tickets/event-payloads.ts';
+import { TICKET_EVENT_SOURCE, type TicketEventType } from '#shared/tickets/events.ts';
 
 /**
  * The events the bus publishes for subscribers, and their JSON Schemas: the one

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { errorStatuses, interfaceOf, takesIdempotencyKey, type RouteContract } from '#shared/http/contract.ts';
-import { TICKET_EVENT_TYPES, TicketEventDetailSchema, TicketEventPayloadSchemas } from '#shared/tickets/events.ts';
+import { TicketEventPayloadSchemas } from '#shared/tickets/event-payloads.ts';
+import { TICKET_EVENT_TYPES, TicketEventDetailSchema } from '#shared/tickets/events.ts';
 import { PUBLISHED_EVENTS } from '#app/event-catalog.ts';
 import { WEBHOOK_TEST, WebhookTestEventSchema } from '#shared/webhooks/events.ts';
 import { allRoutes } from '../registry.ts';

@@ -3,7 +3,7 @@ import { eventConsumer } from '#shared/events/consumer.ts';
 import { TicketEventDetailSchema, ticketRefDetailSchema } from '#shared/tickets/events.ts';
 import { MessageCreatedDetailSchema } from '#shared/messages/event-schemas.ts';
 import * as sla from '#shared/sla/service.ts';
-import { TicketSchema } from '#shared/tickets/model.ts';
+import { TicketSchema } from '#shared/tickets/resource.ts';
 
 /** A ticket.created keeps the ticket it carries (the whole ticket, or only its id when truncated to the last resort). */
 const CreatedDetailSchema = TicketEventDetailSchema.extend({ event: z.literal('ticket.created'), data: z.object({ ticket: z.union([TicketSchema, z.object({ id: z.string() })]) }) });

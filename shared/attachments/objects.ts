@@ -1,6 +1,6 @@
 import { CopyObjectCommand, GetObjectCommand, GetObjectTaggingCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { contentDisposition, URL_TTL_SECONDS } from './model.ts';
+import { contentDisposition, URL_TTL_SECONDS } from './keys.ts';
 import { bucket, callBudget, isMissingObject, malwareScan, s3 } from './s3.ts';
 
 // What attachments/service.ts uses of the client's module, so one dynamic import brings it.

@@ -1,6 +1,6 @@
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { URL_TTL_SECONDS } from './model.ts';
+import { URL_TTL_SECONDS } from './keys.ts';
 import { bucket, callBudget, deleteObjects, s3 } from './s3.ts';
 
 /**

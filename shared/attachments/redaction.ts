@@ -1,5 +1,6 @@
 import type { TxWrite } from '../db/transact.ts';
-import { ATTACHMENT_PREFIX, idSuffix, type StoredAttachment } from './model.ts';
+import { ATTACHMENT_PREFIX, idSuffix } from './keys.ts';
+import type { StoredAttachment } from './model.ts';
 import { attachmentDeleteWrite, redactedWrite } from './repository.ts';
 
 /**

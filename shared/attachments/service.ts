@@ -3,19 +3,8 @@ import type { TxWrite } from '../db/transact.ts';
 import { NotFoundError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { newId, randomBase62 } from '../ids.ts';
 import { logger } from '../logger.ts';
-import {
-  ATTACHMENT_PREFIX,
-  idSuffix,
-  objectKeys,
-  TOKEN_TTL_SECONDS,
-  UPLOAD_PREFIX,
-  URL_TTL_SECONDS,
-  type Attachment,
-  type AttachmentInput,
-  type CreateUploadInput,
-  type StoredAttachment,
-  type Upload,
-} from './model.ts';
+import { ATTACHMENT_PREFIX, idSuffix, objectKeys, TOKEN_TTL_SECONDS, UPLOAD_PREFIX, URL_TTL_SECONDS } from './keys.ts';
+import type { Attachment, AttachmentInput, CreateUploadInput, StoredAttachment, Upload } from './model.ts';
 import * as repo from './repository.ts';
 import type { UploadRecord } from './repository.ts';
 import { objectStoreSettings } from './settings.ts';

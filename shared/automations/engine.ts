@@ -12,7 +12,7 @@
  *   not set on any other status.
  */
 import type { Action, Condition, ConditionOp, Rule } from './model.ts';
-import { CUSTOM_FIELD_PREFIX } from './model.ts';
+import { CUSTOM_FIELD_PREFIX } from './limits.ts';
 
 /** What the engine reads of a ticket; the dry run may leave any of it out. */
 export interface EngineTicket {

@@ -1,38 +1,12 @@
 import * as z from 'zod';
 import { plainText } from '../text.ts';
 import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../ticket-fields/system-values.ts';
+import { CONDITION_OPS, CONDITION_FIELDS, ACTION_FIELDS, CUSTOM_FIELD_PREFIX, MAX_AUTOMATIONS, MAX_CONDITIONS, MAX_ACTIONS } from './limits.ts';
 
-/** Condition operators of api-spec "Automation". */
-export const CONDITION_OPS = [
-  'equals',
-  'notequal',
-  'greaterthan',
-  'greaterthanorequalto',
-  'lessthan',
-  'lessthanorequalto',
-  'contains',
-  'notcontain',
-  'startswith',
-  'notstartwith',
-  'endswith',
-  'notendwith',
-  'containsoneormoreof',
-  'containsnoneof',
-] as const;
-export type ConditionOp = (typeof CONDITION_OPS)[number];
+export * from './limits.ts';
 
-export const TIME_FIELDS = ['hoursSinceCreated', 'hoursSinceUpdated', 'hoursSinceResolved'] as const;
-/** decisions §8, besides `customField:<id>`. */
-export const CONDITION_FIELDS = ['status', 'priority', 'type', 'subject', 'tags', 'assigneeId', 'requesterEmail', 'groupId', ...TIME_FIELDS] as const;
-export const ACTION_FIELDS = ['status', 'priority', 'type', 'assigneeId', 'groupId', 'addTags', 'removeTags'] as const;
-export const CUSTOM_FIELD_PREFIX = 'customField:';
 /** The field-name rule as JSON Schema for the OpenAPI document (validation itself names the known fields in its message). */
 const fieldNames = (names: readonly string[]) => ({ anyOf: [{ enum: [...names] }, { pattern: `^${CUSTOM_FIELD_PREFIX}\\S+$` }] });
-
-/** Limits that keep one evaluation bounded (an event reads every automation of its account). */
-export const MAX_AUTOMATIONS = 100;
-export const MAX_CONDITIONS = 50;
-export const MAX_ACTIONS = 20;
 
 export { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES };
 

@@ -13,7 +13,8 @@ import { listAllFields, loadPatterns, optionIdsByValue } from '../ticket-fields/
 import type { UpdateTicketInput } from '../tickets/model.ts';
 import { getTicket, planTicketUpdate } from '../tickets/service.ts';
 import { explainRule, firstMatch, isTimeRule, planActions, type EngineTicket } from './engine.ts';
-import { MAX_AUTOMATIONS, type Automation, type CreateAutomationInput, type DryRunInput, type DryRunResult, type Rule, type UpdateAutomationInput } from './model.ts';
+import { MAX_AUTOMATIONS } from './limits.ts';
+import type { Automation, CreateAutomationInput, DryRunInput, DryRunResult, Rule, UpdateAutomationInput } from './model.ts';
 import * as repo from './repository.ts';
 import type { AutomationRecord, AutomationSet } from './repository.ts';
 import { referencedValues, validateRule } from './validate.ts';

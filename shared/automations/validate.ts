@@ -7,7 +7,9 @@ import type { FieldIssue } from '../domain/errors.ts';
 import type { FieldRecord } from '../ticket-fields/api.ts';
 import { checkValue } from '../ticket-fields/values.ts';
 import { customFieldId } from './engine.ts';
-import { ACTION_FIELDS, CONDITION_FIELDS, TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES, type ConditionOp, type Rule } from './model.ts';
+import { ACTION_FIELDS, CONDITION_FIELDS } from './limits.ts';
+import type { ConditionOp, Rule } from './model.ts';
+import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../ticket-fields/system-values.ts';
 
 type Kind = 'enum' | 'id' | 'text' | 'number' | 'time' | 'date' | 'boolean' | 'option' | 'set';
 

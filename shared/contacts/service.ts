@@ -6,7 +6,8 @@ import { answerWrites } from '../idempotency/service.ts';
 import { tombstoneWrite } from '../exports/api.ts';
 import { newId } from '../ids.ts';
 import { findOrganization, findOrganizations, organizationCountersWrite, organizationExists, organizationIdByDomain, StaleOrganizationError } from '../organizations/api.ts';
-import { CONTACT_EMAIL_MAX, emailDomain, FREE_MAIL_DOMAINS, type Contact, type CreateContactInput, type ListContactsQuery, type UpdateContactInput } from './model.ts';
+import { CONTACT_EMAIL_MAX, emailDomain, FREE_MAIL_DOMAINS } from './limits.ts';
+import type { Contact, CreateContactInput, ListContactsQuery, UpdateContactInput } from './model.ts';
 import * as repo from './repository.ts';
 import type { ContactRecord } from './repository.ts';
 

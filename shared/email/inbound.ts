@@ -1,6 +1,6 @@
 import PostalMime, { type Address, type Email, type Mailbox } from 'postal-mime';
 import * as z from 'zod';
-import { MAX_ATTACHMENTS, MAX_UPLOAD_BYTES } from '../attachments/model.ts';
+import { MAX_ATTACHMENTS, MAX_UPLOAD_BYTES } from '../attachments/keys.ts';
 import { storeReceivedFiles, type PreparedAttachments, type ReceivedFile } from '../attachments/service.ts';
 import type { MailCaller } from '../auth/principal.ts';
 import { ensureContact } from '../contacts/service.ts';

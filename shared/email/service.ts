@@ -3,7 +3,7 @@ import { ENTITIES } from '../db/keys.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, writeNow } from '../db/transact.ts';
 import { setEmailDelivery } from '../messages/api.ts';
-import type { EmailDelivery, MessageInEvent } from '../messages/model.ts';
+import type { EmailDelivery, MessageInEvent } from '../messages/resource.ts';
 import { findTicket } from '../tickets/service.ts';
 import { listAccountAdmins } from '../users/api.ts';
 import type { WebhookDisabledData } from '../webhooks/events.ts';

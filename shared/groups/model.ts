@@ -2,13 +2,9 @@ import * as z from 'zod';
 import { pageParams } from '../pagination/numbered.ts';
 import { plainText } from '../text.ts';
 import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../ticket-fields/system-values.ts';
+import { DISTRIBUTION_MODES, MAX_SKILLS } from './limits.ts';
 
-export const DISTRIBUTION_MODES = ['manual', 'roundRobin', 'leastBusy', 'skills'] as const;
-export type DistributionMode = (typeof DISTRIBUTION_MODES)[number];
-
-/** Members per group: the member map lives in the group item, so its size is bounded (docs/decisions.md "Groups"). */
-export const MAX_MEMBERS = 500;
-export const MAX_SKILLS = 20;
+export * from './limits.ts';
 
 const id = z.string().min(1).max(64);
 const cap = z.number().int().positive().max(100_000).nullable();

@@ -10,17 +10,8 @@ import { newId } from '../ids.ts';
 import { backfillWrites } from './backfill.ts';
 import { distribute, distributes, isLive } from './distribution.ts';
 import { GROUP_DELETED, GROUP_EVENT_SOURCE } from './events.ts';
-import {
-  MAX_MEMBERS,
-  type AddMemberInput,
-  type CreateGroupInput,
-  type DistributionTestInput,
-  type Group,
-  type ListGroupsQuery,
-  type Member,
-  type UpdateGroupInput,
-  type UpdateMemberInput,
-} from './model.ts';
+import { MAX_MEMBERS } from './limits.ts';
+import type { AddMemberInput, CreateGroupInput, DistributionTestInput, Group, ListGroupsQuery, Member, UpdateGroupInput, UpdateMemberInput } from './model.ts';
 import * as repo from './repository.ts';
 import type { GroupRecord, GroupSummary, MemberConfig } from './repository.ts';
 

@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { ContactSchema } from '../contacts/model.ts';
+import { ContactSchema } from '../contacts/resource.ts';
 import { EXPORT_PAGE_MAX, exportPageSchema, ExportQuerySchema } from '../exports/model.ts';
 import { defineRoutes } from '../http/contract.ts';
-import { OrganizationSchema } from '../organizations/model.ts';
-import { TicketSchema } from '../tickets/model.ts';
-import { UserSchema } from '../users/model.ts';
+import { OrganizationSchema } from '../organizations/resource.ts';
+import { TicketSchema } from '../tickets/resource.ts';
+import { UserSchema } from '../users/resource.ts';
 import { AccountAuditsQuerySchema, AuditListSchema, AuditTicketParamsSchema, TicketAuditsQuerySchema } from '../audits/model.ts';
 
 const V1 = '/helpdesk/api/v1';

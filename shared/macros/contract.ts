@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineRoutes } from '../http/contract.ts';
-import { MessageSchema } from '../messages/model.ts';
-import { TicketSchema } from '../tickets/model.ts';
+import { MessageSchema } from '../messages/resource.ts';
+import { TicketSchema } from '../tickets/resource.ts';
 import { ApplyMacroParamsSchema, CreateMacroBodySchema, MacroIdParamsSchema, MacroPreviewSchema, MacroSchema, UpdateMacroBodySchema } from './model.ts';
 
 const BASE = '/helpdesk/api/v1/macros';

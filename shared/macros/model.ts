@@ -1,12 +1,9 @@
 import * as z from 'zod';
 import { plainText } from '../text.ts';
-import { TicketSchema } from '../tickets/model.ts';
+import { TicketSchema } from '../tickets/resource.ts';
+import { ACTION_FIELDS } from './limits.ts';
 
-/** decisions §22: the limits of views (§21). */
-export const MAX_SHARED_MACROS = 100;
-export const MAX_PERSONAL_MACROS = 20;
-
-export const ACTION_FIELDS = ['status', 'priority', 'type', 'assigneeId', 'groupId', 'tags', 'addTags', 'removeTags', 'comment'] as const;
+export * from './limits.ts';
 
 export const MacroActionSchema = z
   .object({

@@ -12,7 +12,8 @@ import { listAllFields, optionIdsByValue, type FieldRecord } from '../ticket-fie
 import { planTicketUpdate, toTicketDto, updateTicket, type ChangeContext, type TicketRecord } from '../tickets/service.ts';
 import { findUser } from '../users/api.ts';
 import { checkActions, commentOf, editOf, optionValues, placeholders, render, type StoredAction } from './actions.ts';
-import { MAX_PERSONAL_MACROS, MAX_SHARED_MACROS, type CreateMacroInput, type Macro, type MacroAction, type MacroComment, type UpdateMacroInput } from './model.ts';
+import { MAX_PERSONAL_MACROS, MAX_SHARED_MACROS } from './limits.ts';
+import type { CreateMacroInput, Macro, MacroAction, MacroComment, UpdateMacroInput } from './model.ts';
 import * as repo from './repository.ts';
 import type { MacroRecord } from './repository.ts';
 

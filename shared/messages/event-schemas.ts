@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { domainEventDetail } from '../events/detail.ts';
 import { MESSAGE_CREATED } from './events.ts';
-import { MessageInEventSchema } from './model.ts';
+import { MessageInEventSchema } from './resource.ts';
 
 /**
  * The EventBridge `detail` of message.created (the name stays in events.ts,

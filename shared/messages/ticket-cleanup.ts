@@ -1,5 +1,5 @@
 import { attachmentKey } from '../attachments/api.ts';
-import { ATTACHMENT_PREFIX, idSuffix, objectKeys } from '../attachments/model.ts';
+import { ATTACHMENT_PREFIX, idSuffix, objectKeys } from '../attachments/keys.ts';
 import { deleteUnderPrefix } from '../attachments/object-cleanup.ts';
 import { deleteMessageCounter, deleteTicketMessages, ticketMessages } from './repository.ts';
 

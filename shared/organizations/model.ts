@@ -3,22 +3,7 @@ import { searchParam } from '../search/words.ts';
 import { plainText } from '../text.ts';
 import { pageParams } from '../pagination/numbered.ts';
 
-export const OrganizationSchema = z
-  .object({
-    id: z.string().describe('Prefixed org_'),
-    name: z.string().nullable(),
-    organizationalDomain: z.string(),
-    country: z.string().nullable(),
-    industry: z.string().nullable(),
-    employeeCount: z.string().nullable(),
-    yearlyRevenue: z.string().nullable(),
-    logoUrl: z.string().nullable(),
-    contactCount: z.number().int(),
-    ticketCount: z.number().int(),
-    createdAt: z.iso.datetime(),
-  })
-  .meta({ id: 'Organization' });
-export type Organization = z.infer<typeof OrganizationSchema>;
+export * from './resource.ts';
 
 /** decisions §11: a host name, stored lowercased; no scheme, path, spaces or empty labels. */
 export const domainSchema = z

@@ -1,4 +1,4 @@
-import { objectKeys } from '../attachments/model.ts';
+import { objectKeys } from '../attachments/keys.ts';
 import type { Principal } from '../auth/principal.ts';
 import { getContact, toContactDto } from '../contacts/service.ts';
 import type { Key } from '../db/query.ts';

@@ -1,4 +1,4 @@
-import { objectKeys } from '../attachments/model.ts';
+import { objectKeys } from '../attachments/keys.ts';
 import type { Principal } from '../auth/principal.ts';
 import { getContact } from '../contacts/service.ts';
 import type { Job } from '../jobs/model.ts';

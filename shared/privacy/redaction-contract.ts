@@ -1,5 +1,6 @@
 import { defineRoutes } from '../http/contract.ts';
-import { MessageParamsSchema, MessageSchema } from '../messages/model.ts';
+import { MessageSchema } from '../messages/resource.ts';
+import { MessageParamsSchema } from '../messages/model.ts';
 import { dataEnvelope } from '../pagination/numbered.ts';
 import { RedactBodySchema } from './model.ts';
 

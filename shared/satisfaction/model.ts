@@ -1,11 +1,9 @@
 import * as z from 'zod';
 import { LinksSchema, PageMetaSchema } from '../pagination/cursor-page.ts';
-import { SATISFACTION_SCORES } from '../tickets/model.ts';
+import { SATISFACTION_SCORES } from '../tickets/resource.ts';
+import { COMMENT_MAX } from './limits.ts';
 
-/** How long a survey link works (decisions §24). */
-export const SURVEY_TOKEN_DAYS = 28;
-/** The longest comment the page takes (decisions §24). */
-export const COMMENT_MAX = 2_000;
+export * from './limits.ts';
 
 export const SatisfactionSettingsSchema = z
   .object({ enabled: z.boolean().describe('When true, a ticket that becomes resolved and has a requester email gets one survey mail ("How did we do?")') })

@@ -1,4 +1,4 @@
-import { COMMENT_MAX } from './model.ts';
+import { COMMENT_MAX } from './limits.ts';
 import type { SurveyState } from './service.ts';
 
 /**

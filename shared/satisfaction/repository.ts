@@ -2,7 +2,7 @@ import { bindEntity, conditions } from '../db/entity.ts';
 import { ENTITIES } from '../db/keys.ts';
 import { queryPage, type Key } from '../db/query.ts';
 import type { TxWrite } from '../db/transact.ts';
-import type { SatisfactionScore } from '../tickets/model.ts';
+import type { SatisfactionScore } from '../tickets/resource.ts';
 
 /** The satisfaction module's items (shared/db/entities/satisfaction.ts). */
 

@@ -7,8 +7,9 @@ import { BadRequestError, NotFoundError } from '../domain/errors.ts';
 import { newId } from '../ids.ts';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { findTicket, ticketRatingWrites, type TicketRecord } from '../tickets/service.ts';
-import type { SatisfactionScore } from '../tickets/model.ts';
-import { SURVEY_TOKEN_DAYS, type ListRatingsQuery, type SatisfactionRating, type SatisfactionSettings } from './model.ts';
+import type { SatisfactionScore } from '../tickets/resource.ts';
+import { SURVEY_TOKEN_DAYS } from './limits.ts';
+import type { ListRatingsQuery, SatisfactionRating, SatisfactionSettings } from './model.ts';
 import * as repo from './repository.ts';
 
 /**

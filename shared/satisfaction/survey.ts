@@ -1,7 +1,7 @@
 import type { EmailPort } from '../email/port.ts';
 import { sendNoticeOnce } from '../email/service.ts';
 import { findTicket } from '../tickets/service.ts';
-import { SURVEY_TOKEN_DAYS } from './model.ts';
+import { SURVEY_TOKEN_DAYS } from './limits.ts';
 import { escapeHtml } from './page.ts';
 import { createSurveyToken, surveyEnabled } from './service.ts';
 import { surveySettings } from './settings.ts';

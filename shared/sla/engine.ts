@@ -11,7 +11,8 @@
  */
 import type { TicketPriority, TicketStatus } from '../ticket-fields/system-values.ts';
 import { addClockMinutes, clockMinutesBetween, type Clock } from './clock.ts';
-import { CUSTOM_FIELD_PREFIX, SLA_METRICS, type SlaCondition, type SlaMetric, type SlaMetricState, type SlaPolicy, type SlaSampleTicket, type TimeMode } from './model.ts';
+import { CUSTOM_FIELD_PREFIX, SLA_METRICS, type SlaMetric, type TimeMode } from './limits.ts';
+import type { SlaCondition, SlaMetricState, SlaPolicy, SlaSampleTicket } from './model.ts';
 
 /** At most this many pending periods are kept per ticket (the oldest go first). */
 export const MAX_PAUSES = 50;

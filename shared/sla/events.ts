@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { domainEventDetail } from '../events/detail.ts';
-import { SLA_METRICS, TIME_MODES } from './model.ts';
+import { SLA_METRICS, TIME_MODES } from './limits.ts';
 
 /** EventBridge source of SLA events. */
 export const SLA_EVENT_SOURCE = 'support-desk.sla';

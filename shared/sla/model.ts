@@ -2,28 +2,9 @@ import * as z from 'zod';
 import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../ticket-fields/system-values.ts';
 import { isTimeZone, WEEKDAYS } from './clock.ts';
 import { plainText } from '../text.ts';
+import { TIME_MODES, MAX_POLICIES, CONDITION_OPERATORS, OPERATORS, CUSTOM_FIELD_PREFIX } from './limits.ts';
 
-export const SLA_METRICS = ['firstReply', 'nextReply', 'resolution'] as const;
-export type SlaMetric = (typeof SLA_METRICS)[number];
-export const TIME_MODES = ['businessHours', 'calendarHours'] as const;
-export type TimeMode = (typeof TIME_MODES)[number];
-
-/** An account has at most this many policies: reorder rewrites them all in one transaction. */
-export const MAX_POLICIES = 50;
-
-/** api-spec "SLA policy": the field/operator pairs a condition may use. */
-export const CONDITION_OPERATORS = {
-  priority: ['is', 'is_not'],
-  type: ['is', 'is_not'],
-  status: ['is', 'is_not'],
-  tags: ['contains_any'],
-  assignee_id: ['is', 'is_not', 'is_set', 'is_not_set'],
-  requester_domain: ['is', 'is_not'],
-  customField: ['is', 'is_not', 'is_set', 'is_not_set', 'contains_any'],
-} as const;
-export const OPERATORS = ['is', 'is_not', 'contains_any', 'is_set', 'is_not_set'] as const;
-export type ConditionOperator = (typeof OPERATORS)[number];
-export const CUSTOM_FIELD_PREFIX = 'customField:';
+export * from './limits.ts';
 
 const scalar = z.union([z.string().max(1000), z.number(), z.boolean()]);
 const ENUM_VALUES: Record<string, readonly string[]> = { priority: TICKET_PRIORITIES, type: TICKET_TYPES, status: TICKET_STATUSES };

@@ -15,7 +15,8 @@ import { countOpenTickets, findTicket, listOpenTickets, ticketPresentCheck, type
 import { DEFAULT_SCHEDULE, type BusinessSchedule, type Clock } from './clock.ts';
 import { applyMessage, applyPolicy, applyTicket, computeMetrics, pickPolicy, settle, type AppliedPolicy, type Metrics, type SlaFacts } from './engine.ts';
 import { SLA_BREACHED, SLA_EVENT_SOURCE, type SlaBreachedData } from './events.ts';
-import { CUSTOM_FIELD_PREFIX, MAX_POLICIES, SLA_METRICS, type SlaPolicy, type SlaPolicyInput, type SlaSampleTicket, type SlaState } from './model.ts';
+import { CUSTOM_FIELD_PREFIX, MAX_POLICIES, SLA_METRICS } from './limits.ts';
+import type { SlaPolicy, SlaPolicyInput, SlaSampleTicket, SlaState } from './model.ts';
 import * as repo from './repository.ts';
 import { DUE_SHARDS, StalePolicyError, StalePolicySetError, StaleScheduleError, StaleStateError, type PolicyRecord, type StateRecord } from './repository.ts';
 

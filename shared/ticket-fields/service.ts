@@ -7,16 +7,8 @@ import { NotFoundError, RuleViolationError, ValidationError } from '../domain/er
 import { createAnswerWrites, type CreateAnswer } from '../idempotency/service.ts';
 import { newId } from '../ids.ts';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.ts';
-import {
-  MAX_OPTIONS_PER_FIELD,
-  OPTION_TYPES,
-  type CreateTicketFieldInput,
-  type ListTicketFieldsQuery,
-  type OptionDto,
-  type TicketFieldDto,
-  type UpdateOptionInput,
-  type UpdateTicketFieldInput,
-} from './model.ts';
+import { MAX_OPTIONS_PER_FIELD, OPTION_TYPES } from './limits.ts';
+import type { CreateTicketFieldInput, ListTicketFieldsQuery, OptionDto, TicketFieldDto, UpdateOptionInput, UpdateTicketFieldInput } from './model.ts';
 import { compilePattern, loadPatterns } from './pattern.ts';
 import * as repo from './repository.ts';
 import type { FieldRecord, OptionRecord } from './repository.ts';

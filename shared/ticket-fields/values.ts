@@ -1,5 +1,5 @@
 import type { FieldIssue } from '../domain/errors.ts';
-import { OPTION_VALUE_MAX } from './model.ts';
+import { OPTION_VALUE_MAX } from './limits.ts';
 import { loadPatterns, patternTest } from './pattern.ts';
 import type { FieldRecord } from './repository.ts';
 

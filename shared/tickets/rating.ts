@@ -1,7 +1,7 @@
 import { auditWrite } from '../audits/service.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { ticketEventWrites } from './change-tally.ts';
-import type { TicketEventPayload } from './events.ts';
+import type { TicketEventPayload } from './event-payloads.ts';
 import type { TicketSatisfactionRating } from './model.ts';
 import * as repo from './repository.ts';
 import type { TicketRecord } from './repository.ts';

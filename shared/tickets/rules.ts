@@ -1,6 +1,7 @@
 import type { AuditChange } from '../audits/model.ts';
 import { newEventDetail } from '../events/outbox.ts';
-import type { TicketEventDetail, TicketEventPayload } from './events.ts';
+import type { TicketEventPayload } from './event-payloads.ts';
+import type { TicketEventDetail } from './events.ts';
 import type { CustomFieldValue } from '../ticket-fields/values.ts';
 import type { Ticket, UpdateTicketInput } from './model.ts';
 import type { TicketRecord } from './repository.ts';

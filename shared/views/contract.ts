@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineRoutes } from '../http/contract.ts';
 import { LinksSchema, PageMetaSchema } from '../pagination/cursor-page.ts';
-import { TicketSchema } from '../tickets/model.ts';
+import { TicketSchema } from '../tickets/resource.ts';
 import { CreateViewBodySchema, UpdateViewBodySchema, ViewCountSchema, ViewCountsQuerySchema, ViewIdParamsSchema, ViewSchema, ViewTicketsQuerySchema } from './model.ts';
 
 const BASE = '/helpdesk/api/v1/views';

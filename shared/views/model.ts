@@ -1,14 +1,9 @@
 import * as z from 'zod';
 import { plainText } from '../text.ts';
-import { TicketSchema } from '../tickets/model.ts';
+import { TicketSchema } from '../tickets/resource.ts';
+import { CONDITION_FIELDS, CONDITION_OPERATORS } from './limits.ts';
 
-/** decisions §21: per account 100 shared views, per user 20 personal ones. */
-export const MAX_SHARED_VIEWS = 100;
-export const MAX_PERSONAL_VIEWS = 20;
-
-export const CONDITION_FIELDS = ['status', 'priority', 'type', 'assigneeId', 'groupId', 'requesterEmail', 'tags', 'hoursSinceCreated', 'hoursSinceUpdated'] as const;
-export const CONDITION_OPERATORS = ['is', 'isNot', 'in', 'notIn', 'includes', 'excludes', 'lessThan', 'greaterThan'] as const;
-export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
+export * from './limits.ts';
 
 export const ConditionSchema = z
   .object({

@@ -14,7 +14,8 @@ import { matchingPage, type TicketRecord, type TicketWalk } from '../tickets/ser
 import { sendRecount } from './background.ts';
 import { checkConditions, matchesView, usesTime } from './conditions.ts';
 import type { RecountMessage } from './counting.ts';
-import { MAX_PERSONAL_VIEWS, MAX_SHARED_VIEWS, type Condition, type CreateViewInput, type StoredCondition, type UpdateViewInput, type View, type ViewCount, type ViewTicketsQuery } from './model.ts';
+import { MAX_PERSONAL_VIEWS, MAX_SHARED_VIEWS } from './limits.ts';
+import type { Condition, CreateViewInput, StoredCondition, UpdateViewInput, View, ViewCount, ViewTicketsQuery } from './model.ts';
 import * as repo from './repository.ts';
 import type { ViewRecord, ViewSet } from './repository.ts';
 

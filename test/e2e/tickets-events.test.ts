@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TicketEventDetailSchema, TicketEventPayloadSchemas, type TicketEventType } from '#shared/tickets/events.ts';
+import { TicketEventPayloadSchemas } from '#shared/tickets/event-payloads.ts';
+import { TicketEventDetailSchema, type TicketEventType } from '#shared/tickets/events.ts';
 import { createTestAccount, useGateway, type TestAccount } from '../support/api.ts';
 import { as, newTicket, outboxItems, TICKETS, type Desk, type Json } from '../support/desk.ts';
 

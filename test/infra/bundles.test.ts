@@ -6,9 +6,10 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { BUNDLE_BUDGET_KB, BUNDLE_BUDGET_KB_BY_ENTRY, BUNDLE_CEILING_KB_BY_ENTRY, BUNDLE_FILE, CHUNK_DIR, initFiles } from '../../infra/bundling.ts';
 import { functionCode, PROJECT_ROOT } from '../../infra/service-function.ts';
 import { buildBundles, bundlesAt } from '../../local/lambda/build.ts';
-import { readDeployment, type Deployment } from '../../local/lambda/deployment.ts';
+import { readDeployment, type Deployment, type FunctionDef } from '../../local/lambda/deployment.ts';
 import { LocalFunction } from '../../local/lambda/runtime.ts';
 import { synthesizeStage, type Template } from '../../local/lambda/template.ts';
+import { schemasAtInit } from '../support/schemas-at-init.ts';
 
 /**
  * What `cdk deploy` ships is what runs locally and in every test: the local
@@ -30,6 +31,61 @@ function synthStage(stage: string): Promise<Deployment> {
     );
   return synthesized.get(stage)!;
 }
+
+/** A function's environment as AWS runs it: its template's variables (references as opaque strings), plus what Lambda sets. */
+const lambdaEnv = (def: FunctionDef): Record<string, string> => ({
+  ...Object.fromEntries(Object.entries(def.environment).map(([k, v]) => [k, typeof v === 'string' ? v : `placeholder-${k.toLowerCase()}`])),
+  AWS_REGION: 'eu-west-1',
+  AWS_LAMBDA_FUNCTION_NAME: def.name,
+  AWS_ACCESS_KEY_ID: 'x',
+  AWS_SECRET_ACCESS_KEY: 'x',
+});
+
+/**
+ * The zod schemas each function of prod builds at a cold start (test/support/schemas-at-init.ts), recorded when the
+ * functions stopped building other domains' API schemas (a model's limits, resource and event payloads apart from
+ * its request schemas): no function may build more. Building a schema is most of what zod costs a cold start
+ * (docs/performance.md, "Stop 56"); a change that lowers a count lowers its figure here.
+ */
+const SCHEMAS_AT_INIT: Record<string, number> = {
+  AuthorizerFunction: 124,
+  'Consumer-attachment-cleanup': 131,
+  'Consumer-automation-time-rules': 181,
+  'Consumer-automations': 200,
+  'Consumer-bulk-jobs': 183,
+  'Consumer-email-sender': 342,
+  'Consumer-enrichment': 143,
+  'Consumer-group-distribution': 178,
+  'Consumer-reindex': 176,
+  'Consumer-sla': 346,
+  'Consumer-sla-recompute': 196,
+  'Consumer-view-counts': 203,
+  'Consumer-view-recount': 193,
+  'Consumer-webhook-delivery': 130,
+  'Consumer-webhook-fanout': 147,
+  EmailInbound: 237,
+  'Group-automations': 391,
+  'Group-contacts': 206,
+  'Group-groups': 415,
+  'Group-history': 478,
+  'Group-jobs': 565,
+  'Group-messages': 516,
+  'Group-organizations': 276,
+  'Group-satisfaction': 271,
+  'Group-slaPolicies': 493,
+  'Group-ticketFields': 300,
+  'Group-tickets': 330,
+  'Group-users': 306,
+  'Group-views': 671,
+  'Group-webhooks': 356,
+  NotFound: 0,
+  OutboxPublisher: 80,
+  OutboxSweeper: 87,
+  'Schedule-automation-time-rules': 180,
+  'Schedule-retention-sweep': 145,
+  'Schedule-sla-breach-check': 187,
+  'Schedule-view-time-pass': 188,
+};
 
 const started: LocalFunction[] = [];
 afterAll(async () => Promise.all(started.map((f) => f.stop())));
@@ -91,21 +147,41 @@ describe('deployed artifacts', () => {
     expect(over).toEqual([]);
   }, 180_000);
 
+  it('what each function of prod builds at a cold start: no consumer, schedule or authorizer builds a request schema of the API, and no function more schemas than recorded', async () => {
+    const d = await synthStage('prod');
+    const bundles = await buildBundles([...d.functions.values()].map((f) => f.entry));
+    const defs = [...d.functions.values()];
+    const built = new Map<string, Awaited<ReturnType<typeof schemasAtInit>>>();
+    // Two processes at a time (2 cores).
+    for (let i = 0; i < defs.length; i += 2)
+      await Promise.all(defs.slice(i, i + 2).map(async (def) => built.set(def.name, await schemasAtInit(bundles.file(def.entry), { ...lambdaEnv(def), PATH: process.env.PATH ?? '' }))));
+    // A request schema (`...Request`) is for a route's body: only an API group's function validates one.
+    const requestsOutsideTheApi = defs
+      .filter((def) => !def.name.startsWith('Group-'))
+      .flatMap((def) =>
+        built
+          .get(def.name)!
+          .ids.filter((id) => id.endsWith('Request'))
+          .map((id) => `${def.name}: ${id}`),
+      );
+    expect(requestsOutsideTheApi).toEqual([]);
+    const over = defs.flatMap((def) => {
+      const { schemas } = built.get(def.name)!;
+      const recorded = SCHEMAS_AT_INIT[def.name];
+      return recorded === undefined || schemas > recorded ? [`${def.name}: ${schemas} schemas (recorded: ${recorded ?? 'none'})`] : [];
+    });
+    expect(over).toEqual([]);
+    // The tickets function builds its own request schemas, not the groups', fields' or contacts' it calls into.
+    expect(built.get('Group-tickets')!.ids.filter((id) => id.endsWith('Request'))).toEqual(['CreateTicketRequest', 'UpdateTicketRequest']);
+  }, 180_000);
+
   for (const stage of Object.keys(stages)) {
     it(`every function of ${stage} initialises from its bundle with its template's environment`, async () => {
       const d = await synthStage(stage);
       const bundles = await buildBundles([...d.functions.values()].map((f) => f.entry));
       const failures: string[] = [];
       for (const def of d.functions.values()) {
-        // As AWS runs it: its template's variables (references as opaque strings), plus what Lambda sets.
-        const env: Record<string, string> = {
-          ...Object.fromEntries(Object.entries(def.environment).map(([k, v]) => [k, typeof v === 'string' ? v : `placeholder-${k.toLowerCase()}`])),
-          AWS_REGION: 'eu-west-1',
-          AWS_LAMBDA_FUNCTION_NAME: def.name,
-          AWS_ACCESS_KEY_ID: 'x',
-          AWS_SECRET_ACCESS_KEY: 'x',
-        };
-        const fn = new LocalFunction(def, bundles.file(def.entry), env);
+        const fn = new LocalFunction(def, bundles.file(def.entry), lambdaEnv(def));
         started.push(fn);
         await fn.warm().catch((err: Error) => failures.push(`${def.name}: ${err.message}`));
         await fn.stop();
