@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod.ts';
 import { MessageCreatedDetailSchema } from '#shared/messages/event-schemas.ts';
 import { MESSAGE_CREATED, MESSAGE_EVENT_SOURCE } from '#shared/messages/events.ts';
 import { OrganizationCreatedDetailSchema, OrganizationDeletedDetailSchema } from '#shared/organizations/event-schemas.ts';
@@ -27,11 +27,17 @@ export interface PublishedEvent {
   /** When it is emitted (the schema's description). */
   emitted: string;
   /** The zod schema of the event's `detail`. */
-  detail: z.ZodType;
+  detail: z.ZodMiniType;
 }
 
 const pascal = (detailType: string) => detailType.replace(/(^|[.\-_])(\w)/g, (_, _sep: string, c: string) => c.toUpperCase());
-const published = (source: string, detailType: string, detail: z.ZodType, emitted: string): PublishedEvent => ({ source, detailType, schemaName: `${source}@${pascal(detailType)}`, emitted, detail });
+const published = (source: string, detailType: string, detail: z.ZodMiniType, emitted: string): PublishedEvent => ({
+  source,
+  detailType,
+  schemaName: `${source}@${pascal(detailType)}`,
+  emitted,
+  detail,
+});
 const ticket = (type: TicketEventType, emitted: string) => published(TICKET_EVENT_SOURCE, type, TicketEventDetailSchemas[type], emitted);
 
 /** Every event type on the bus that subscribers may use, one registry schema each. */

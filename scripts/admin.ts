@@ -10,7 +10,7 @@
  * the usage plans of its `UsagePlan-<plan>` outputs (named <stackName>-<plan>).
  */
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import * as z from '#shared/zod.ts';
 import { PLANS } from '#shared/auth/principal.ts';
 import { authorizerCacheEnv } from '../local/lambda/index.ts';
 import { configureLocalEnv, localEndpoints, localSettings } from '../local/stack.ts';

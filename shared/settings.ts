@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod.ts';
 import { defineSettings } from './config/settings.ts';
 
 /** Logging and metrics (shared/observability.ts), at load. */
@@ -6,14 +6,10 @@ export const observabilitySettings = defineSettings(
   'shared/observability.ts',
   z.object({
     /** Set by Lambda itself: metrics are on only there. */
-    AWS_LAMBDA_FUNCTION_NAME: z.string().min(1).optional(),
+    AWS_LAMBDA_FUNCTION_NAME: z.optional(z.string().check(z.minLength(1))),
     /** Powertools' levels, any case (`silent` under tests and the bench). */
-    LOG_LEVEL: z
-      .string()
-      .toUpperCase()
-      .pipe(z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT']))
-      .default('INFO'),
+    LOG_LEVEL: z._default(z.pipe(z.string().check(z.toUpperCase()), z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'])), 'INFO'),
     /** The metrics' Stack dimension (the CDK app sets the stack name). */
-    STACK_NAME: z.string().min(1).default('local'),
+    STACK_NAME: z._default(z.string().check(z.minLength(1)), 'local'),
   }),
 );

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod.ts';
 
 /**
  * The characters no name, file name or one-line text may hold (decisions §14),
@@ -29,9 +29,4 @@ export const textPattern = (alsoRefused = '') => new RegExp(`^[^${alsoRefused}${
 
 /** A trimmed single-line text of `min`..`max` characters without control characters (names, subjects, titles). */
 export const plainText = (max: number, min = 1) =>
-  z
-    .string()
-    .trim()
-    .min(min, min === 1 ? 'must not be empty' : undefined)
-    .max(max)
-    .regex(textPattern(), CONTROL_CHARACTERS_MESSAGE);
+  z.string().check(z.trim(), z.minLength(min, min === 1 ? 'must not be empty' : undefined), z.maxLength(max), z.regex(textPattern(), CONTROL_CHARACTERS_MESSAGE));

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod.ts';
 import { errorStatuses, interfaceOf, takesIdempotencyKey, type RouteContract } from '#shared/http/contract.ts';
 import { TicketEventPayloadSchemas } from '#shared/tickets/event-payloads.ts';
 import { TICKET_EVENT_TYPES, TicketEventDetailSchema } from '#shared/tickets/events.ts';
@@ -8,15 +8,16 @@ import { allRoutes } from '../registry.ts';
 
 type JsonSchema = Record<string, unknown>;
 
-const PlaybookError = z
-  .object({ error: z.object({ code: z.string(), message: z.string(), field: z.string().optional().describe('The invalid input, for validation errors') }) })
-  .meta({ id: 'PlaybookError' });
-const HelpdeskError = z
-  .object({
+const PlaybookError = z.meta(z.object({ error: z.object({ code: z.string(), message: z.string(), field: z.describe(z.optional(z.string()), 'The invalid input, for validation errors') }) }), {
+  id: 'PlaybookError',
+});
+const HelpdeskError = z.meta(
+  z.object({
     success: z.literal(false),
-    error: z.object({ code: z.string(), message: z.string(), details: z.array(z.object({ field: z.string(), message: z.string() })).optional() }),
-  })
-  .meta({ id: 'HelpdeskError' });
+    error: z.object({ code: z.string(), message: z.string(), details: z.optional(z.array(z.object({ field: z.string(), message: z.string() }))) }),
+  }),
+  { id: 'HelpdeskError' },
+);
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Malformed request or invalid query parameters',
@@ -82,7 +83,7 @@ const HEALTH = {
 };
 
 /** Convert a zod schema, hoisting named sub-schemas into components and pointing refs there. */
-function convert(schema: z.ZodType, io: 'input' | 'output', components: Record<string, JsonSchema>): JsonSchema {
+function convert(schema: z.ZodMiniType, io: 'input' | 'output', components: Record<string, JsonSchema>): JsonSchema {
   const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
   const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
   delete json.$defs;
@@ -105,16 +106,16 @@ function convert(schema: z.ZodType, io: 'input' | 'output', components: Record<s
   return rewrite(json) as JsonSchema;
 }
 
-function parameters(shape: z.ZodObject | undefined, where: 'path' | 'query', components: Record<string, JsonSchema>) {
+function parameters(shape: z.ZodMiniObject | undefined, where: 'path' | 'query', components: Record<string, JsonSchema>) {
   if (!shape) return [];
   return Object.entries(shape.shape).map(([name, s]) => {
-    const schema = s as z.ZodType;
+    const schema = s as z.ZodMiniType;
     return {
       name,
       in: where,
       required: where === 'path' || !schema.safeParse(undefined).success,
       schema: convert(schema, 'input', components),
-      ...(schema.description ? { description: schema.description } : {}),
+      ...(z.metaOf(schema)?.description ? { description: z.metaOf(schema)!.description } : {}),
     };
   });
 }

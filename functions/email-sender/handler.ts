@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod.ts';
 import { configuredEmailPort } from '#shared/email/port.ts';
 import { sendInvitationEmail, sendResponseEmail, sendWebhookDisabledEmails } from '#shared/email/service.ts';
 import { eventConsumer } from '#shared/events/consumer.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod.ts';
 import { eventConsumer } from '#shared/events/consumer.ts';
 import { TicketEventDetailSchema, ticketRefDetailSchema } from '#shared/tickets/events.ts';
 import { MessageCreatedDetailSchema } from '#shared/messages/event-schemas.ts';
@@ -6,7 +6,7 @@ import * as sla from '#shared/sla/service.ts';
 import { TicketSchema } from '#shared/tickets/resource.ts';
 
 /** A ticket.created keeps the ticket it carries (the whole ticket, or only its id when truncated to the last resort). */
-const CreatedDetailSchema = TicketEventDetailSchema.extend({ event: z.literal('ticket.created'), data: z.object({ ticket: z.union([TicketSchema, z.object({ id: z.string() })]) }) });
+const CreatedDetailSchema = z.extend(TicketEventDetailSchema, { event: z.literal('ticket.created'), data: z.object({ ticket: z.union([TicketSchema, z.object({ id: z.string() })]) }) });
 
 /** What the sla queue receives (rules ticket-events-to-sla, message-created-to-sla). */
 const SlaEventDetailSchema = z.discriminatedUnion('event', [CreatedDetailSchema, ticketRefDetailSchema(['ticket.updated', 'ticket.resolved', 'ticket.deleted']), MessageCreatedDetailSchema]);

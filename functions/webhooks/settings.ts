@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod.ts';
 import { defineSettings, flag } from '#shared/config/settings.ts';
 
 /**
@@ -9,7 +9,7 @@ import { defineSettings, flag } from '#shared/config/settings.ts';
 export const webhooksSettings = defineSettings(
   'functions/webhooks/handler.ts',
   z.object({
-    WEBHOOK_DELIVERY_QUEUE_URL: z.string().min(1),
+    WEBHOOK_DELIVERY_QUEUE_URL: z.string().check(z.minLength(1)),
     /** Local stack only: allow targets on loopback/private addresses (the SSRF guard is on otherwise). */
     WEBHOOK_ALLOW_PRIVATE_TARGETS: flag,
     /** Local stack only: accept self-signed TLS certificates of targets. */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { encodeScopes, SCOPES } from './scopes.ts';
 
 export const USER_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
@@ -26,15 +26,19 @@ export const PrincipalSchema = z.object({
   plan: z.enum(PLANS),
   credential: z.enum(['api_key', 'session']),
   /** Context values are strings: the scopes space-separated (principalContext). */
-  scopes: z
-    .string()
-    .transform((s) => s.split(' '))
-    .pipe(z.array(z.enum(SCOPES)).min(1))
-    .optional(),
+  scopes: z.optional(
+    z.pipe(
+      z.pipe(
+        z.string(),
+        z.transform((s) => s.split(' ')),
+      ),
+      z.array(z.enum(SCOPES)).check(z.minLength(1)),
+    ),
+  ),
   /** When the API key stops working (ISO 8601); absent: never. */
-  keyExpiresAt: z.iso.datetime().optional(),
+  keyExpiresAt: z.optional(z.iso.datetime()),
   /** The account's field-definitions stamp, when the authorizer's answers are cached (shared/ticket-fields/stamp.ts). */
-  fieldsStamp: z.coerce.number().int().nonnegative().optional(),
+  fieldsStamp: z.optional(z.coerce.number().check(z.int(), z.nonnegative())),
 });
 export type Principal = z.infer<typeof PrincipalSchema>;
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { defineSettings } from '../config/settings.ts';
 
 /** Where the session secret comes from (shared/auth/secret.ts), read at the first token or cursor signed or verified. */
@@ -7,13 +7,13 @@ export const sessionSecretSettings = defineSettings(
   z
     .object({
       /** Local stack: the HS256 secret itself. */
-      SESSION_SECRET: z.string().min(32).optional(),
+      SESSION_SECRET: z.optional(z.string().check(z.minLength(32))),
       /** Local stack and tests: the key before the last rotation, still accepted when verifying. */
-      SESSION_SECRET_PREVIOUS: z.string().min(32).optional(),
+      SESSION_SECRET_PREVIOUS: z.optional(z.string().check(z.minLength(32))),
       /** Deployed stack: the Secrets Manager secret that holds it. */
-      SESSION_SECRET_ARN: z.string().min(1).optional(),
+      SESSION_SECRET_ARN: z.optional(z.string().check(z.minLength(1))),
     })
-    .refine((e) => e.SESSION_SECRET || e.SESSION_SECRET_ARN, { path: ['SESSION_SECRET_ARN'], message: 'SESSION_SECRET_ARN is required, or SESSION_SECRET locally' }),
+    .check(z.refine((e) => e.SESSION_SECRET || e.SESSION_SECRET_ARN, { path: ['SESSION_SECRET_ARN'], message: 'SESSION_SECRET_ARN is required, or SESSION_SECRET locally' })),
 );
 
 /**
@@ -28,14 +28,16 @@ export const authorizerCacheSettings = defineSettings(
   z
     .object({
       /** The REST API's id (its Ref; no cycle: the RestApi resource depends on no function, only its methods do). */
-      AUTHORIZER_CACHE_REST_API_ID: z.string().min(1).optional(),
+      AUTHORIZER_CACHE_REST_API_ID: z.optional(z.string().check(z.minLength(1))),
       /** The stage whose cache is flushed (`live`). */
-      AUTHORIZER_CACHE_STAGE: z.string().min(1).optional(),
+      AUTHORIZER_CACHE_STAGE: z.optional(z.string().check(z.minLength(1))),
       /** The stage's authorizerCacheTtlSeconds: 0 means no cache, so no flush. */
-      AUTHORIZER_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).optional(),
+      AUTHORIZER_CACHE_TTL_SECONDS: z.optional(z.coerce.number().check(z.int(), z.gte(0))),
     })
-    .refine((e) => Boolean(e.AUTHORIZER_CACHE_REST_API_ID) === Boolean(e.AUTHORIZER_CACHE_STAGE), {
-      path: ['AUTHORIZER_CACHE_STAGE'],
-      message: 'AUTHORIZER_CACHE_REST_API_ID and AUTHORIZER_CACHE_STAGE go together',
-    }),
+    .check(
+      z.refine((e) => Boolean(e.AUTHORIZER_CACHE_REST_API_ID) === Boolean(e.AUTHORIZER_CACHE_STAGE), {
+        path: ['AUTHORIZER_CACHE_STAGE'],
+        message: 'AUTHORIZER_CACHE_REST_API_ID and AUTHORIZER_CACHE_STAGE go together',
+      }),
+    ),
 );

@@ -4,7 +4,7 @@
  * then gsi2 per account: Queries, never a Scan) and queues them in batches;
  * the queue's consumer evaluates each batch.
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { sendMessageBatch } from '../events/sqs.ts';
 import { logger } from '../logger.ts';
 import { openTicketIdsPage } from '../tickets/service.ts';
@@ -15,7 +15,7 @@ import { runAutomations } from './service.ts';
 export const TICKETS_PER_MESSAGE = 50;
 const PAGE = 1000;
 
-export const TimeRuleBatchSchema = z.object({ accountId: z.string(), ticketIds: z.array(z.string()).min(1).max(TICKETS_PER_MESSAGE), now: z.iso.datetime() });
+export const TimeRuleBatchSchema = z.object({ accountId: z.string(), ticketIds: z.array(z.string()).check(z.minLength(1), z.maxLength(TICKETS_PER_MESSAGE)), now: z.iso.datetime() });
 export type TimeRuleBatch = z.infer<typeof TimeRuleBatchSchema>;
 
 async function sendAll(queueUrl: string, batches: TimeRuleBatch[]) {

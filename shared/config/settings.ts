@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
 /**
  * One way to read configuration. A module that reads environment variables
@@ -12,10 +12,10 @@ import * as z from 'zod';
  */
 
 /** A variable that is on when set to `1` or `true` (unset: off). */
-export const flag = z
-  .enum(['0', '1', 'true', 'false'])
-  .optional()
-  .transform((v) => v === '1' || v === 'true');
+export const flag = z.pipe(
+  z.optional(z.enum(['0', '1', 'true', 'false'])),
+  z.transform((v) => v === '1' || v === 'true'),
+);
 
 /** Thrown when a module's settings are missing or invalid; the message names the function, the variables and the module. */
 export class InvalidSettingsError extends Error {
@@ -30,7 +30,7 @@ export interface Settings<T> {
   (): T;
   /** The module that reads these settings, relative to the project root: named in errors, and the CDK app requires them of every bundle that includes it. */
   readonly module: string;
-  readonly schema: z.ZodObject;
+  readonly schema: z.ZodMiniObject;
   /** What is wrong with `vars` for this module, one phrase per variable ("TABLE_NAME is required"); empty when nothing is. */
   problems(vars: Readonly<Record<string, string | undefined>>): string[];
 }
@@ -62,7 +62,7 @@ export function forgetReadSettings(): void {
  * that reads them on first use fails there; either way the error names the
  * function (AWS_LAMBDA_FUNCTION_NAME), the variable and the module.
  */
-export function defineSettings<S extends z.ZodObject>(module: string, schema: S): Settings<z.output<S>> {
+export function defineSettings<S extends z.ZodMiniObject>(module: string, schema: S): Settings<z.output<S>> {
   // Only the declared variables, and an empty one counts as unset (as a shell's `X=` means "no X").
   const input = (vars: Readonly<Record<string, string | undefined>>) => Object.fromEntries(Object.keys(schema.shape).map((k) => [k, vars[k] === '' ? undefined : vars[k]]));
   const check = (vars: Readonly<Record<string, string | undefined>>) => {
@@ -84,7 +84,7 @@ export function defineSettings<S extends z.ZodObject>(module: string, schema: S)
 }
 
 /** One phrase per variable; values are never echoed, since some are secrets. */
-function describe(error: z.ZodError, given: Record<string, string | undefined>): string[] {
+function describe(error: z.core.$ZodError, given: Record<string, string | undefined>): string[] {
   const phrases = error.issues.map((issue) => {
     const name = String(issue.path[0] ?? '');
     // Cross-variable rules (refine) word their own message, e.g. "EMAIL_FROM is required with EMAIL_TRANSPORT=ses".
@@ -99,8 +99,8 @@ export const secretsExtensionSettings = defineSettings(
   'shared/config/secrets.ts',
   z.object({
     /** The extension layer's port (its default); the local stack gives each function with the layer its own. */
-    PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(2773),
+    PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(65535)), 2773),
     /** Set by Lambda itself (and the local stack); the extension checks it on every call. */
-    AWS_SESSION_TOKEN: z.string().min(1).optional(),
+    AWS_SESSION_TOKEN: z.optional(z.string().check(z.minLength(1))),
   }),
 );

@@ -1,3 +1,4 @@
+import * as z from '../zod.ts';
 import { defineRoutes } from '../http/contract.ts';
 import { dataEnvelope, listEnvelope } from '../pagination/numbered.ts';
 import { ContactEmailParamsSchema, ContactParamsSchema, ContactSchema, CreateContactBodySchema, ListContactsQuerySchema, UpdateContactBodySchema } from './model.ts';
@@ -29,7 +30,7 @@ export const contactRoutes = defineRoutes([
     description: 'Answers `data: null` when no contact has the email.',
     access: 'viewer',
     params: ContactEmailParamsSchema,
-    success: { status: 200, description: 'The contact or null', schema: dataEnvelope(ContactSchema.nullable(), 'ContactOrNullResponse') },
+    success: { status: 200, description: 'The contact or null', schema: dataEnvelope(z.nullable(ContactSchema), 'ContactOrNullResponse') },
     errors: [403],
   },
   {

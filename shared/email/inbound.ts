@@ -1,5 +1,5 @@
 import PostalMime, { type Address, type Email, type Mailbox } from 'postal-mime';
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { MAX_ATTACHMENTS, MAX_UPLOAD_BYTES } from '../attachments/keys.ts';
 import { storeReceivedFiles, type PreparedAttachments, type ReceivedFile } from '../attachments/service.ts';
 import type { MailCaller } from '../auth/principal.ts';
@@ -49,7 +49,7 @@ class DuplicateMailError extends Error {
   }
 }
 
-const emailSchema = z.email().max(254);
+const emailSchema = z.email().check(z.maxLength(254));
 const mailboxes = (list: readonly Address[] | undefined): Mailbox[] => (list ?? []).flatMap((a) => ('group' in a && a.group ? a.group : [a as Mailbox]));
 const validAddress = (m: Mailbox | undefined): Mailbox | null => (m && emailSchema.safeParse(m.address).success ? m : null);
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
 /**
  * What SES hands the inbound function (decisions §17), as AWS documents it:
@@ -14,21 +14,21 @@ export const SesReceiptRecordSchema = z.object({
   ses: z.object({
     mail: z.object({
       /** SES's id of the received mail: the object key under the S3 action's prefix. */
-      messageId: z.string().min(1).max(256),
+      messageId: z.string().check(z.minLength(1), z.maxLength(256)),
       timestamp: z.string(),
       source: z.string(),
       destination: z.array(z.string()),
     }),
     receipt: z.object({
       /** The envelope recipients this rule matched (RCPT TO), not the To header. */
-      recipients: z.array(z.string()).min(1),
+      recipients: z.array(z.string()).check(z.minLength(1)),
       spamVerdict: Verdict,
       virusVerdict: Verdict,
       spfVerdict: Verdict,
       dkimVerdict: Verdict,
       dmarcVerdict: Verdict,
       /** The sender domain's DMARC policy when its verdict is FAIL (NONE, QUARANTINE, REJECT), as SES reports it. */
-      dmarcPolicy: z.string().optional(),
+      dmarcPolicy: z.optional(z.string()),
     }),
   }),
 });
@@ -40,23 +40,23 @@ export const SesNotificationSchema = z.object({
   mail: z.object({
     messageId: z.string(),
     /** The message tags SendEmail set (EmailTags): `account` and `message` name the response. */
-    tags: z.record(z.string(), z.array(z.string())).optional(),
+    tags: z.optional(z.record(z.string(), z.array(z.string()))),
   }),
-  bounce: z
-    .object({
+  bounce: z.optional(
+    z.object({
       bounceType: z.enum(['Undetermined', 'Permanent', 'Transient']),
-      bounceSubType: z.string().optional(),
-      bouncedRecipients: z.array(z.object({ emailAddress: z.string(), diagnosticCode: z.string().optional() })),
-    })
-    .optional(),
-  complaint: z.object({ complainedRecipients: z.array(z.object({ emailAddress: z.string() })), complaintFeedbackType: z.string().optional() }).optional(),
+      bounceSubType: z.optional(z.string()),
+      bouncedRecipients: z.array(z.object({ emailAddress: z.string(), diagnosticCode: z.optional(z.string()) })),
+    }),
+  ),
+  complaint: z.optional(z.object({ complainedRecipients: z.array(z.object({ emailAddress: z.string() })), complaintFeedbackType: z.optional(z.string()) })),
 });
 export type SesNotification = z.infer<typeof SesNotificationSchema>;
 
 export const SnsRecordSchema = z.object({ EventSource: z.literal('aws:sns'), Sns: z.object({ MessageId: z.string(), Message: z.string() }) });
 
 /** One event of the inbound function: SES receipt records, or SNS records carrying SES notifications. */
-export const InboundEventSchema = z.object({ Records: z.array(z.union([SesReceiptRecordSchema, SnsRecordSchema])).min(1) });
+export const InboundEventSchema = z.object({ Records: z.array(z.union([SesReceiptRecordSchema, SnsRecordSchema])).check(z.minLength(1)) });
 export type InboundEvent = z.infer<typeof InboundEventSchema>;
 
 /** Where the receipt rule's S3 action puts a received mail (then `mail.messageId`), and where a refused one is kept. */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { defineSettings } from '../config/settings.ts';
 
 /** The email port (shared/email/port.ts): SES in a deployed stack, a folder of JSON files locally. */
@@ -8,15 +8,17 @@ export const emailSettings = defineSettings(
     .object({
       EMAIL_TRANSPORT: z.enum(['ses', 'file']),
       /** SES identity emails are sent from (EMAIL_TRANSPORT=ses). */
-      EMAIL_FROM: z.string().min(1).optional(),
-      SES_CONFIGURATION_SET: z.string().min(1).optional(),
+      EMAIL_FROM: z.optional(z.string().check(z.minLength(1))),
+      SES_CONFIGURATION_SET: z.optional(z.string().check(z.minLength(1))),
       /** Local outbox folder (EMAIL_TRANSPORT=file). */
-      EMAIL_OUTBOX_DIR: z.string().min(1).optional(),
+      EMAIL_OUTBOX_DIR: z.optional(z.string().check(z.minLength(1))),
     })
-    .superRefine((e, ctx) => {
-      if (e.EMAIL_TRANSPORT === 'ses' && !e.EMAIL_FROM) ctx.addIssue({ code: 'custom', path: ['EMAIL_FROM'], message: 'EMAIL_FROM is required with EMAIL_TRANSPORT=ses' });
-      if (e.EMAIL_TRANSPORT === 'file' && !e.EMAIL_OUTBOX_DIR) ctx.addIssue({ code: 'custom', path: ['EMAIL_OUTBOX_DIR'], message: 'EMAIL_OUTBOX_DIR is required with EMAIL_TRANSPORT=file' });
-    }),
+    .check(
+      z.superRefine((e, ctx) => {
+        if (e.EMAIL_TRANSPORT === 'ses' && !e.EMAIL_FROM) ctx.addIssue({ code: 'custom', path: ['EMAIL_FROM'], message: 'EMAIL_FROM is required with EMAIL_TRANSPORT=ses' });
+        if (e.EMAIL_TRANSPORT === 'file' && !e.EMAIL_OUTBOX_DIR) ctx.addIssue({ code: 'custom', path: ['EMAIL_OUTBOX_DIR'], message: 'EMAIL_OUTBOX_DIR is required with EMAIL_TRANSPORT=file' });
+      }),
+    ),
 );
 
 /**
@@ -27,6 +29,6 @@ export const emailSettings = defineSettings(
 export const inboundSettings = defineSettings(
   'shared/email/addresses.ts',
   z.object({
-    INBOUND_DOMAIN: z.string().regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/, 'a lower-case domain name'),
+    INBOUND_DOMAIN: z.string().check(z.regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/, 'a lower-case domain name')),
   }),
 );

@@ -1,6 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { logger } from '../logger.ts';
 import { correlationIdFrom, recordMetric, withCorrelation } from '../observability.ts';
 import type { EventDetail } from './detail.ts';
@@ -9,7 +9,7 @@ import { consumerSettings } from './settings.ts';
 import { changeMessageVisibility, queueUrlFromArn } from './sqs.ts';
 
 /** What every consumer reads of a detail, whatever its event: its id and account, and what caused it. A queue's schema extends it. */
-export const ConsumedDetailSchema = z.object({ eventId: z.string(), accountId: z.string(), correlationId: z.string().optional() });
+export const ConsumedDetailSchema = z.object({ eventId: z.string(), accountId: z.string(), correlationId: z.optional(z.string()) });
 export type ConsumedDetail = z.infer<typeof ConsumedDetailSchema>;
 
 /** The EventBridge event as an SQS target receives it (the message body); EventBridge's other fields are kept as they came. */
@@ -23,7 +23,7 @@ export interface BusEnvelope<D = EventDetail> {
 }
 
 /** The envelope around a detail of this schema, as a consumer parses a message body. */
-const busEnvelopeSchema = <S extends z.ZodType>(detail: S) => z.looseObject({ id: z.string(), source: z.string(), 'detail-type': z.string(), time: z.string(), detail });
+const busEnvelopeSchema = <S extends z.ZodMiniType>(detail: S) => z.looseObject({ id: z.string(), source: z.string(), 'detail-type': z.string(), time: z.string(), detail });
 
 /** A message whose envelope or detail is not what the queue's schema says: it fails like a handler that throws (retried with backoff, then dead-lettered). */
 export class MalformedMessageError extends Error {
@@ -99,7 +99,7 @@ export async function processSqsBatch(event: SQSEvent, handle: (record: SQSRecor
  * queue's redrive policy. One message that fails every time never holds up
  * the others.
  */
-export function eventConsumer<S extends z.ZodType<ConsumedDetail>>(name: string, schema: S, handle: (detail: z.output<S>, envelope: BusEnvelope<z.output<S>>, batch: BatchMemo) => Promise<void>) {
+export function eventConsumer<S extends z.ZodMiniType<ConsumedDetail>>(name: string, schema: S, handle: (detail: z.output<S>, envelope: BusEnvelope<z.output<S>>, batch: BatchMemo) => Promise<void>) {
   const envelopeSchema = busEnvelopeSchema(schema);
   async function consumeOne(record: SQSRecord, batch: BatchMemo): Promise<void> {
     let body: { detail?: { eventId?: unknown; correlationId?: unknown } } | null;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
 /**
  * The EventBridge `detail` envelope every domain event shares (ticket events
@@ -7,11 +7,11 @@ import * as z from 'zod';
  * from it; app/event-catalog.ts publishes them.
  */
 export const detailEnvelope = {
-  eventId: z.string().describe('evt_…: stable across retries, republishes and replays; deduplicate on it'),
+  eventId: z.describe(z.string(), 'evt_…: stable across retries, republishes and replays; deduplicate on it'),
   accountId: z.string(),
-  correlationId: z.string().optional().describe('The x-request-id of the request (or the id of the event) that caused this event'),
+  correlationId: z.describe(z.optional(z.string()), 'The x-request-id of the request (or the id of the event) that caused this event'),
   /** decisions §7: present (true) when long string values in `data` were shortened to keep the event under 256 KB. */
-  truncated: z.literal(true).optional().describe('Long string values in data were shortened (none below 64 characters); fetch the resource for the full values'),
+  truncated: z.describe(z.optional(z.literal(true)), 'Long string values in data were shortened (none below 64 characters); fetch the resource for the full values'),
 };
 
 /**
@@ -33,5 +33,5 @@ export interface EventDetail {
 }
 
 /** The detail schema of one domain event type: the envelope with its name and `data`. */
-export const domainEventDetail = <E extends string, D extends z.ZodType>(event: E, data: D, timestamp: z.ZodType = z.iso.datetime()) =>
+export const domainEventDetail = <E extends string, D extends z.ZodMiniType>(event: E, data: D, timestamp: z.ZodMiniType = z.iso.datetime()) =>
   z.object({ ...detailEnvelope, event: z.literal(event), timestamp, data });

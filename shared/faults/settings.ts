@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { defineSettings } from '../config/settings.ts';
 
 /** The services whose SDK calls can be made to fail (decisions §19). */
@@ -64,18 +64,18 @@ export const faultSettings = defineSettings(
   'shared/faults/inject.ts',
   z.object({
     /** `service:kind:rate,...` (decisions §19). */
-    FAULTS: z
-      .string()
-      .optional()
-      .transform((spec, ctx) => {
+    FAULTS: z.pipe(
+      z.optional(z.string()),
+      z.transform((spec, ctx) => {
         try {
           return parseFaults(spec);
         } catch (err) {
-          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+          z.addIssue(ctx, (err as Error).message);
           return z.NEVER;
         }
       }),
+    ),
     /** Set by Lambda itself: faults hit the functions only, never the local stack's own tools, the admin CLI or test fixtures that share these clients. */
-    AWS_LAMBDA_FUNCTION_NAME: z.string().min(1).optional(),
+    AWS_LAMBDA_FUNCTION_NAME: z.optional(z.string().check(z.minLength(1))),
   }),
 );

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { defineRoutes } from '../http/contract.ts';
 import { dataEnvelope, PageMetaSchema } from '../pagination/numbered.ts';
 import {
@@ -37,7 +37,7 @@ export const groupRoutes = defineRoutes([
     success: {
       status: 200,
       description: 'A page of groups (only the requested fields, plus id, when fields is given)',
-      schema: z.object({ success: z.literal(true), data: z.array(GroupSchema.partial()), meta: PageMetaSchema }).meta({ id: 'GroupList' }),
+      schema: z.meta(z.object({ success: z.literal(true), data: z.array(z.partial(GroupSchema)), meta: PageMetaSchema }), { id: 'GroupList' }),
     },
     errors: [400, 403],
   },

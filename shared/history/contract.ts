@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { ContactSchema } from '../contacts/resource.ts';
 import { EXPORT_PAGE_MAX, exportPageSchema, ExportQuerySchema } from '../exports/model.ts';
 import { defineRoutes } from '../http/contract.ts';
@@ -11,7 +11,7 @@ const V1 = '/helpdesk/api/v1';
 
 const EXPORT_DESCRIPTION = `Incremental export (decisions §15): the first call takes start_time (ISO 8601), every later one the cursor of the one before. Changes come in order of updatedAt then id, at most ${EXPORT_PAGE_MAX.toLocaleString('en-US')} a page, each record at its state when read (GET's shape) or a tombstone ({id, updatedAt, deleted: true}) for a delete, kept 30 days. Changes of the last 10 seconds are held back until settled, so a client that follows cursor until endOfStream and later resumes from the last cursor sees every change at least once. The cursor is bound to the account and the resource and works for 30 days. Admin or above; counts against the rate limit like any request.`;
 
-const exportRoute = <const Id extends string>(operationId: Id, resource: string, object: z.ZodType, schemaId: string) =>
+const exportRoute = <const Id extends string>(operationId: Id, resource: string, object: z.ZodMiniType, schemaId: string) =>
   ({
     operationId,
     method: 'GET',

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from '../zod.ts';
 import type { DeskRole } from '../auth/principal.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -29,12 +29,12 @@ export interface RouteContract {
   public?: PublicThrottle;
   /** Minimum support-desk role (on user-management routes: owner/admin = admin, member = agent); finer user rules live in the users service. */
   access?: DeskRole;
-  params?: z.ZodObject;
-  query?: z.ZodObject;
+  params?: z.ZodMiniObject;
+  query?: z.ZodMiniObject;
   /** The body schema. With `wrapper`, a body without that object is a 400, not a 422. */
-  body?: z.ZodType;
+  body?: z.ZodMiniType;
   wrapper?: string;
-  success: { status: 200 | 201 | 202 | 204; description: string; schema?: z.ZodType };
+  success: { status: 200 | 201 | 202 | 204; description: string; schema?: z.ZodMiniType };
   /** A POST answering 202 that creates something to poll (a bulk job): it takes an Idempotency-Key like a 201 create. */
   creates?: boolean;
   /** Error statuses the route's own rules can answer (its service's refusals); those of its shape come from errorStatuses. */

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type * as z from 'zod';
+import type * as z from '../zod.ts';
 import { hasDeskRole, keyExpired, keyExpiredMessage, PrincipalSchema, type DeskRole, type Principal } from '../auth/principal.ts';
 import { missingScopes, scopeNeeded } from '../auth/scopes.ts';
 import { withRequestScope } from '../db/client.ts';
@@ -16,7 +16,7 @@ import { beginIdempotent, completeIdempotent, IDEMPOTENCY_HEADER, releaseIdempot
 /** Bodies above 1 MiB are refused with 413 (decisions §3). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Out<S> = S extends z.ZodMiniType ? z.output<S> : undefined;
 
 /** What a route implementation receives: the caller and the validated input. */
 export interface RouteRequest<R extends RouteContract = RouteContract> {
@@ -75,7 +75,7 @@ const stateOf = (event: APIGatewayProxyEvent): HttpRequest => {
 };
 
 /** Zod issues as `{field, message}` pairs; the wrapper object (e.g. `ticket`) is left out of field names. */
-export function fieldIssues(error: z.ZodError, wrapper?: string): FieldIssue[] {
+export function fieldIssues(error: z.core.$ZodError, wrapper?: string): FieldIssue[] {
   return error.issues.map((i) => {
     const path = wrapper && i.path[0] === wrapper ? i.path.slice(1) : i.path;
     return { field: path.map(String).join('.') || wrapper || 'body', message: i.message };

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
 /**
  * The job types (decisions §16, §20): the names the API answers in `type`.
@@ -12,34 +12,37 @@ export const JOB_STATUSES = ['queued', 'running', 'completed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
 export const JobResultSchema = z.object({
-  id: z.string().describe('The item (a ticket id), as given'),
+  id: z.describe(z.string(), 'The item (a ticket id), as given'),
   status: z.enum(['ok', 'error']),
-  error: z
-    .object({ code: z.string(), message: z.string() })
-    .optional()
-    .describe('On error: the code and message a single request for this item would have answered (NOT_FOUND, TICKET_CLOSED, VALIDATION_ERROR, …)'),
+  error: z.describe(
+    z.optional(z.object({ code: z.string(), message: z.string() })),
+    'On error: the code and message a single request for this item would have answered (NOT_FOUND, TICKET_CLOSED, VALIDATION_ERROR, …)',
+  ),
 });
 export type JobResult = z.infer<typeof JobResultSchema>;
 
-export const JobSchema = z
-  .object({
-    id: z.string().describe('Prefixed job_'),
+export const JobSchema = z.meta(
+  z.object({
+    id: z.describe(z.string(), 'Prefixed job_'),
     type: z.enum(JOB_TYPES),
-    status: z.enum(JOB_STATUSES).describe('queued until a worker takes it, running while its items are being done, completed once every item has its result'),
-    total: z.number().int().describe('Distinct items (ticket ids)'),
-    succeeded: z.number().int(),
-    failed: z.number().int(),
-    results: z.array(JobResultSchema).describe('One per item done so far, in the order the ids were given'),
+    status: z.describe(z.enum(JOB_STATUSES), 'queued until a worker takes it, running while its items are being done, completed once every item has its result'),
+    total: z.describe(z.number().check(z.int()), 'Distinct items (ticket ids)'),
+    succeeded: z.number().check(z.int()),
+    failed: z.number().check(z.int()),
+    results: z.describe(z.array(JobResultSchema), 'One per item done so far, in the order the ids were given'),
     createdAt: z.iso.datetime(),
-    completedAt: z.iso.datetime().nullable(),
-    download: z
-      .object({ url: z.url().describe('Presigned GET URL of the document, fresh on every read of the job'), expiresAt: z.iso.datetime().describe('When url stops working (15 minutes)') })
-      .optional()
-      .describe("A completed data_export's document (decisions §23); absent for other jobs"),
-  })
-  .meta({ id: 'Job' });
+    completedAt: z.nullable(z.iso.datetime()),
+    download: z.describe(
+      z.optional(
+        z.object({ url: z.describe(z.url(), 'Presigned GET URL of the document, fresh on every read of the job'), expiresAt: z.describe(z.iso.datetime(), 'When url stops working (15 minutes)') }),
+      ),
+      "A completed data_export's document (decisions §23); absent for other jobs",
+    ),
+  }),
+  { id: 'Job' },
+);
 export type Job = z.infer<typeof JobSchema>;
 
-export const JobEnvelope = z.object({ job: JobSchema }).meta({ id: 'JobResponse' });
+export const JobEnvelope = z.meta(z.object({ job: JobSchema }), { id: 'JobResponse' });
 
-export const JobIdParamsSchema = z.object({ id: z.string().min(1).max(64) });
+export const JobIdParamsSchema = z.object({ id: z.string().check(z.minLength(1), z.maxLength(64)) });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import type { Principal } from '../auth/principal.ts';
 import { NotFoundError, ServiceUnavailableError } from '../domain/errors.ts';
 import { sendMessage } from '../events/sqs.ts';
@@ -64,7 +64,7 @@ export interface JobExecutor {
 export type JobExecutors = Readonly<Record<JobType, JobExecutor>>;
 
 /** A bulk-jobs queue message: run the job's next step. */
-export const JobStepMessageSchema = z.object({ accountId: z.string().min(1), jobId: z.string().min(1) });
+export const JobStepMessageSchema = z.object({ accountId: z.string().check(z.minLength(1)), jobId: z.string().check(z.minLength(1)) });
 export type JobStepMessage = z.infer<typeof JobStepMessageSchema>;
 
 /** Queue a step of a job; the account is the fair-queue group. */

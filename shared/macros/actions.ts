@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import type { FieldIssue } from '../domain/errors.ts';
 import type { FieldRecord } from '../ticket-fields/api.ts';
 import { checkValue } from '../ticket-fields/values.ts';
@@ -19,7 +19,7 @@ export interface StoredAction extends MacroAction {
 }
 
 const ticketFields = UpdateTicketBodySchema.shape.ticket.shape;
-const SCHEMAS: Record<string, z.ZodType> = {
+const SCHEMAS: Record<string, z.ZodMiniType> = {
   status: ticketFields.status,
   priority: ticketFields.priority,
   type: ticketFields.type,
@@ -28,7 +28,7 @@ const SCHEMAS: Record<string, z.ZodType> = {
   tags: ticketFields.tags,
   addTags: ticketFields.tags,
   removeTags: ticketFields.tags,
-  comment: z.object({ type: z.enum(['response', 'note']), content: z.string().min(1).max(100_000) }).strict(),
+  comment: z.strict(z.object({ type: z.enum(['response', 'note']), content: z.string().check(z.minLength(1), z.maxLength(100_000)) })),
 };
 
 /** What the shape checks leave to the service (they need the account's data): an assignee, a group, a custom field's options. */

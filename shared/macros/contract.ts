@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { defineRoutes } from '../http/contract.ts';
 import { MessageSchema } from '../messages/resource.ts';
 import { TicketSchema } from '../tickets/resource.ts';
@@ -6,7 +6,7 @@ import { ApplyMacroParamsSchema, CreateMacroBodySchema, MacroIdParamsSchema, Mac
 
 const BASE = '/helpdesk/api/v1/macros';
 const APPLY = '/helpdesk/api/v1/tickets/{id}/macros/{macroId}/apply';
-const MacroEnvelope = z.object({ macro: MacroSchema }).meta({ id: 'MacroResponse' });
+const MacroEnvelope = z.meta(z.object({ macro: MacroSchema }), { id: 'MacroResponse' });
 
 /** Macros (decisions §22): shared ones written by admins, personal ones by their creator; applied by agents. */
 export const macroRoutes = defineRoutes([
@@ -18,7 +18,7 @@ export const macroRoutes = defineRoutes([
     summary: 'List macros',
     description: "The account's shared macros and the caller's personal macros.",
     access: 'viewer',
-    success: { status: 200, description: 'The visible macros', schema: z.object({ macros: z.array(MacroSchema) }).meta({ id: 'MacroList' }) },
+    success: { status: 200, description: 'The visible macros', schema: z.meta(z.object({ macros: z.array(MacroSchema) }), { id: 'MacroList' }) },
     errors: [403],
   },
   {
@@ -92,7 +92,7 @@ export const macroRoutes = defineRoutes([
       'The ticket change and the comment as one message with its ticket update, in one transaction, audited via macro with the macro as actor; a response comment is emailed as any response. message is null without a comment.',
     access: 'agent',
     params: ApplyMacroParamsSchema,
-    success: { status: 200, description: 'The ticket and the message', schema: z.object({ ticket: TicketSchema, message: MessageSchema.nullable() }).meta({ id: 'MacroApplied' }) },
+    success: { status: 200, description: 'The ticket and the message', schema: z.meta(z.object({ ticket: TicketSchema, message: z.nullable(MessageSchema) }), { id: 'MacroApplied' }) },
     errors: [403, 404, 409, 422],
   },
 ]);

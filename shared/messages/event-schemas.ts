@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { domainEventDetail } from '../events/detail.ts';
 import { MESSAGE_CREATED } from './events.ts';
 import { MessageInEventSchema } from './resource.ts';
@@ -8,7 +8,7 @@ import { MessageInEventSchema } from './resource.ts';
  * which routing imports without the message model). `sendEmail` tells the
  * email sender whether a response is mailed.
  */
-export const MessageCreatedDetailSchema = domainEventDetail(
-  MESSAGE_CREATED,
-  z.object({ message: MessageInEventSchema, sendEmail: z.boolean().describe('A response the email sender mails to the requester') }),
-).meta({ id: 'MessageCreatedEventDetail' });
+export const MessageCreatedDetailSchema = z.meta(
+  domainEventDetail(MESSAGE_CREATED, z.object({ message: MessageInEventSchema, sendEmail: z.describe(z.boolean(), 'A response the email sender mails to the requester') })),
+  { id: 'MessageCreatedEventDetail' },
+);

@@ -3,21 +3,22 @@
  * and the docs need, without the request schemas (model.ts, which re-exports
  * it).
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
-export const OrganizationSchema = z
-  .object({
-    id: z.string().describe('Prefixed org_'),
-    name: z.string().nullable(),
+export const OrganizationSchema = z.meta(
+  z.object({
+    id: z.describe(z.string(), 'Prefixed org_'),
+    name: z.nullable(z.string()),
     organizationalDomain: z.string(),
-    country: z.string().nullable(),
-    industry: z.string().nullable(),
-    employeeCount: z.string().nullable(),
-    yearlyRevenue: z.string().nullable(),
-    logoUrl: z.string().nullable(),
-    contactCount: z.number().int(),
-    ticketCount: z.number().int(),
+    country: z.nullable(z.string()),
+    industry: z.nullable(z.string()),
+    employeeCount: z.nullable(z.string()),
+    yearlyRevenue: z.nullable(z.string()),
+    logoUrl: z.nullable(z.string()),
+    contactCount: z.number().check(z.int()),
+    ticketCount: z.number().check(z.int()),
     createdAt: z.iso.datetime(),
-  })
-  .meta({ id: 'Organization' });
+  }),
+  { id: 'Organization' },
+);
 export type Organization = z.infer<typeof OrganizationSchema>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
 /**
  * The deepest page a page-number list takes (decisions §5): 2^53, one past
@@ -14,40 +14,32 @@ export const MAX_PAGE = 2 ** 53;
  */
 const isPageNumber = (s: string) => /^0*[1-9][0-9]{0,15}$/.test(s) && BigInt(s) <= BigInt(MAX_PAGE);
 
-const pageNumber = z
-  .string()
-  .refine(isPageNumber, `must be a whole number from 1 to ${MAX_PAGE}`)
-  .transform(Number)
-  .default(1)
-  // The query string carries text; the published parameter is the integer it stands for.
-  .meta({
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_PAGE,
-    description: 'Page number, 1 (the default) to 2^53; a page past the last one answers data [] with the same meta total',
-  } as Record<string, unknown>);
+const pageNumber = z.meta(z._default(z.pipe(z.string().check(z.refine(isPageNumber, `must be a whole number from 1 to ${MAX_PAGE}`)), z.transform(Number)), 1), {
+  type: 'integer',
+  minimum: 1,
+  maximum: MAX_PAGE,
+  description: 'Page number, 1 (the default) to 2^53; a page past the last one answers data [] with the same meta total',
+} as Record<string, unknown>);
 
 /** Query parameters of page-number lists (decisions §5): page 1..2^53, limit 1..100. */
 export const pageParams = (defaultLimit: number) => ({
   page: pageNumber,
-  limit: z.coerce.number().int().min(1).max(100).default(defaultLimit),
+  limit: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(100)), defaultLimit),
 });
 
-export const PageMetaSchema = z
-  .object({
+export const PageMetaSchema = z.meta(
+  z.object({
     // The page asked for, up to 2^53 (one past the safe integers that .int() is limited to).
-    page: z
-      .number()
-      .refine((n) => Number.isInteger(n) && n >= 1 && n <= MAX_PAGE)
-      .meta({ type: 'integer', minimum: 1, maximum: MAX_PAGE } as Record<string, unknown>),
-    limit: z.number().int(),
-    total: z.number().int(),
-    totalPages: z.number().int(),
-  })
-  .meta({ id: 'PageMeta' });
+    page: z.meta(z.number().check(z.refine((n) => Number.isInteger(n) && n >= 1 && n <= MAX_PAGE)), { type: 'integer', minimum: 1, maximum: MAX_PAGE } as Record<string, unknown>),
+    limit: z.number().check(z.int()),
+    total: z.number().check(z.int()),
+    totalPages: z.number().check(z.int()),
+  }),
+  { id: 'PageMeta' },
+);
 
 export const pageMeta = (page: number, limit: number, total: number) => ({ page, limit, total, totalPages: Math.ceil(total / limit) });
 
 /** The non-v1 support-desk success envelope (decisions §3). */
-export const dataEnvelope = <T extends z.ZodType>(data: T, id: string) => z.object({ success: z.literal(true), data }).meta({ id });
-export const listEnvelope = <T extends z.ZodType>(item: T, id: string) => z.object({ success: z.literal(true), data: z.array(item), meta: PageMetaSchema }).meta({ id });
+export const dataEnvelope = <T extends z.ZodMiniType>(data: T, id: string) => z.meta(z.object({ success: z.literal(true), data }), { id });
+export const listEnvelope = <T extends z.ZodMiniType>(item: T, id: string) => z.meta(z.object({ success: z.literal(true), data: z.array(item), meta: PageMetaSchema }), { id });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { defineRoutes } from '../http/contract.ts';
 import {
   ListRatingsQuerySchema,
@@ -83,7 +83,7 @@ export const surveyPageRoutes = defineRoutes([
     description:
       'No credentials. comment (up to 2,000 characters) as application/x-www-form-urlencoded (the page’s form: answers the page) or JSON (answers {"rating": {score, comment}}); JSON may also carry score. Errors as the GET.',
     params: SurveyTokenParamsSchema,
-    body: SurveyCommentBodySchema.extend({ score: z.enum(['good', 'bad']).optional() }),
+    body: z.extend(SurveyCommentBodySchema, { score: z.optional(z.enum(['good', 'bad'])) }),
     success: { status: 200, description: 'The thank-you page, or the rating as JSON' },
     errors: [400, 404, 413],
   },

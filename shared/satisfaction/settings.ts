@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { defineSettings } from '../config/settings.ts';
 
 /**
@@ -10,9 +10,9 @@ export const surveySettings = defineSettings(
   'shared/satisfaction/survey.ts',
   z.object({
     // A reference at synth (the API's id), like the queue URLs: checked for presence only.
-    PUBLIC_BASE_URL: z
-      .string()
-      .min(1)
-      .transform((u) => u.replace(/\/+$/, '')),
+    PUBLIC_BASE_URL: z.pipe(
+      z.string().check(z.minLength(1)),
+      z.transform((u) => u.replace(/\/+$/, '')),
+    ),
   }),
 );

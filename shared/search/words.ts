@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
 /**
  * The words of a record and the terms of a search (decisions §13): word
@@ -48,12 +48,14 @@ export function searchTerms(search: string): string[] {
  * (all must match); blank means no filter.
  */
 export const searchParam = (maxLength: number) =>
-  z
-    .string()
-    .max(maxLength)
-    .transform((s) => s.trim() || undefined)
-    .refine((s) => s === undefined || s.split(/\s+/u).every((t) => [...t].length <= MAX_TERM_LENGTH), `search terms are 1-${MAX_TERM_LENGTH} characters, separated by spaces`)
-    .optional();
+  z.optional(
+    z
+      .pipe(
+        z.string().check(z.maxLength(maxLength)),
+        z.transform((s) => s.trim() || undefined),
+      )
+      .check(z.refine((s) => s === undefined || s.split(/\s+/u).every((t) => [...t].length <= MAX_TERM_LENGTH), `search terms are 1-${MAX_TERM_LENGTH} characters, separated by spaces`)),
+  );
 
 /** A record's words as one attribute (`\n` before each), for a search run as a list filter. */
 export const searchText = (words: readonly string[]) => words.map((w) => `\n${w}`).join('');

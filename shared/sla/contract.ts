@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { defineRoutes } from '../http/contract.ts';
 import { dataEnvelope } from '../pagination/numbered.ts';
 import {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { domainEventDetail } from '../events/detail.ts';
 import { SLA_METRICS, TIME_MODES } from './limits.ts';
 
@@ -17,12 +17,12 @@ export const SlaBreachedDataSchema = z.object({
   metric: z.enum(SLA_METRICS),
   policy: z.object({ id: z.string(), name: z.string() }),
   timeMode: z.enum(TIME_MODES),
-  targetMinutes: z.number().int(),
+  targetMinutes: z.number().check(z.int()),
   startedAt: z.iso.datetime(),
   dueAt: z.iso.datetime(),
-  achievedAt: z.iso.datetime().nullable().describe('Set when the metric was achieved late before the check saw it'),
+  achievedAt: z.describe(z.nullable(z.iso.datetime()), 'Set when the metric was achieved late before the check saw it'),
 });
 export type SlaBreachedData = z.infer<typeof SlaBreachedDataSchema>;
 
 /** EventBridge `detail` of sla.breached (same envelope as every domain event). */
-export const SlaBreachedDetailSchema = domainEventDetail(SLA_BREACHED, SlaBreachedDataSchema).meta({ id: 'SlaBreachedEventDetail' });
+export const SlaBreachedDetailSchema = z.meta(domainEventDetail(SLA_BREACHED, SlaBreachedDataSchema), { id: 'SlaBreachedEventDetail' });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { defineRoutes } from '../http/contract.ts';
 import { LinksSchema, PageMetaSchema } from '../pagination/cursor-page.ts';
 import {
@@ -15,8 +15,8 @@ import {
 } from './model.ts';
 
 const BASE = '/helpdesk/api/v1/ticket_fields';
-const FieldEnvelope = z.object({ ticketField: TicketFieldSchema }).meta({ id: 'TicketFieldResponse' });
-const OptionEnvelope = z.object({ customFieldOption: OptionSchema }).meta({ id: 'CustomFieldOptionResponse' });
+const FieldEnvelope = z.meta(z.object({ ticketField: TicketFieldSchema }), { id: 'TicketFieldResponse' });
+const OptionEnvelope = z.meta(z.object({ customFieldOption: OptionSchema }), { id: 'CustomFieldOptionResponse' });
 
 /** Ticket fields and their options (api-spec "Ticket field endpoints"; decisions §6). Writes need admin. */
 export const ticketFieldRoutes = defineRoutes([
@@ -33,7 +33,7 @@ export const ticketFieldRoutes = defineRoutes([
     success: {
       status: 200,
       description: 'A page of ticket fields',
-      schema: z.object({ ticketFields: z.array(TicketFieldSchema), meta: PageMetaSchema, links: LinksSchema }).meta({ id: 'TicketFieldList' }),
+      schema: z.meta(z.object({ ticketFields: z.array(TicketFieldSchema), meta: PageMetaSchema, links: LinksSchema }), { id: 'TicketFieldList' }),
     },
     errors: [400, 403],
   },
@@ -96,7 +96,7 @@ export const ticketFieldRoutes = defineRoutes([
     summary: "List a field's options",
     access: 'viewer',
     params: FieldOptionsParamsSchema,
-    success: { status: 200, description: 'All options of the field', schema: z.object({ customFieldOptions: z.array(OptionSchema) }).meta({ id: 'CustomFieldOptionList' }) },
+    success: { status: 200, description: 'All options of the field', schema: z.meta(z.object({ customFieldOptions: z.array(OptionSchema) }), { id: 'CustomFieldOptionList' }) },
     errors: [403, 404, 422],
   },
   {

@@ -1,10 +1,10 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { defineRoutes } from '../http/contract.ts';
 import { LinksSchema, PageMetaSchema } from '../pagination/cursor-page.ts';
 import { CreateTicketBodySchema, ListTicketsQuerySchema, TicketIdParamsSchema, TicketSchema, UpdateTicketBodySchema } from './model.ts';
 
 const BASE = '/helpdesk/api/v1/tickets';
-const TicketEnvelope = z.object({ ticket: TicketSchema }).meta({ id: 'TicketResponse' });
+const TicketEnvelope = z.meta(z.object({ ticket: TicketSchema }), { id: 'TicketResponse' });
 
 /** Tickets (api-spec "Ticket endpoints"; decisions §6). Reads need viewer, writes agent. */
 export const ticketRoutes = defineRoutes([
@@ -18,7 +18,7 @@ export const ticketRoutes = defineRoutes([
       'Filters status, priority, assignee_id, and search (word prefixes over the subject, the requester name and email, tags and the id, ignoring case and accents; combines with the filters and sorts; decisions §16); sort_by created_at|updated_at|status|priority (status in workflow order new..closed, priority low..urgent); cursor pages via links.next. Bounded work: one request reads at most 1,000 tickets from the store; a filtered page that reaches that budget answers the matches found so far (possibly fewer than page_size, or none) with hasMore true and links.next continuing from where it stopped, so following links.next yields every match exactly once.',
     access: 'viewer',
     query: ListTicketsQuerySchema,
-    success: { status: 200, description: 'A page of tickets', schema: z.object({ tickets: z.array(TicketSchema), meta: PageMetaSchema, links: LinksSchema }).meta({ id: 'TicketList' }) },
+    success: { status: 200, description: 'A page of tickets', schema: z.meta(z.object({ tickets: z.array(TicketSchema), meta: PageMetaSchema, links: LinksSchema }), { id: 'TicketList' }) },
     errors: [400, 403],
   },
   {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { TICKET_EVENT_TYPES, type TicketEventType } from './event-names.ts';
 import { TicketEventDetailSchema, timestamp, truncated } from './events.ts';
 import { SatisfactionRatingSchema, TicketSchema } from './resource.ts';
@@ -17,57 +17,64 @@ const change = z.object({ from: z.unknown(), to: z.unknown() });
  * body use them.
  */
 export const TicketEventPayloadSchemas = {
-  'ticket.created': z.object({ event: z.literal('ticket.created'), truncated, timestamp, data: z.object({ ticket: TicketSchema }) }).meta({ id: 'TicketCreatedEvent' }),
-  'ticket.resolved': z.object({ event: z.literal('ticket.resolved'), truncated, timestamp, data: z.object({ ticket: TicketSchema }) }).meta({ id: 'TicketResolvedEvent' }),
-  'ticket.updated': z
-    .object({ event: z.literal('ticket.updated'), truncated, timestamp, data: z.object({ ticket: z.object({ id: z.string(), updatedFields: z.record(z.string(), change) }) }) })
-    .meta({ id: 'TicketUpdatedEvent' }),
-  'ticket.assignment.changed': z
-    .object({
+  'ticket.created': z.meta(z.object({ event: z.literal('ticket.created'), truncated, timestamp, data: z.object({ ticket: TicketSchema }) }), { id: 'TicketCreatedEvent' }),
+  'ticket.resolved': z.meta(z.object({ event: z.literal('ticket.resolved'), truncated, timestamp, data: z.object({ ticket: TicketSchema }) }), { id: 'TicketResolvedEvent' }),
+  'ticket.updated': z.meta(
+    z.object({ event: z.literal('ticket.updated'), truncated, timestamp, data: z.object({ ticket: z.object({ id: z.string(), updatedFields: z.record(z.string(), change) }) }) }),
+    { id: 'TicketUpdatedEvent' },
+  ),
+  'ticket.assignment.changed': z.meta(
+    z.object({
       event: z.literal('ticket.assignment.changed'),
       truncated,
       timestamp,
-      data: z.object({ ticket: z.object({ id: z.string(), updatedFields: z.object({ assigneeId: z.object({ from: z.string().nullable(), to: z.string().nullable() }) }) }) }),
-    })
-    .meta({ id: 'TicketAssignmentChangedEvent' }),
-  'ticket.deleted': z.object({ event: z.literal('ticket.deleted'), truncated, timestamp, data: z.object({ ticket: z.object({ id: z.string() }) }) }).meta({ id: 'TicketDeletedEvent' }),
-  'ticket.merged': z
-    .object({
+      data: z.object({ ticket: z.object({ id: z.string(), updatedFields: z.object({ assigneeId: z.object({ from: z.nullable(z.string()), to: z.nullable(z.string()) }) }) }) }),
+    }),
+    { id: 'TicketAssignmentChangedEvent' },
+  ),
+  'ticket.deleted': z.meta(z.object({ event: z.literal('ticket.deleted'), truncated, timestamp, data: z.object({ ticket: z.object({ id: z.string() }) }) }), { id: 'TicketDeletedEvent' }),
+  'ticket.merged': z.meta(
+    z.object({
       event: z.literal('ticket.merged'),
       truncated,
       timestamp,
       data: z.object({
-        ticket: z.object({ id: z.string().describe('The target: the ticket merged into'), sourceId: z.string().describe('The source: now closed, with mergedInto the target, its messages moved') }),
+        ticket: z.object({
+          id: z.describe(z.string(), 'The target: the ticket merged into'),
+          sourceId: z.describe(z.string(), 'The source: now closed, with mergedInto the target, its messages moved'),
+        }),
       }),
-    })
-    .meta({ id: 'TicketMergedEvent' }),
+    }),
+    { id: 'TicketMergedEvent' },
+  ),
   // decisions §24: a rating given or changed on the survey page.
-  'ticket.rated': z
-    .object({
+  'ticket.rated': z.meta(
+    z.object({
       event: z.literal('ticket.rated'),
       truncated,
       timestamp,
       data: z.object({
-        id: z.string().describe('The ticket'),
-        rating: SatisfactionRatingSchema.extend({
-          id: z.string().describe("Prefixed csat_: the ticket's one rating"),
-          ticketId: z.string().describe('The ticket, as data.id (the rating as GET /v1/satisfaction_ratings lists it)'),
-          assigneeId: z.string().nullable().describe("The ticket's assignee when rated"),
-          groupId: z.string().nullable().describe("The ticket's group when rated"),
+        id: z.describe(z.string(), 'The ticket'),
+        rating: z.extend(SatisfactionRatingSchema, {
+          id: z.describe(z.string(), "Prefixed csat_: the ticket's one rating"),
+          ticketId: z.describe(z.string(), 'The ticket, as data.id (the rating as GET /v1/satisfaction_ratings lists it)'),
+          assigneeId: z.describe(z.nullable(z.string()), "The ticket's assignee when rated"),
+          groupId: z.describe(z.nullable(z.string()), "The ticket's group when rated"),
         }),
       }),
-    })
-    .meta({ id: 'TicketRatedEvent' }),
+    }),
+    { id: 'TicketRatedEvent' },
+  ),
 } as const;
 
-export const TicketEventPayloadSchema = z.discriminatedUnion('event', Object.values(TicketEventPayloadSchemas) as unknown as [z.ZodObject, ...z.ZodObject[]]);
+export const TicketEventPayloadSchema = z.discriminatedUnion('event', Object.values(TicketEventPayloadSchemas) as unknown as [z.ZodMiniObject, ...z.ZodMiniObject[]]);
 export type TicketEventPayload = z.infer<(typeof TicketEventPayloadSchemas)[TicketEventType]>;
 
 /**
  * decisions §7's last resort: an event that cannot fit even with every long
  * value cut to 64 characters keeps only the ticket id (with truncated: true).
  */
-const idOnly = z.object({ ticket: z.object({ id: z.string() }) }).describe('Last resort of the size bound (truncated: true): only the ticket id; fetch the ticket');
+const idOnly = z.describe(z.object({ ticket: z.object({ id: z.string() }) }), 'Last resort of the size bound (truncated: true): only the ticket id; fetch the ticket');
 
 /**
  * The EventBridge `detail` of each ticket event type: the detail envelope with
@@ -78,6 +85,6 @@ export const TicketEventDetailSchemas = Object.fromEntries(
   TICKET_EVENT_TYPES.map((type) => {
     const data = TicketEventPayloadSchemas[type].shape.data;
     const id = z.globalRegistry.get(TicketEventPayloadSchemas[type])!.id!.replace(/Event$/, 'EventDetail');
-    return [type, TicketEventDetailSchema.extend({ event: z.literal(type), data: type === 'ticket.deleted' || type === 'ticket.rated' ? data : z.union([data, idOnly]) }).meta({ id })];
+    return [type, z.meta(z.extend(TicketEventDetailSchema, { event: z.literal(type), data: type === 'ticket.deleted' || type === 'ticket.rated' ? data : z.union([data, idOnly]) }), { id })];
   }),
-) as unknown as Record<TicketEventType, z.ZodType>;
+) as unknown as Record<TicketEventType, z.ZodMiniType>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { USER_ROLES } from '../auth/principal.ts';
 import { domainEventDetail } from '../events/detail.ts';
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { sendMessage } from '../events/sqs.ts';
 import { logger } from '../logger.ts';
 import { recountStep, type RecountMessage } from './counting.ts';
@@ -11,7 +11,7 @@ import * as repo from './repository.ts';
  * or that still owe a count whose first message was lost).
  */
 
-export const RecountMessageSchema = z.object({ accountId: z.string().min(1), version: z.number().int().min(0), after: z.record(z.string(), z.string()).optional() });
+export const RecountMessageSchema = z.object({ accountId: z.string().check(z.minLength(1)), version: z.number().check(z.int(), z.gte(0)), after: z.optional(z.record(z.string(), z.string())) });
 
 export async function sendRecount(queueUrl: string, msg: RecountMessage): Promise<void> {
   await sendMessage({ QueueUrl: queueUrl, MessageBody: JSON.stringify(msg), MessageGroupId: msg.accountId });

@@ -1,11 +1,11 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { defineRoutes } from '../http/contract.ts';
 import { LinksSchema, PageMetaSchema } from '../pagination/cursor-page.ts';
 import { TicketSchema } from '../tickets/resource.ts';
 import { CreateViewBodySchema, UpdateViewBodySchema, ViewCountSchema, ViewCountsQuerySchema, ViewIdParamsSchema, ViewSchema, ViewTicketsQuerySchema } from './model.ts';
 
 const BASE = '/helpdesk/api/v1/views';
-const ViewEnvelope = z.object({ view: ViewSchema }).meta({ id: 'ViewResponse' });
+const ViewEnvelope = z.meta(z.object({ view: ViewSchema }), { id: 'ViewResponse' });
 
 /** Views and their counts (decisions §21). Shared views: admins write, everyone reads; personal views: their creator only. */
 export const viewRoutes = defineRoutes([
@@ -17,7 +17,7 @@ export const viewRoutes = defineRoutes([
     summary: 'List views',
     description: "The account's shared views and the caller's personal views.",
     access: 'viewer',
-    success: { status: 200, description: 'The visible views', schema: z.object({ views: z.array(ViewSchema) }).meta({ id: 'ViewList' }) },
+    success: { status: 200, description: 'The visible views', schema: z.meta(z.object({ views: z.array(ViewSchema) }), { id: 'ViewList' }) },
     errors: [403],
   },
   {
@@ -42,7 +42,7 @@ export const viewRoutes = defineRoutes([
     description: 'Up to 20 ids; one read whatever the account holds. Ids the caller cannot see are left out.',
     access: 'viewer',
     query: ViewCountsQuerySchema,
-    success: { status: 200, description: 'The counts, in the order asked', schema: z.object({ counts: z.array(ViewCountSchema) }).meta({ id: 'ViewCountList' }) },
+    success: { status: 200, description: 'The counts, in the order asked', schema: z.meta(z.object({ counts: z.array(ViewCountSchema) }), { id: 'ViewCountList' }) },
     errors: [400, 403],
   },
   {
@@ -90,7 +90,7 @@ export const viewRoutes = defineRoutes([
     description: "Exact; fresh false only while the account's latest ticket changes (or the view's background count) are still being applied. One read whatever the account holds.",
     access: 'viewer',
     params: ViewIdParamsSchema,
-    success: { status: 200, description: 'The count', schema: z.object({ count: ViewCountSchema }).meta({ id: 'ViewCountResponse' }) },
+    success: { status: 200, description: 'The count', schema: z.meta(z.object({ count: ViewCountSchema }), { id: 'ViewCountResponse' }) },
     errors: [403, 404],
   },
   {
@@ -104,7 +104,7 @@ export const viewRoutes = defineRoutes([
     access: 'viewer',
     params: ViewIdParamsSchema,
     query: ViewTicketsQuerySchema,
-    success: { status: 200, description: 'A page of tickets', schema: z.object({ tickets: z.array(TicketSchema), meta: PageMetaSchema, links: LinksSchema }).meta({ id: 'ViewTicketList' }) },
+    success: { status: 200, description: 'A page of tickets', schema: z.meta(z.object({ tickets: z.array(TicketSchema), meta: PageMetaSchema, links: LinksSchema }), { id: 'ViewTicketList' }) },
     errors: [400, 403, 404],
   },
 ]);

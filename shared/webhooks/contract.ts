@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { defineRoutes } from '../http/contract.ts';
 import {
   CreatedWebhookSchema,
@@ -14,14 +14,14 @@ import {
 } from './model.ts';
 
 const BASE = '/helpdesk/api/v1/webhooks';
-const WebhookEnvelope = z.object({ webhook: WebhookSchema }).meta({ id: 'WebhookResponse' });
+const WebhookEnvelope = z.meta(z.object({ webhook: WebhookSchema }), { id: 'WebhookResponse' });
 
 const DELIVERY_NOTE =
   'Each ticket event is POSTed to every active webhook subscribed to it, signed per Standard Webhooks (webhook-id = event id, webhook-timestamp, webhook-signature v1 HMAC-SHA256). ' +
   'Any 2xx within 10 s succeeds; otherwise retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (up to 20% jitter, a longer Retry-After honoured). ' +
   'A 410 disables the webhook (disabledReason gone); so do 10 consecutive events that each exhausted their retries (disabledReason failing), with a webhook.disabled event and an email to the admins.';
 
-const WithSecretEnvelope = z.object({ webhook: CreatedWebhookSchema }).meta({ id: 'CreatedWebhookResponse' });
+const WithSecretEnvelope = z.meta(z.object({ webhook: CreatedWebhookSchema }), { id: 'CreatedWebhookResponse' });
 
 /** Webhooks (api-spec "Webhook endpoints"; decisions §3, §7, §18). Every endpoint needs the admin role. */
 export const webhookRoutes = defineRoutes([
@@ -32,7 +32,7 @@ export const webhookRoutes = defineRoutes([
     group: 'webhooks',
     summary: 'List webhooks',
     access: 'admin',
-    success: { status: 200, description: 'Every webhook of the account, oldest first (no signing secrets)', schema: z.object({ webhooks: z.array(WebhookSchema) }).meta({ id: 'WebhookList' }) },
+    success: { status: 200, description: 'Every webhook of the account, oldest first (no signing secrets)', schema: z.meta(z.object({ webhooks: z.array(WebhookSchema) }), { id: 'WebhookList' }) },
     errors: [403],
   },
   {
@@ -99,7 +99,7 @@ export const webhookRoutes = defineRoutes([
       'The SSRF rules of every delivery apply (a refused target fails without a request). Logged in the delivery log like other deliveries; never retried, never redelivered, and outside the failing rule (a 410 here disables nothing).',
     access: 'admin',
     params: WebhookIdParamsSchema,
-    success: { status: 200, description: 'The outcome of the one attempt', schema: z.object({ delivery: TestDeliverySchema }).meta({ id: 'WebhookTestDeliveryResponse' }) },
+    success: { status: 200, description: 'The outcome of the one attempt', schema: z.meta(z.object({ delivery: TestDeliverySchema }), { id: 'WebhookTestDeliveryResponse' }) },
     errors: [403, 404],
   },
   {
@@ -124,7 +124,7 @@ export const webhookRoutes = defineRoutes([
     access: 'admin',
     params: WebhookIdParamsSchema,
     query: ListDeliveriesQuerySchema,
-    success: { status: 200, description: 'Recent attempts', schema: z.object({ deliveries: z.array(DeliveryAttemptSchema) }).meta({ id: 'WebhookDeliveryLog' }) },
+    success: { status: 200, description: 'Recent attempts', schema: z.meta(z.object({ deliveries: z.array(DeliveryAttemptSchema) }), { id: 'WebhookDeliveryLog' }) },
     errors: [400, 403, 404],
   },
   {
@@ -137,7 +137,7 @@ export const webhookRoutes = defineRoutes([
       'Queues the same event body again, with the same webhook-id (the event id), under a fresh retry schedule. Allowed once the delivery has finished (succeeded, failed or cancelled); while it is still being retried: 409 CONFLICT. The webhook must be active (409 otherwise): a webhook switched off keeps its undelivered events in the log, to redeliver once it is active again. A test delivery is never redelivered (409).',
     access: 'admin',
     params: DeliveryParamsSchema,
-    success: { status: 202, description: 'Queued', schema: z.object({ delivery: DeliverySchema }).meta({ id: 'WebhookDeliveryResponse' }) },
+    success: { status: 202, description: 'Queued', schema: z.meta(z.object({ delivery: DeliverySchema }), { id: 'WebhookDeliveryResponse' }) },
     errors: [403, 404, 409],
   },
 ]);

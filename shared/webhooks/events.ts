@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { domainEventDetail } from '../events/detail.ts';
 
 /** EventBridge source of webhook events: webhook.disabled, published for subscribers and emailed to the account's admins. */
@@ -14,16 +14,17 @@ export type DisabledReason = (typeof DISABLED_REASONS)[number];
 /** webhook.disabled: which webhook, why, and how many events in a row had exhausted their retries when it was switched off. */
 export const WebhookDisabledDataSchema = z.object({
   webhook: z.object({ id: z.string(), name: z.string(), targetUrl: z.string() }),
-  disabledReason: z.enum(DISABLED_REASONS).describe('failing: 10 consecutive events exhausted their retries; gone: the target answered 410'),
-  consecutiveFailures: z.number().int().min(0).describe('Events in a row that exhausted their retries with no success in between (10 for failing; those before the 410 for gone)'),
+  disabledReason: z.describe(z.enum(DISABLED_REASONS), 'failing: 10 consecutive events exhausted their retries; gone: the target answered 410'),
+  consecutiveFailures: z.describe(z.number().check(z.int(), z.gte(0)), 'Events in a row that exhausted their retries with no success in between (10 for failing; those before the 410 for gone)'),
 });
 export type WebhookDisabledData = z.infer<typeof WebhookDisabledDataSchema>;
 
 /** EventBridge `detail` of webhook.disabled (same envelope as every domain event). */
-export const WebhookDisabledDetailSchema = domainEventDetail(WEBHOOK_DISABLED, WebhookDisabledDataSchema).meta({ id: 'WebhookDisabledEventDetail' });
+export const WebhookDisabledDetailSchema = z.meta(domainEventDetail(WEBHOOK_DISABLED, WebhookDisabledDataSchema), { id: 'WebhookDisabledEventDetail' });
 
 /** The body of a test delivery, shaped like every webhook body: `{event, timestamp, data}`. */
-export const WebhookTestEventSchema = z
-  .object({ event: z.literal(WEBHOOK_TEST), timestamp: z.iso.datetime(), data: z.object({ webhookId: z.string() }) })
-  .meta({ id: 'WebhookTestEvent', description: 'Sent by POST /webhooks/{id}/test only: signed like every delivery, never retried' });
+export const WebhookTestEventSchema = z.meta(z.object({ event: z.literal(WEBHOOK_TEST), timestamp: z.iso.datetime(), data: z.object({ webhookId: z.string() }) }), {
+  id: 'WebhookTestEvent',
+  description: 'Sent by POST /webhooks/{id}/test only: signed like every delivery, never retried',
+});
 export type WebhookTestEvent = z.infer<typeof WebhookTestEventSchema>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod.ts';
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '#app/registry.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
@@ -76,7 +76,7 @@ const NAME_BREAKERS: Record<string, string> = {
 type JsonNode = Record<string, any>;
 
 /** Paths of every name field in a body schema (`name`, `requesterName`, `attachments.0.name`, ...), through wrappers, arrays and refs. */
-function nameFields(schema: z.ZodType): string[][] {
+function nameFields(schema: z.ZodMiniType): string[][] {
   const root = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonNode;
   const found: string[][] = [];
   const walk = (node: JsonNode | undefined, path: string[]) => {

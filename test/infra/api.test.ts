@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import * as z from 'zod';
+import * as z from '#shared/zod.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_GROUPS, type ApiGroup } from '#app/registry.ts';
 import { openApiDocument } from '#app/openapi/document.ts';

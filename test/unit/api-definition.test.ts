@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import * as z from '#shared/zod.ts';
 import { API_GROUPS, API_PREFIXES } from '#app/registry.ts';
 import { openApiDocument } from '#app/openapi/document.ts';
 import { ServiceUnavailableError, UnauthorizedError } from '#shared/domain/errors.ts';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import * as z from '#shared/zod.ts';
 import { defineSettings, forgetReadSettings, InvalidSettingsError } from '#shared/config/settings.ts';
 import { sessionSecretSettings } from '#shared/auth/settings.ts';
 
@@ -9,7 +9,8 @@ afterEach(() => {
 });
 
 /** A fresh declaration per test: a reader keeps what it read, as a cold start does. */
-const queueSettings = () => defineSettings('functions/example/handler.ts', z.object({ EXAMPLE_QUEUE_URL: z.string().min(1), EXAMPLE_RETRY_SECONDS: z.coerce.number().int().default(5) }));
+const queueSettings = () =>
+  defineSettings('functions/example/handler.ts', z.object({ EXAMPLE_QUEUE_URL: z.string().check(z.minLength(1)), EXAMPLE_RETRY_SECONDS: z._default(z.coerce.number().check(z.int()), 5) }));
 
 describe('settings readers', () => {
   it('throws at first use, naming the function, the variable and the module', () => {
