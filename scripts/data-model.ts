@@ -1,12 +1,12 @@
 /**
- * docs/data-model.md is generated from the entity catalog (shared/db/keys.ts
+ * docs/data-model.md is generated from the entity catalog (shared/db/catalog.ts
  * ENTITIES): `npm run data-model` writes it, and test/unit/data-model.test.ts
  * fails when the file and the declarations differ.
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { EntityDeclaration } from '../shared/db/declaration.ts';
-import { ENTITIES } from '../shared/db/keys.ts';
+import { ENTITIES } from '../shared/db/catalog.ts';
 import { ALL_GSIS, OUTBOX_INDEX, gsiKeys, type GsiName } from '../shared/db/table-definition.ts';
 
 export const DATA_MODEL_PATH = fileURLToPath(new URL('../docs/data-model.md', import.meta.url));
@@ -40,7 +40,7 @@ export function renderDataModel(): string {
   const lines: string[] = [
     '# Data model',
     '',
-    '<!-- Generated from shared/db/keys.ts (ENTITIES) by `npm run data-model`; test/unit/data-model.test.ts keeps it equal. Do not edit by hand. -->',
+    '<!-- Generated from shared/db/catalog.ts (ENTITIES) by `npm run data-model`; test/unit/data-model.test.ts keeps it equal. Do not edit by hand. -->',
     '',
     'One DynamoDB table (`pk`/`sk`), eight overloaded GSIs (each `gsiNpk`/`gsiNsk`: `gsi1`..`gsi4` project all attributes, `gsi5`..`gsi8` only the keys) and the outbox index (keys only). Every account-scoped item lives under `A#<accountId>`, so a request can only address its own tenant. Each entity below is declared once in `shared/db/entities/<module>.ts`; its repository binds it to the domain record (`shared/db/entity.ts`), and only its owning module reads or writes its items.',
     '',

@@ -3,7 +3,7 @@ import { keyDefaults, keyLookupDelete, keyLookupPut, keyLookupUpdate, keyLookupU
 import type { Plan } from '../auth/principal.ts';
 import { ddb, tableName } from '../db/client.ts';
 import { bindEntity, conditions, type Condition, type QueryOptions } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { accountEntities } from '../db/entities/accounts.ts';
 import { batchGet, queryAll } from '../db/query.ts';
 import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../domain/errors.ts';
@@ -25,9 +25,9 @@ export const MAX_KEYS_PER_USER = 20;
 /** Attributes an item may lack are undefined on the record, as they were before it was read. */
 const withoutNulls = <R extends object>(r: R): R => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== null)) as R;
 
-const accounts = bindEntity<AccountRecord>(ENTITIES.account, { fields: ['accountId', 'name', 'plan', 'createdAt', 'usageKeyValue', 'usageKeyId'], normalize: withoutNulls });
-const apiKeys = bindEntity<ApiKeyRecord & { revokedAt: string | null }>(ENTITIES.apiKey, { fields: [...API_KEY_FIELDS, 'revokedAt'], renames: API_KEY_RENAMES, normalize: keyDefaults });
-const demoMarkers = bindEntity<{ accountId: string; userId: string }>(ENTITIES.demoMarker, { fields: ['accountId', 'userId'] });
+const accounts = bindEntity<AccountRecord>(accountEntities.account, { fields: ['accountId', 'name', 'plan', 'createdAt', 'usageKeyValue', 'usageKeyId'], normalize: withoutNulls });
+const apiKeys = bindEntity<ApiKeyRecord & { revokedAt: string | null }>(accountEntities.apiKey, { fields: [...API_KEY_FIELDS, 'revokedAt'], renames: API_KEY_RENAMES, normalize: keyDefaults });
+const demoMarkers = bindEntity<{ accountId: string; userId: string }>(accountEntities.demoMarker, { fields: ['accountId', 'userId'] });
 
 /** The writes that store an API key: its global hash lookup (carrying the principal) and its record under the account. */
 function putApiKeyWrites(k: ApiKeyRecord, principal: KeyPrincipal): TxWrite[] {

@@ -1,5 +1,5 @@
 import { bindEntity, conditions } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { attachmentEntities } from '../db/entities/attachments.ts';
 import type { Key } from '../db/query.ts';
 import { TTL_ATTRIBUTE } from '../db/table-definition.ts';
 import { writeNow, type TxWrite } from '../db/transact.ts';
@@ -32,7 +32,7 @@ export interface UploadRecord {
   redacted?: boolean;
 }
 
-const uploads = bindEntity<UploadRecord>(ENTITIES.upload, {
+const uploads = bindEntity<UploadRecord>(attachmentEntities.upload, {
   fields: ['accountId', 'id', 'name', 'size', 'contentType', 'state', 'uploadKey', 'createdBy', 'createdAt', 'expiresAt', 'messageId', 'ticketId', 'objectKey', 'attachedAt', 'redacted'],
   // A pending upload has no attachment facts yet, an attached one no TTL: absent, not null.
   normalize: (u) => Object.fromEntries(Object.entries(u).filter(([, v]) => v !== null)) as unknown as UploadRecord,

@@ -1,5 +1,5 @@
 import { bindEntity, conditions } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { historyEntities } from '../db/entities/history.ts';
 import { shardedPage, queryPage } from '../db/query.ts';
 import { HISTORY_SHARDS, historyShard } from '../db/shard.ts';
 import { TTL_ATTRIBUTE } from '../db/table-definition.ts';
@@ -25,7 +25,7 @@ export interface AuditRecord {
   expiresAt: number;
 }
 
-const audits = bindEntity<AuditRecord>(ENTITIES.audit, {
+const audits = bindEntity<AuditRecord>(historyEntities.audit, {
   fields: ['id', 'accountId', 'createdAt', 'resourceType', 'resourceId', 'actorType', 'actorId', 'via', 'changes', 'messageId', 'deleted', 'seq', 'expiresAt'],
   renames: { expiresAt: TTL_ATTRIBUTE },
   keyValues: (a) => ({ shard: historyShard(a.id) }),

@@ -1,5 +1,5 @@
 import { bindEntity, conditions, type Condition } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { accountEntities } from '../db/entities/accounts.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { ConflictError } from '../domain/errors.ts';
 import type { Plan, UserRole, UserStatus } from './principal.ts';
@@ -53,7 +53,7 @@ export const API_KEY_RENAMES = { expiresAt: 'keyExpiresAt' } as const;
 export const keyDefaults = <R extends Partial<ApiKeyRecord>>(r: R): R => ({ ...r, scopes: r.scopes ?? [...SCOPES], expiresAt: r.expiresAt ?? null, lastUsedAt: r.lastUsedAt ?? null });
 
 // Lookups written before they carried the principal lack it: the authorizer then reads user and account.
-const keyLookups = bindEntity<ApiKeyLookup>(ENTITIES.apiKeyHash, {
+const keyLookups = bindEntity<ApiKeyLookup>(accountEntities.apiKeyHash, {
   fields: [...API_KEY_FIELDS, 'role', 'status', 'plan', 'usageKeyValue'],
   renames: API_KEY_RENAMES,
   normalize: (r) => keyDefaults(withoutNulls(r)),

@@ -1,5 +1,5 @@
 import { bindEntity, conditions } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { automationEntities } from '../db/entities/automations.ts';
 import { queryAll } from '../db/query.ts';
 import { TTL_ATTRIBUTE } from '../db/table-definition.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
@@ -31,17 +31,17 @@ export interface AutomationSet {
 }
 
 /** While the account has active time rules the set item is listed in gsi4 for the hourly job. */
-const sets = bindEntity<AutomationSet & { accountId: string }>(ENTITIES.automationSet, {
+const sets = bindEntity<AutomationSet & { accountId: string }>(automationEntities.automationSet, {
   fields: ['accountId', 'order', 'version', 'timeRules'],
   keyValues: (s) => ({ timeAccount: s.timeRules > 0 ? s.accountId : null }),
 });
 
-const automations = bindEntity<AutomationRecord>(ENTITIES.automation, { fields: ['id', 'accountId', 'name', 'description', 'isActive', 'rule', 'createdAt', 'updatedAt'] });
+const automations = bindEntity<AutomationRecord>(automationEntities.automation, { fields: ['id', 'accountId', 'name', 'description', 'isActive', 'rule', 'createdAt', 'updatedAt'] });
 
 /** Kept as long as SQS could still redeliver the event (its 14-day retention). */
 const RUN_MARKER_SECONDS = 14 * 24 * 60 * 60;
 
-const runs = bindEntity<{ accountId: string; eventId: string; automationId: string; at: string }>(ENTITIES.automationRun, {
+const runs = bindEntity<{ accountId: string; eventId: string; automationId: string; at: string }>(automationEntities.automationRun, {
   fields: ['automationId', 'at'],
   extra: (r) => ({ [TTL_ATTRIBUTE]: Math.floor(Date.parse(r.at) / 1000) + RUN_MARKER_SECONDS }),
 });
@@ -52,10 +52,10 @@ export class StaleAutomationsError extends ConflictError {}
 /** The set and every automation of an account, in evaluation order: one Query (the set item shares the prefix). */
 export async function loadAutomations(accountId: string): Promise<{ set: AutomationSet; automations: AutomationRecord[] }> {
   const items = await queryAll<Record<string, unknown>>(automations.query('withSet', { accountId }, { skBeginsWith: sets.key({ accountId }).sk }));
-  const setItem = items.find((i) => i.type === ENTITIES.automationSet.type);
+  const setItem = items.find((i) => i.type === automationEntities.automationSet.type);
   const stored = setItem && sets.fromItem(setItem);
   const set: AutomationSet = stored ? { order: stored.order, version: stored.version, timeRules: stored.timeRules } : { order: [], version: 0, timeRules: 0 };
-  const byId = new Map(items.filter((i) => i.type === ENTITIES.automation.type).map((i) => [i.id as string, automations.fromItem(i)]));
+  const byId = new Map(items.filter((i) => i.type === automationEntities.automation.type).map((i) => [i.id as string, automations.fromItem(i)]));
   return { set, automations: set.order.map((id) => byId.get(id)).filter((a): a is AutomationRecord => !!a) };
 }
 

@@ -1,5 +1,6 @@
 import { bindEntity, conditions } from '../db/entity.ts';
-import { ENTITIES, textSortKey } from '../db/keys.ts';
+import { textSortKey } from '../db/keys.ts';
+import { contactEntities } from '../db/entities/contacts.ts';
 import { listCounter } from '../db/list-counter.ts';
 import { numberedPage, queryAll, queryPage, type Key } from '../db/query.ts';
 import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
@@ -24,7 +25,7 @@ export interface ContactRecord {
 /** A count moved while we computed with it; the service re-reads and tries again. */
 export class StaleCountError extends ConflictError {}
 
-const contacts = bindEntity<ContactRecord>(ENTITIES.contact, {
+const contacts = bindEntity<ContactRecord>(contactEntities.contact, {
   fields: ['id', 'accountId', 'name', 'email', 'organizationId', 'notes', 'createdAt', 'updatedAt', 'version'],
   keyValues: (c) => ({ changeShard: historyShard(c.id) }),
   extra: (c) => ({ searchText: searchText(wordsOf(c)) }),
@@ -45,14 +46,14 @@ interface EmailGuard {
   contactId: string;
   organizationId: string | null;
 }
-const emailGuards = bindEntity<EmailGuard>(ENTITIES.contactEmail, { fields: ['contactId', 'organizationId'] });
+const emailGuards = bindEntity<EmailGuard>(contactEntities.contactEmail, { fields: ['contactId', 'organizationId'] });
 
 interface RequesterCountItem {
   accountId: string;
   email: string;
   count: number;
 }
-const requesterCounters = bindEntity<RequesterCountItem>(ENTITIES.requesterTickets, { fields: ['email', 'count'], normalize: (r) => ({ ...r, count: Number(r.count ?? 0) }) });
+const requesterCounters = bindEntity<RequesterCountItem>(contactEntities.requesterTickets, { fields: ['email', 'count'], normalize: (r) => ({ ...r, count: Number(r.count ?? 0) }) });
 
 const stale = (message: string) => () => new StaleCountError(message);
 

@@ -1,11 +1,11 @@
 import { bindEntity } from './entity.ts';
-import { ENTITIES } from './keys.ts';
+import { counterEntities } from './entities/counters.ts';
 import type { TxWrite } from './transact.ts';
 
-/** A page-number list whose unfiltered total is counted (ENTITIES.listCounter). */
+/** A page-number list whose unfiltered total is counted (counterEntities.listCounter). */
 export type CountedList = 'CONTACTS' | 'ORGS' | `TMSG#${string}`;
 
-const counters = bindEntity<{ accountId: string; list: string; n: number }>(ENTITIES.listCounter, { fields: ['n'] });
+const counters = bindEntity<{ accountId: string; list: string; n: number }>(counterEntities.listCounter, { fields: ['n'] });
 
 export const listCounter = {
   /** The transaction write that moves the list's count by `delta` (created on first use). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { bindEntity, conditions } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { emailEntities } from '../db/entities/email.ts';
 import { batchDelete } from '../db/query.ts';
 import { writeNow, type TxWrite } from '../db/transact.ts';
 
@@ -13,7 +13,7 @@ export interface EmailSettingsRecord {
   version: number;
   updatedAt: string;
 }
-const settings = bindEntity<EmailSettingsRecord>(ENTITIES.emailSettings, { fields: ['accountId', 'supportAddresses', 'fromName', 'version', 'updatedAt'] });
+const settings = bindEntity<EmailSettingsRecord>(emailEntities.emailSettings, { fields: ['accountId', 'supportAddresses', 'fromName', 'version', 'updatedAt'] });
 
 export const getEmailSettings = (accountId: string) => settings.get({ accountId }, { consistent: true });
 
@@ -38,7 +38,7 @@ export interface MailIdRecord {
   /** A received mail's raw message in the bucket (the receipt rule's object), so an erasure (decisions §23) can delete it. */
   rawKey?: string | null;
 }
-const mailIds = bindEntity<MailIdRecord>(ENTITIES.mailId, { fields: ['accountId', 'hash', 'mailId', 'ticketId', 'messageId', 'direction', 'at', 'rawKey'] });
+const mailIds = bindEntity<MailIdRecord>(emailEntities.mailId, { fields: ['accountId', 'hash', 'mailId', 'ticketId', 'messageId', 'direction', 'at', 'rawKey'] });
 
 /**
  * The index write of one Message-ID. A received mail's is conditional
@@ -71,7 +71,7 @@ export interface MailThreadRecord {
   mailIds: string[];
   version: number;
 }
-const threads = bindEntity<MailThreadRecord>(ENTITIES.mailThread, { fields: ['accountId', 'ticketId', 'replyToken', 'mailIds', 'version'] });
+const threads = bindEntity<MailThreadRecord>(emailEntities.mailThread, { fields: ['accountId', 'ticketId', 'replyToken', 'mailIds', 'version'] });
 
 export const getThread = (accountId: string, ticketId: string) => threads.get({ accountId, ticketId }, { consistent: true });
 
@@ -93,7 +93,7 @@ interface ReplyTokenRecord {
   token: string;
   ticketId: string;
 }
-const tokens = bindEntity<ReplyTokenRecord>(ENTITIES.replyToken, { fields: ['accountId', 'token', 'ticketId'] });
+const tokens = bindEntity<ReplyTokenRecord>(emailEntities.replyToken, { fields: ['accountId', 'token', 'ticketId'] });
 
 export const ticketOfReplyToken = async (accountId: string, token: string) => (await tokens.get({ accountId, token }))?.ticketId ?? null;
 
@@ -104,7 +104,7 @@ export interface UndeliverableRecord {
   detail: string | null;
   at: string;
 }
-const undeliverable = bindEntity<UndeliverableRecord>(ENTITIES.undeliverable, { fields: ['accountId', 'email', 'reason', 'detail', 'at'] });
+const undeliverable = bindEntity<UndeliverableRecord>(emailEntities.undeliverable, { fields: ['accountId', 'email', 'reason', 'detail', 'at'] });
 
 export const markUndeliverable = (r: UndeliverableRecord) => writeNow(undeliverable.put(r));
 

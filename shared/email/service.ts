@@ -1,5 +1,5 @@
 import { bindEntity } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { emailEntities } from '../db/entities/email.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, writeNow } from '../db/transact.ts';
 import { setEmailDelivery } from '../messages/api.ts';
@@ -33,7 +33,7 @@ interface EmailMarker {
   claimedAt: number;
   sentAt?: string;
 }
-const markers = bindEntity<EmailMarker>(ENTITIES.emailSent, { fields: ['state', 'claimedAt', 'sentAt'] });
+const markers = bindEntity<EmailMarker>(emailEntities.emailSent, { fields: ['state', 'claimedAt', 'sentAt'] });
 
 const isConditionFailure = (err: unknown) => (err as Error).name === 'ConditionalCheckFailedException';
 

@@ -1,5 +1,5 @@
 import { bindEntity, conditions } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { eventEntities } from '../db/entities/events.ts';
 import { shardOf } from '../db/shard.ts';
 import { OUTBOX_SHARDS } from '../db/table-definition.ts';
 import type { TxWrite } from '../db/transact.ts';
@@ -34,7 +34,7 @@ export interface OutboxItem extends OutboxRecord {
  * the publisher). The outbox index lists a pending item under its shard since
  * its creation, and a parked one under PARKED since it was parked.
  */
-export const outboxItems = bindEntity<OutboxItem>(ENTITIES.outbox, {
+export const outboxItems = bindEntity<OutboxItem>(eventEntities.outbox, {
   fields: ['eventId', 'accountId', 'source', 'detailType', 'detail', 'createdAt', 'state', 'parkedAt', 'parkReason'],
   keyValues: (r) => (r.state === 'parked' ? { queue: 'PARKED', queuedAt: r.parkedAt } : { queue: `PENDING#${outboxShard(r.eventId)}`, queuedAt: r.createdAt }),
   normalize: ({ state, parkedAt, parkReason, ...r }) => (state === 'parked' ? { ...r, state, parkedAt: parkedAt ?? undefined, parkReason: parkReason ?? undefined } : r),

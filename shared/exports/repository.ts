@@ -1,5 +1,5 @@
 import { bindEntity } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { historyEntities } from '../db/entities/history.ts';
 import { shardedPage } from '../db/query.ts';
 import { HISTORY_SHARDS, historyShard } from '../db/shard.ts';
 import { indexKeys, TTL_ATTRIBUTE } from '../db/table-definition.ts';
@@ -21,7 +21,7 @@ interface TombstoneRecord {
   expiresAt: number;
 }
 
-const tombstones = bindEntity<TombstoneRecord>(ENTITIES.tombstone, {
+const tombstones = bindEntity<TombstoneRecord>(historyEntities.tombstone, {
   fields: ['id', 'accountId', 'kind', 'updatedAt', 'expiresAt'],
   renames: { expiresAt: TTL_ATTRIBUTE },
   keyValues: (t) => ({ changeShard: historyShard(t.id) }),

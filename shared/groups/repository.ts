@@ -1,6 +1,6 @@
 import type { UserRole } from '../auth/principal.ts';
 import { bindEntity, conditions, type Condition } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { groupEntities } from '../db/entities/groups.ts';
 import { batchDelete, batchGet, queryAll, queryPage, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { ConflictError } from '../domain/errors.ts';
@@ -58,28 +58,28 @@ const GROUP_FIELDS = [
   'deletingAt',
 ] as const satisfies readonly (keyof GroupRecord)[];
 
-const groups = bindEntity<GroupRecord>(ENTITIES.group, {
+const groups = bindEntity<GroupRecord>(groupEntities.group, {
   fields: GROUP_FIELDS,
   extra: (g) => ({ memberCount: Object.keys(g.members).length }),
   normalize: ({ deletingAt, members, ...g }) => ({ ...g, members: members ?? {}, ...(deletingAt ? { deletingAt } : {}) }),
 });
-const defaultGuards = bindEntity<{ accountId: string; groupId: string }>(ENTITIES.defaultGroup, { fields: ['groupId'] });
+const defaultGuards = bindEntity<{ accountId: string; groupId: string }>(groupEntities.defaultGroup, { fields: ['groupId'] });
 
 interface LoadRecord {
   accountId: string;
   userId: string;
   openTickets: number;
 }
-const agentLoads = bindEntity<LoadRecord>(ENTITIES.agentLoad, { fields: ['userId', 'openTickets'] });
-const groupLoads = bindEntity<LoadRecord & { groupId: string; lastAssignedAt: string | null }>(ENTITIES.groupLoad, { fields: ['groupId', 'userId', 'openTickets', 'lastAssignedAt'] });
+const agentLoads = bindEntity<LoadRecord>(groupEntities.agentLoad, { fields: ['userId', 'openTickets'] });
+const groupLoads = bindEntity<LoadRecord & { groupId: string; lastAssignedAt: string | null }>(groupEntities.groupLoad, { fields: ['groupId', 'userId', 'openTickets', 'lastAssignedAt'] });
 
 interface GroupTicketRecord {
   accountId: string;
   groupId: string;
   ticketId: string;
 }
-const groupTickets = bindEntity<GroupTicketRecord>(ENTITIES.groupTicket, { fields: ['groupId', 'ticketId'] });
-const waitingTickets = bindEntity<GroupTicketRecord>(ENTITIES.groupWaiting, { fields: ['groupId', 'ticketId'] });
+const groupTickets = bindEntity<GroupTicketRecord>(groupEntities.groupTicket, { fields: ['groupId', 'ticketId'] });
+const waitingTickets = bindEntity<GroupTicketRecord>(groupEntities.groupWaiting, { fields: ['groupId', 'ticketId'] });
 
 /** Attributes of a group without its member map, with its count instead (lists). */
 const SUMMARY = [...GROUP_FIELDS.filter((f) => f !== 'members'), 'memberCount'];
@@ -236,7 +236,7 @@ const underCap = (cap: number | null | undefined, error: () => Error): Condition
 export function agentLoadWrite(accountId: string, userId: string, delta: number, cap?: number | null): TxWrite {
   return agentLoads.updateAttributes(
     { accountId, userId },
-    { set: { type: ENTITIES.agentLoad.type, userId }, add: { openTickets: delta } },
+    { set: { type: groupEntities.agentLoad.type, userId }, add: { openTickets: delta } },
     underCap(cap, () => new DistributionRaceError('The agent reached a cap concurrently')),
   );
 }
@@ -245,7 +245,7 @@ export function agentLoadWrite(accountId: string, userId: string, delta: number,
 export function groupLoadWrite(accountId: string, groupId: string, userId: string, delta: number, assigned?: { at: string; cap: number | null }): TxWrite {
   return groupLoads.updateAttributes(
     { accountId, groupId, userId },
-    { set: { type: ENTITIES.groupLoad.type, groupId, userId, ...(assigned ? { lastAssignedAt: assigned.at } : {}) }, add: { openTickets: delta } },
+    { set: { type: groupEntities.groupLoad.type, groupId, userId, ...(assigned ? { lastAssignedAt: assigned.at } : {}) }, add: { openTickets: delta } },
     underCap(assigned?.cap, () => new DistributionRaceError('The agent reached the group cap concurrently')),
   );
 }

@@ -1,5 +1,5 @@
 import { bindEntity } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { idempotencyEntities } from '../db/entities/idempotency.ts';
 import { TTL_ATTRIBUTE } from '../db/table-definition.ts';
 import { writeNow, type TxWrite } from '../db/transact.ts';
 import { ConflictError } from '../domain/errors.ts';
@@ -23,7 +23,7 @@ interface KeyValues {
   keyHash: string;
 }
 
-const idempotencyKeys = bindEntity<IdempotencyRecord & KeyValues>(ENTITIES.idempotencyKey, {
+const idempotencyKeys = bindEntity<IdempotencyRecord & KeyValues>(idempotencyEntities.idempotencyKey, {
   fields: ['fingerprint', 'state', 'startedAt', 'status', 'body', 'expiresAt'],
   renames: { expiresAt: TTL_ATTRIBUTE },
   normalize: ({ status, body, ...r }) => ({ ...r, ...(status != null ? { status } : {}), ...(body != null ? { body } : {}) }),

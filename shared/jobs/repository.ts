@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
 import { bindEntity, conditions, type Condition } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { jobEntities } from '../db/entities/jobs.ts';
 import { TTL_ATTRIBUTE } from '../db/table-definition.ts';
 import { writeNow } from '../db/transact.ts';
 import type { UpdateParts } from '../db/update.ts';
@@ -38,7 +38,7 @@ export interface JobRecord {
   expiresAt: number;
 }
 
-const jobs = bindEntity<JobRecord>(ENTITIES.job, {
+const jobs = bindEntity<JobRecord>(jobEntities.job, {
   fields: [
     'id',
     'accountId',

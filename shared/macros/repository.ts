@@ -1,5 +1,5 @@
 import { bindEntity, conditions } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { macroEntities } from '../db/entities/macros.ts';
 import { queryAll } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { ConflictError } from '../domain/errors.ts';
@@ -17,8 +17,8 @@ export interface MacroRecord {
   updatedAt: string;
 }
 
-const sets = bindEntity<{ accountId: string; version: number }>(ENTITIES.macroSet, { fields: ['accountId', 'version'] });
-const macros = bindEntity<MacroRecord>(ENTITIES.macro, { fields: ['id', 'accountId', 'title', 'actions', 'personal', 'ownerId', 'createdAt', 'updatedAt'] });
+const sets = bindEntity<{ accountId: string; version: number }>(macroEntities.macroSet, { fields: ['accountId', 'version'] });
+const macros = bindEntity<MacroRecord>(macroEntities.macro, { fields: ['id', 'accountId', 'title', 'actions', 'personal', 'ownerId', 'createdAt', 'updatedAt'] });
 
 /** Thrown when another write changed the account's macros since they were read; the service re-reads. */
 export class StaleMacrosError extends ConflictError {}
@@ -26,8 +26,8 @@ export class StaleMacrosError extends ConflictError {}
 /** The set's version and every macro of an account: one Query (the set item shares the prefix). */
 export async function loadMacros(accountId: string): Promise<{ version: number; macros: MacroRecord[] }> {
   const items = await queryAll<Record<string, unknown>>({ ...macros.query('withSet', { accountId }, { skBeginsWith: sets.key({ accountId }).sk }), consistent: true });
-  const setItem = items.find((i) => i.type === ENTITIES.macroSet.type);
-  return { version: setItem ? Number(sets.fromItem(setItem).version) : 0, macros: items.filter((i) => i.type === ENTITIES.macro.type).map(macros.fromItem) };
+  const setItem = items.find((i) => i.type === macroEntities.macroSet.type);
+  return { version: setItem ? Number(sets.fromItem(setItem).version) : 0, macros: items.filter((i) => i.type === macroEntities.macro.type).map(macros.fromItem) };
 }
 
 export const getMacro = (accountId: string, id: string) => macros.get({ accountId, id });

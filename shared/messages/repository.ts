@@ -1,5 +1,5 @@
 import { bindEntity, conditions } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { messageEntities } from '../db/entities/messages.ts';
 import { listCounter } from '../db/list-counter.ts';
 import { batchDelete, numberedPage, queryPage, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
@@ -41,8 +41,8 @@ const mapping = {
   normalize: (m: MessageRecord) => ({ ...m, channel: m.channel ?? 'api' }),
   renames: { type: 'messageType' },
 } as const;
-const byId = bindEntity<MessageRecord>(ENTITIES.message, mapping);
-const underTicketCopies = bindEntity<MessageRecord>(ENTITIES.ticketMessage, mapping);
+const byId = bindEntity<MessageRecord>(messageEntities.message, mapping);
+const underTicketCopies = bindEntity<MessageRecord>(messageEntities.ticketMessage, mapping);
 
 /** The query of a ticket's copies, in time order (ids are time-ordered). */
 const underTicket = (accountId: string, ticketId: string, forward = true) =>

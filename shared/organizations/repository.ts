@@ -1,5 +1,6 @@
 import { bindEntity, conditions, type Condition } from '../db/entity.ts';
-import { ENTITIES, textSortKey } from '../db/keys.ts';
+import { textSortKey } from '../db/keys.ts';
+import { organizationEntities } from '../db/entities/organizations.ts';
 import { listCounter } from '../db/list-counter.ts';
 import { numberedPage, queryAll, queryPage, type Key } from '../db/query.ts';
 import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
@@ -19,7 +20,7 @@ export interface OrganizationRecord extends Organization {
 /** The organization changed or went away between our read and our write; the caller re-reads and tries again. */
 export class StaleOrganizationError extends ConflictError {}
 
-const organizations = bindEntity<OrganizationRecord>(ENTITIES.organization, {
+const organizations = bindEntity<OrganizationRecord>(organizationEntities.organization, {
   fields: ['id', 'accountId', 'name', 'organizationalDomain', 'country', 'industry', 'employeeCount', 'yearlyRevenue', 'logoUrl', 'contactCount', 'ticketCount', 'createdAt', 'updatedAt', 'version'],
   // An organization without a name sorts first by name.
   keyValues: (o) => ({ sortName: o.name ?? '', changeShard: historyShard(o.id) }),
@@ -36,7 +37,7 @@ const searchable = (o: OrganizationRecord): Searchable => ({
   sort: { name: textSortKey(o.name ?? '', o.id), organizational_domain: textSortKey(o.organizationalDomain, o.id) },
 });
 
-const domains = bindEntity<{ accountId: string; domain: string; organizationId: string }>(ENTITIES.organizationDomain, { fields: ['organizationId'] });
+const domains = bindEntity<{ accountId: string; domain: string; organizationId: string }>(organizationEntities.organizationDomain, { fields: ['organizationId'] });
 
 const domainGuard = (o: Pick<OrganizationRecord, 'accountId' | 'id' | 'organizationalDomain'>): TxWrite =>
   domains.put(

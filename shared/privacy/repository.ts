@@ -1,5 +1,5 @@
 import { bindEntity } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { privacyEntities } from '../db/entities/privacy.ts';
 import { queryPage, type Key } from '../db/query.ts';
 import type { TxWrite } from '../db/transact.ts';
 
@@ -10,7 +10,7 @@ export interface RetentionRecord {
   updatedAt: string;
 }
 
-const retention = bindEntity<RetentionRecord>(ENTITIES.retentionSettings, {
+const retention = bindEntity<RetentionRecord>(privacyEntities.retentionSettings, {
   fields: ['accountId', 'closedTicketsDeleteAfterDays', 'updatedAt'],
   // In the sweep's index only while a retention is set (a sparse index: no value, no entry).
   keyValues: (r) => ({ sweepAccountId: r.closedTicketsDeleteAfterDays ? r.accountId : null }),

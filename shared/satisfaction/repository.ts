@@ -1,5 +1,5 @@
 import { bindEntity, conditions } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { satisfactionEntities } from '../db/entities/satisfaction.ts';
 import { queryPage, type Key } from '../db/query.ts';
 import type { TxWrite } from '../db/transact.ts';
 import type { SatisfactionScore } from '../tickets/resource.ts';
@@ -12,7 +12,7 @@ export interface SatisfactionSettingsRecord {
   version: number;
   updatedAt: string;
 }
-const settings = bindEntity<SatisfactionSettingsRecord>(ENTITIES.satisfactionSettings, { fields: ['accountId', 'enabled', 'version', 'updatedAt'] });
+const settings = bindEntity<SatisfactionSettingsRecord>(satisfactionEntities.satisfactionSettings, { fields: ['accountId', 'enabled', 'version', 'updatedAt'] });
 
 export const getSettings = (accountId: string) => settings.get({ accountId }, { consistent: true });
 
@@ -30,7 +30,7 @@ export interface SurveyTokenRecord {
   /** The table's TTL (epoch seconds). */
   expiresAt: number;
 }
-const tokens = bindEntity<SurveyTokenRecord>(ENTITIES.surveyToken, { fields: ['token', 'accountId', 'ticketId', 'createdAt', 'validUntil', 'expiresAt'] });
+const tokens = bindEntity<SurveyTokenRecord>(satisfactionEntities.surveyToken, { fields: ['token', 'accountId', 'ticketId', 'createdAt', 'validUntil', 'expiresAt'] });
 
 export const tokenWrite = (t: SurveyTokenRecord): TxWrite => tokens.put(t, conditions.absent());
 export const getToken = (token: string) => tokens.get({ token });
@@ -46,7 +46,7 @@ export interface RatingRecord {
   ratedAt: string;
   version: number;
 }
-const ratings = bindEntity<RatingRecord>(ENTITIES.satisfactionRating, { fields: ['id', 'accountId', 'ticketId', 'score', 'comment', 'assigneeId', 'groupId', 'ratedAt', 'version'] });
+const ratings = bindEntity<RatingRecord>(satisfactionEntities.satisfactionRating, { fields: ['id', 'accountId', 'ticketId', 'score', 'comment', 'assigneeId', 'groupId', 'ratedAt', 'version'] });
 
 export const getRating = (accountId: string, ticketId: string) => ratings.get({ accountId, ticketId }, { consistent: true });
 

@@ -1,5 +1,5 @@
 import { bindEntity } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { searchEntities } from '../db/entities/search.ts';
 import { queryAll, queryPage, type Key } from '../db/query.ts';
 import type { TxWrite } from '../db/transact.ts';
 import { fold, matchesAll } from './words.ts';
@@ -51,7 +51,7 @@ interface WordItem {
   f: Record<string, string | null>;
 }
 
-const wordItems = bindEntity<WordItem>(ENTITIES.searchWord, { fields: ['id', 'w', 's', 'f'] });
+const wordItems = bindEntity<WordItem>(searchEntities.searchWord, { fields: ['id', 'w', 's', 'f'] });
 
 /** First character (code point) of a word: its partition. */
 const initialOf = (word: string) => String.fromCodePoint(word.codePointAt(0)!);

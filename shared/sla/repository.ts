@@ -2,7 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { ddb, tableName } from '../db/client.ts';
 import { bindEntity, conditions, type Condition } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { slaEntities } from '../db/entities/sla.ts';
 import { queryAll } from '../db/query.ts';
 import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
@@ -38,16 +38,16 @@ export interface StateRecord {
 export const DUE_SHARDS = 8;
 export const dueShard = (ticketId: string) => createHash('sha1').update(ticketId).digest()[0] % DUE_SHARDS;
 
-const policies = bindEntity<PolicyRecord>(ENTITIES.slaPolicy, {
+const policies = bindEntity<PolicyRecord>(slaEntities.slaPolicy, {
   fields: ['id', 'accountId', 'name', 'description', 'isActive', 'timeMode', 'conditions', 'targets', 'position', 'createdAt', 'updatedAt'],
 });
 
-const policySets = bindEntity<PolicySet & { accountId: string }>(ENTITIES.slaPolicySet, { fields: ['count', 'nextPosition', 'version'] });
+const policySets = bindEntity<PolicySet & { accountId: string }>(slaEntities.slaPolicySet, { fields: ['count', 'nextPosition', 'version'] });
 
-const schedules = bindEntity<{ accountId: string; schedule: BusinessSchedule; updatedAt: string }>(ENTITIES.slaSchedule, { fields: ['schedule', 'updatedAt'] });
+const schedules = bindEntity<{ accountId: string; schedule: BusinessSchedule; updatedAt: string }>(slaEntities.slaSchedule, { fields: ['schedule', 'updatedAt'] });
 
 /** The item is in the due index (gsi4) only while a deadline runs: the index stays sparse. */
-const states = bindEntity<StateRecord>(ENTITIES.slaState, {
+const states = bindEntity<StateRecord>(slaEntities.slaState, {
   fields: ['accountId', 'ticketId', 'facts', 'policy', 'breaches', 'nextDueAt', 'version', 'updatedAt'],
   keyValues: (s) => ({ dueShard: dueShard(s.ticketId) }),
   // No empty map is stored: DynamoDB Local's stream renders `{M: {}}` as `{}`, which no reader can unmarshall.
@@ -81,9 +81,9 @@ export async function getSlaSettings(accountId: string): Promise<SlaSettings> {
   const q = policies.query('all', { accountId }, { skBetween: ['SLAPOLICY#', 'SLASCHEDULE'] });
   const out: SlaSettings = { policies: [], everHadPolicies: false, schedule: null };
   for (const item of await queryAll<Record<string, unknown>>(q)) {
-    if (item.type === ENTITIES.slaPolicy.type) out.policies.push(policies.fromItem(item));
-    else if (item.type === ENTITIES.slaPolicySet.type) out.everHadPolicies = true;
-    else if (item.type === ENTITIES.slaSchedule.type) out.schedule = schedules.fromItem(item).schedule;
+    if (item.type === slaEntities.slaPolicy.type) out.policies.push(policies.fromItem(item));
+    else if (item.type === slaEntities.slaPolicySet.type) out.everHadPolicies = true;
+    else if (item.type === slaEntities.slaSchedule.type) out.schedule = schedules.fromItem(item).schedule;
   }
   out.everHadPolicies ||= out.policies.length > 0;
   return out;

@@ -1,5 +1,5 @@
 import { bindEntity, conditions, type Condition } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { ticketFieldEntities } from '../db/entities/ticket-fields.ts';
 import { batchDelete, batchGet, queryAll, queryPage, type Key } from '../db/query.ts';
 import { mayHaveCommitted, transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError, NotFoundError, RuleViolationError, ValidationError } from '../domain/errors.ts';
@@ -40,7 +40,7 @@ export interface OptionRecord {
 }
 
 /** Sort keys: position (gsi1, zero-padded so strings sort as numbers) and title (gsi2). */
-const fields = bindEntity<FieldRecord>(ENTITIES.ticketField, {
+const fields = bindEntity<FieldRecord>(ticketFieldEntities.ticketField, {
   fields: [
     'id',
     'accountId',
@@ -65,16 +65,16 @@ const fields = bindEntity<FieldRecord>(ENTITIES.ticketField, {
   keyValues: (f) => ({ positionKey: String(f.position).padStart(10, '0') }),
 });
 
-const fieldKeys = bindEntity<{ accountId: string; fieldKey: string; fieldId: string }>(ENTITIES.ticketFieldKey, { fields: ['fieldId'] });
+const fieldKeys = bindEntity<{ accountId: string; fieldKey: string; fieldId: string }>(ticketFieldEntities.ticketFieldKey, { fields: ['fieldId'] });
 
-const positionCounter = bindEntity<{ accountId: string; seq: number }>(ENTITIES.fieldPositionCounter, { fields: ['seq'] });
+const positionCounter = bindEntity<{ accountId: string; seq: number }>(ticketFieldEntities.fieldPositionCounter, { fields: ['seq'] });
 
-const options = bindEntity<OptionRecord>(ENTITIES.fieldOption, {
+const options = bindEntity<OptionRecord>(ticketFieldEntities.fieldOption, {
   fields: ['id', 'accountId', 'fieldId', 'name', 'value', 'usageCount', 'createdAt'],
   normalize: (o) => ({ ...o, usageCount: Number(o.usageCount ?? 0) }),
 });
 
-const optionValues = bindEntity<{ accountId: string; fieldId: string; value: string; optionId: string }>(ENTITIES.fieldOptionValue, { fields: ['optionId'] });
+const optionValues = bindEntity<{ accountId: string; fieldId: string; value: string; optionId: string }>(ticketFieldEntities.fieldOptionValue, { fields: ['optionId'] });
 
 const optionWrites = (o: OptionRecord): TxWrite[] => [
   options.put(o, conditions.absent()),

@@ -1,5 +1,5 @@
 import { bindEntity } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { ticketFieldEntities } from '../db/entities/ticket-fields.ts';
 import type { TxWrite } from '../db/transact.ts';
 
 /**
@@ -13,7 +13,7 @@ import type { TxWrite } from '../db/transact.ts';
  * carries the new stamp: the change is seen at once, with no read of the
  * fields on the requests between changes.
  */
-const stamps = bindEntity<{ accountId: string; stamp: number }>(ENTITIES.fieldsStamp, { fields: ['stamp'] });
+const stamps = bindEntity<{ accountId: string; stamp: number }>(ticketFieldEntities.fieldsStamp, { fields: ['stamp'] });
 
 /** The write that moves the stamp, in the transaction of a field's (or its options') change. */
 export const fieldsStampWrite = (accountId: string): TxWrite => stamps.updateAttributes({ accountId }, { add: { stamp: 1 } });

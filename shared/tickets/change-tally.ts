@@ -1,5 +1,5 @@
 import { bindEntity } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { ticketEntities } from '../db/entities/tickets.ts';
 import type { Key } from '../db/query.ts';
 import { shardOf } from '../db/shard.ts';
 import type { TxWrite } from '../db/transact.ts';
@@ -29,10 +29,10 @@ interface Tally {
   applied: number;
 }
 
-const tallies = bindEntity<Tally>(ENTITIES.ticketChangeTally, { fields: ['accountId', 'shard', 'made', 'applied'] });
+const tallies = bindEntity<Tally>(ticketEntities.ticketChangeTally, { fields: ['accountId', 'shard', 'made', 'applied'] });
 
 /** An item made by an update carries its type too (readers tell the tally from the counts beside it by it). */
-const TYPED = { type: ENTITIES.ticketChangeTally.type };
+const TYPED = { type: ticketEntities.ticketChangeTally.type };
 
 const shardOfTicket = (ticketId: string) => String(shardOf(ticketId, TICKET_CHANGE_SHARDS));
 const ticketIdOf = (d: EventDetail): string | undefined => {
@@ -78,5 +78,5 @@ export const tallyKeys = (accountId: string): Key[] => Array.from({ length: TICK
 
 /** Whether the tally items read (other items ignored) show every change applied. */
 export function tallySettled(items: readonly Record<string, unknown>[]): boolean {
-  return items.filter((i) => i.type === ENTITIES.ticketChangeTally.type).every((i) => Number(i.applied ?? 0) >= Number(i.made ?? 0));
+  return items.filter((i) => i.type === ticketEntities.ticketChangeTally.type).every((i) => Number(i.applied ?? 0) >= Number(i.made ?? 0));
 }

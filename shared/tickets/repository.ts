@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
 import { bindEntity, conditions } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { ticketEntities } from '../db/entities/tickets.ts';
 import { countMatches, mergedPage, queryAll, queryPage, READ_BUDGET, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
@@ -54,7 +54,7 @@ const searchable = (t: TicketRecord): Searchable => ({
   filters: { status: t.status, priority: t.priority, assigneeId: t.assigneeId },
 });
 
-const tickets = bindEntity<TicketRecord>(ENTITIES.ticket, {
+const tickets = bindEntity<TicketRecord>(ticketEntities.ticket, {
   fields: [
     'id',
     'accountId',

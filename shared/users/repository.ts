@@ -1,6 +1,7 @@
 import type { UserRole, UserStatus } from '../auth/principal.ts';
 import { bindEntity, conditions, type Condition } from '../db/entity.ts';
-import { ENTITIES, textSortKey } from '../db/keys.ts';
+import { textSortKey } from '../db/keys.ts';
+import { userEntities } from '../db/entities/users.ts';
 import { countMatches, queryAll, queryPage, type Key } from '../db/query.ts';
 import { transactWrite, type TxWrite } from '../db/transact.ts';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../domain/errors.ts';
@@ -25,7 +26,7 @@ export interface UserRecord {
   apiKeyHashes?: Set<string>;
 }
 
-const users = bindEntity<UserRecord>(ENTITIES.user, {
+const users = bindEntity<UserRecord>(userEntities.user, {
   fields: ['id', 'accountId', 'email', 'name', 'avatarUrl', 'role', 'status', 'createdAt', 'updatedAt', 'lastLoginAt', 'version', 'apiKeyHashes'],
   // A login changes last_login_at (and may activate the user) without updated_at: the export sees it at the later of the two.
   keyValues: (u) => ({ changeShard: historyShard(u.id), changedAt: userChangedAt(u) }),
@@ -41,8 +42,8 @@ const searchable = (u: UserRecord): Searchable => ({
   sort: { name: textSortKey(u.name, u.id), email: textSortKey(u.email, u.id) },
   filters: { role: u.role, status: u.status },
 });
-const emailGuards = bindEntity<{ accountId: string; email: string; userId: string }>(ENTITIES.userEmail, { fields: ['userId'] });
-const ownerGuards = bindEntity<{ accountId: string; userId: string }>(ENTITIES.accountOwner, { fields: ['userId'] });
+const emailGuards = bindEntity<{ accountId: string; email: string; userId: string }>(userEntities.userEmail, { fields: ['userId'] });
+const ownerGuards = bindEntity<{ accountId: string; userId: string }>(userEntities.accountOwner, { fields: ['userId'] });
 
 /** The writes that create a user and claim its email; used alone or inside a larger transaction. */
 function putUserWrites(u: UserRecord): TxWrite[] {

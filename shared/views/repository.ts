@@ -3,7 +3,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../db/client.ts';
 import { bindEntity, conditions } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { viewEntities } from '../db/entities/views.ts';
 import { batchGet, queryAll, type Key } from '../db/query.ts';
 import { TTL_ATTRIBUTE } from '../db/table-definition.ts';
 import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
@@ -37,12 +37,12 @@ export interface ViewSet {
   counting: boolean;
 }
 
-const sets = bindEntity<ViewSet & { accountId: string }>(ENTITIES.viewSet, {
+const sets = bindEntity<ViewSet & { accountId: string }>(viewEntities.viewSet, {
   fields: ['accountId', 'version', 'timeViews', 'counting'],
   keyValues: (s) => ({ timeAccount: s.timeViews > 0 || s.counting ? s.accountId : null }),
 });
 
-const views = bindEntity<ViewRecord>(ENTITIES.view, {
+const views = bindEntity<ViewRecord>(viewEntities.view, {
   fields: ['id', 'accountId', 'title', 'conditions', 'sort', 'personal', 'ownerId', 'rev', 'count', 'ready', 'createdAt', 'updatedAt'],
   normalize: (v) => ({ ...v, count: Number(v.count ?? 0), rev: Number(v.rev ?? 1), ready: v.ready === true }),
 });
@@ -58,13 +58,13 @@ export interface Membership {
 /** Event marks and empty memberships outlive any redelivery (SQS keeps messages 14 days). */
 const KEEP_SECONDS = 14 * 24 * 60 * 60;
 
-const memberships = bindEntity<Membership>(ENTITIES.viewMembership, {
+const memberships = bindEntity<Membership>(viewEntities.viewMembership, {
   fields: ['accountId', 'ticketId', 'keys', 'rev'],
   normalize: (m) => ({ ...m, keys: m.keys ?? [], rev: Number(m.rev ?? 0) }),
   extra: (m) => (m.keys.length ? {} : { [TTL_ATTRIBUTE]: Math.floor(Date.now() / 1000) + KEEP_SECONDS }),
 });
 
-const marks = bindEntity<{ accountId: string; eventId: string; at: string }>(ENTITIES.viewEventMark, {
+const marks = bindEntity<{ accountId: string; eventId: string; at: string }>(viewEntities.viewEventMark, {
   fields: ['at'],
   extra: (r) => ({ [TTL_ATTRIBUTE]: Math.floor(Date.parse(r.at) / 1000) + KEEP_SECONDS }),
 });
@@ -79,11 +79,11 @@ export class AlreadyAppliedError extends Error {}
 /** The set and every view of an account: one Query (the set item shares the prefix). */
 export async function loadViews(accountId: string, opts: { consistent?: boolean } = {}): Promise<{ set: ViewSet; views: ViewRecord[] }> {
   const items = await queryAll<Record<string, unknown>>({ ...views.query('withSet', { accountId }, { skBeginsWith: sets.key({ accountId }).sk }), consistent: opts.consistent });
-  const setItem = items.find((i) => i.type === ENTITIES.viewSet.type);
+  const setItem = items.find((i) => i.type === viewEntities.viewSet.type);
   const stored = setItem && sets.fromItem(setItem);
   return {
     set: stored ? { version: Number(stored.version), timeViews: Number(stored.timeViews ?? 0), counting: stored.counting === true } : { version: 0, timeViews: 0, counting: false },
-    views: items.filter((i) => i.type === ENTITIES.view.type).map(views.fromItem),
+    views: items.filter((i) => i.type === viewEntities.view.type).map(views.fromItem),
   };
 }
 
@@ -180,10 +180,10 @@ export async function readCounts(
   const keys = [...ids.map((id) => views.key({ accountId, id })), ...extra];
   const atOnce = await readTogether(keys);
   const found = atOnce ?? (await batchGet(keys, { consistent: true }));
-  const viewItems = found.filter((i) => i.type === ENTITIES.view.type);
+  const viewItems = found.filter((i) => i.type === viewEntities.view.type);
   return {
     views: viewItems.map((i) => ({ id: String(i.id), personal: i.personal === true, ownerId: (i.ownerId as string | null) ?? null, count: Number(i.count ?? 0), ready: i.ready === true })),
-    extra: found.filter((i) => i.type !== ENTITIES.view.type),
+    extra: found.filter((i) => i.type !== viewEntities.view.type),
     together: atOnce !== null,
   };
 }

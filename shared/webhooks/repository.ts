@@ -1,5 +1,5 @@
 import { bindEntity, conditions, type Condition } from '../db/entity.ts';
-import { ENTITIES } from '../db/keys.ts';
+import { webhookEntities } from '../db/entities/webhooks.ts';
 import { queryAll, queryPage } from '../db/query.ts';
 import { TTL_ATTRIBUTE } from '../db/table-definition.ts';
 import { transactWrite, writeNow, type TxWrite } from '../db/transact.ts';
@@ -61,7 +61,7 @@ const expiresAt = (now: Date) => Math.floor(now.getTime() / 1000) + LOG_RETENTIO
 /** What an item stores beside a record: when it expires (the delivery log's TTL). */
 type Expiring<R> = R & { expiresAt?: number };
 
-const webhooks = bindEntity<WebhookRecord>(ENTITIES.webhook, {
+const webhooks = bindEntity<WebhookRecord>(webhookEntities.webhook, {
   fields: [
     'id',
     'accountId',
@@ -81,14 +81,14 @@ const webhooks = bindEntity<WebhookRecord>(ENTITIES.webhook, {
   // Webhooks written before rotation and the failing rule have none of their attributes (read back as null).
   normalize: (w) => ({ ...w, consecutiveFailures: w.consecutiveFailures ?? 0 }),
 });
-const webhookCounts = bindEntity<{ accountId: string; count: number }>(ENTITIES.webhookCount, { fields: ['count'] });
-const deliveries = bindEntity<Expiring<DeliveryRecord>>(ENTITIES.webhookDelivery, {
+const webhookCounts = bindEntity<{ accountId: string; count: number }>(webhookEntities.webhookCount, { fields: ['count'] });
+const deliveries = bindEntity<Expiring<DeliveryRecord>>(webhookEntities.webhookDelivery, {
   fields: ['accountId', 'webhookId', 'deliveryId', 'eventId', 'eventType', 'correlationId', 'body', 'state', 'attempts', 'tries', 'cycle', 'createdAt', 'updatedAt'],
   extra: (d) => ({ [TTL_ATTRIBUTE]: d.expiresAt }),
   // Deliveries recorded before the correlation id was kept have none.
   normalize: ({ correlationId, ...d }) => (correlationId ? { ...d, correlationId } : d) as Expiring<DeliveryRecord>,
 });
-const attempts = bindEntity<Expiring<AttemptRecord & { accountId: string; webhookId: string; attemptId: string }>>(ENTITIES.webhookAttempt, {
+const attempts = bindEntity<Expiring<AttemptRecord & { accountId: string; webhookId: string; attemptId: string }>>(webhookEntities.webhookAttempt, {
   fields: ['deliveryId', 'eventId', 'eventType', 'attempt', 'statusCode', 'error', 'durationMs', 'at', 'state', 'nextAttemptAt', 'correlationId'],
   extra: (a) => ({ webhookId: a.webhookId, [TTL_ATTRIBUTE]: a.expiresAt }),
 });
@@ -111,7 +111,7 @@ export async function putWebhook(w: WebhookRecord, related: TxWrite[] = []): Pro
     webhooks.put(w, conditions.absent()),
     webhookCounts.updateAttributes(
       { accountId: w.accountId },
-      { set: { type: ENTITIES.webhookCount.type }, add: { count: 1 } },
+      { set: { type: webhookEntities.webhookCount.type }, add: { count: 1 } },
       {
         expr: 'attribute_not_exists(#n) OR #n < :max',
         names: { '#n': 'count' },

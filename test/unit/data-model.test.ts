@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ENTITIES } from '#shared/db/keys.ts';
+import { ENTITIES } from '#shared/db/catalog.ts';
 import { template, type EntityDeclaration } from '#shared/db/declaration.ts';
 
 const entities = Object.entries(ENTITIES) as [string, EntityDeclaration][];

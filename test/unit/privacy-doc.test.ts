@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { EntityDeclaration } from '#shared/db/declaration.ts';
-import { ENTITIES } from '#shared/db/keys.ts';
+import { ENTITIES } from '#shared/db/catalog.ts';
 
 /**
  * docs/privacy.md against the entity declarations (decisions §23): every
