@@ -46,8 +46,3 @@ export const metaOf = (schema: z.ZodMiniType): z.core.GlobalMeta | undefined => 
 export function addIssue(payload: z.core.ParsePayload, message: string): void {
   payload.issues.push({ code: 'custom', input: payload.value, message });
 }
-
-/** The object refusing keys it does not name, as classic's `.strict()`. */
-export function strict<T extends z.ZodMiniObject>(schema: T): z.ZodMiniObject<T['shape'], z.core.$strict> {
-  return schema.clone({ ...schema._zod.def, catchall: z.never() }) as unknown as z.ZodMiniObject<T['shape'], z.core.$strict>;
-}

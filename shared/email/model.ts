@@ -17,17 +17,15 @@ export type EmailSettings = z.infer<typeof EmailSettingsSchema>;
 
 /** PUT /helpdesk/api/email/settings: the fields given change, the others stay. */
 export const UpdateEmailSettingsBodySchema = z.meta(
-  z.strict(
-    z.object({
-      supportAddresses: z.optional(
-        z.array(z.email().check(z.maxLength(254))).check(
-          z.maxLength(MAX_SUPPORT_ADDRESSES, `at most ${MAX_SUPPORT_ADDRESSES} support addresses`),
-          z.refine((list) => new Set(list.map((a) => a.toLowerCase())).size === list.length, 'each address once'),
-        ),
+  z.strictObject({
+    supportAddresses: z.optional(
+      z.array(z.email().check(z.maxLength(254))).check(
+        z.maxLength(MAX_SUPPORT_ADDRESSES, `at most ${MAX_SUPPORT_ADDRESSES} support addresses`),
+        z.refine((list) => new Set(list.map((a) => a.toLowerCase())).size === list.length, 'each address once'),
       ),
-      fromName: z.optional(z.nullable(plainText(128))),
-    }),
-  ),
+    ),
+    fromName: z.optional(z.nullable(plainText(128))),
+  }),
   { id: 'UpdateEmailSettingsRequest' },
 );
 export type UpdateEmailSettingsInput = z.infer<typeof UpdateEmailSettingsBodySchema>;

@@ -28,7 +28,7 @@ const SCHEMAS: Record<string, z.ZodMiniType> = {
   tags: ticketFields.tags,
   addTags: ticketFields.tags,
   removeTags: ticketFields.tags,
-  comment: z.strict(z.object({ type: z.enum(['response', 'note']), content: z.string().check(z.minLength(1), z.maxLength(100_000)) })),
+  comment: z.strictObject({ type: z.enum(['response', 'note']), content: z.string().check(z.minLength(1), z.maxLength(100_000)) }),
 };
 
 /** What the shape checks leave to the service (they need the account's data): an assignee, a group, a custom field's options. */

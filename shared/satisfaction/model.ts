@@ -13,7 +13,7 @@ export type SatisfactionSettings = z.infer<typeof SatisfactionSettingsSchema>;
 
 export const SatisfactionSettingsResponseSchema = z.meta(z.object({ settings: SatisfactionSettingsSchema }), { id: 'SatisfactionSettingsResponse' });
 
-export const UpdateSatisfactionSettingsBodySchema = z.meta(z.object({ settings: z.strict(z.object({ enabled: z.boolean() })) }), { id: 'UpdateSatisfactionSettingsRequest' });
+export const UpdateSatisfactionSettingsBodySchema = z.meta(z.object({ settings: z.strictObject({ enabled: z.boolean() }) }), { id: 'UpdateSatisfactionSettingsRequest' });
 
 /** A rating as listed (decisions §24): the assignee and group are the ticket's when it was rated. */
 export const SatisfactionRatingSchema = z.meta(

@@ -11,18 +11,16 @@ const ENUM_VALUES: Record<string, readonly string[]> = { priority: TICKET_PRIORI
 
 export const ConditionSchema = z.meta(
   z
-    .strict(
-      z.object({
-        field: z.meta(z.describe(z.string().check(z.minLength(1), z.maxLength(100)), 'priority, type, status, tags, assignee_id, requester_domain, or customField:<ticket field id>'), {
-          anyOf: [{ enum: Object.keys(CONDITION_OPERATORS).filter((f) => f !== 'customField') }, { pattern: `^${CUSTOM_FIELD_PREFIX}\\S+$` }],
-        }),
-        operator: z.enum(OPERATORS),
-        value: z.describe(
-          z.optional(z.union([scalar, z.array(scalar).check(z.minLength(1), z.maxLength(100)), z.null()])),
-          'A scalar for is/is_not, a non-empty array for contains_any, nothing for is_set/is_not_set',
-        ),
+    .strictObject({
+      field: z.meta(z.describe(z.string().check(z.minLength(1), z.maxLength(100)), 'priority, type, status, tags, assignee_id, requester_domain, or customField:<ticket field id>'), {
+        anyOf: [{ enum: Object.keys(CONDITION_OPERATORS).filter((f) => f !== 'customField') }, { pattern: `^${CUSTOM_FIELD_PREFIX}\\S+$` }],
       }),
-    )
+      operator: z.enum(OPERATORS),
+      value: z.describe(
+        z.optional(z.union([scalar, z.array(scalar).check(z.minLength(1), z.maxLength(100)), z.null()])),
+        'A scalar for is/is_not, a non-empty array for contains_any, nothing for is_set/is_not_set',
+      ),
+    })
     .check(
       z.superRefine((c, ctx) => {
         const base = c.field.startsWith(CUSTOM_FIELD_PREFIX) && c.field.length > CUSTOM_FIELD_PREFIX.length ? 'customField' : c.field;
@@ -42,8 +40,8 @@ export const ConditionSchema = z.meta(
 export type SlaCondition = z.infer<typeof ConditionSchema>;
 
 const minutes = z.number().check(z.int('must be an integer number of minutes'), z.gte(1, 'must be at least 1 minute'), z.lte(5_256_000, 'must be at most 10 years'));
-const perPriority = z.strict(z.object({ urgent: minutes, high: minutes, normal: minutes, low: minutes }));
-export const TargetsSchema = z.meta(z.strict(z.object({ firstReply: perPriority, nextReply: perPriority, resolution: perPriority })), {
+const perPriority = z.strictObject({ urgent: minutes, high: minutes, normal: minutes, low: minutes });
+export const TargetsSchema = z.meta(z.strictObject({ firstReply: perPriority, nextReply: perPriority, resolution: perPriority }), {
   id: 'SlaTargets',
   description: 'Minutes per metric and priority (integers, minimum 1)',
 });
@@ -141,7 +139,7 @@ export const RecomputeResultSchema = z.meta(z.object({ accepted: z.literal(true)
 });
 
 const hhmm = z.string().check(z.regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, 'must be HH:MM (00:00..24:00)'));
-const dayIntervals = z.array(z.strict(z.object({ start: hhmm, end: hhmm }))).check(
+const dayIntervals = z.array(z.strictObject({ start: hhmm, end: hhmm })).check(
   z.maxLength(8),
   z.superRefine((list, ctx) => {
     for (let i = 0; i < list.length; i++) {
@@ -157,23 +155,19 @@ const isoDay = z.string().check(
 
 export const BusinessScheduleSchema = z.meta(
   z
-    .strict(
-      z.object({
-        timeZone: z.string().check(z.minLength(1), z.maxLength(64), z.refine(isTimeZone, 'unknown IANA time zone')),
-        days: z.strict(
-          z.object({
-            sun: z._default(dayIntervals, []),
-            mon: z._default(dayIntervals, []),
-            tue: z._default(dayIntervals, []),
-            wed: z._default(dayIntervals, []),
-            thu: z._default(dayIntervals, []),
-            fri: z._default(dayIntervals, []),
-            sat: z._default(dayIntervals, []),
-          }),
-        ),
-        holidays: z._default(z.array(isoDay).check(z.maxLength(366)), []),
+    .strictObject({
+      timeZone: z.string().check(z.minLength(1), z.maxLength(64), z.refine(isTimeZone, 'unknown IANA time zone')),
+      days: z.strictObject({
+        sun: z._default(dayIntervals, []),
+        mon: z._default(dayIntervals, []),
+        tue: z._default(dayIntervals, []),
+        wed: z._default(dayIntervals, []),
+        thu: z._default(dayIntervals, []),
+        fri: z._default(dayIntervals, []),
+        sat: z._default(dayIntervals, []),
       }),
-    )
+      holidays: z._default(z.array(isoDay).check(z.maxLength(366)), []),
+    })
     .check(z.refine((s) => WEEKDAYS.some((d) => (s.days[d] ?? []).length > 0), { message: 'at least one weekday needs a working interval', path: ['days'] })),
   { id: 'SlaBusinessSchedule', description: 'Local working intervals per weekday (sun..sat) in an IANA time zone, and holidays (local dates)' },
 );
