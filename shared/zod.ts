@@ -7,13 +7,13 @@
  * same parsing, issues and JSON Schema, at about half the cost, and its functions
  * tree-shake (docs/performance.md, "Stop 56").
  *
- * Two things classic did that mini does not, kept here so that nothing the API
+ * What classic did that mini does not, kept here so that nothing the API
  * answers changes:
  * - zod's English messages (classic loads them at import; mini leaves every
  *   message "Invalid input"): loaded once, here, before any schema parses;
- * - `meta` and `describe` register metadata on a clone, as classic's methods did
- *   (mini's checks of those names register it on the schema they are added to,
- *   which a shared schema would carry into every place that uses it).
+ * - `meta` and `describe` as classic's methods: a clone registered with the
+ *   metadata (mini's `z.meta()` and `z.describe()` are checks, which stay in the
+ *   schema and run, as no-ops, at every parse).
  */
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
