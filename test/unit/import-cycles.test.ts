@@ -106,6 +106,14 @@ describe('the import graph of app/, shared/, functions/, local/, infra/ and scri
     expect(findCycles(graph)).toEqual([]);
   });
 
+  it("imports zod only through shared/zod.ts (zod/mini with zod's English messages; docs/performance.md, stop 56)", () => {
+    // zod's classic API in a bundle is 94 KB and every schema costs more to build at a cold start; mini without the
+    // messages answers "Invalid input" for everything.
+    const direct = sourceFiles().filter((file) => file !== 'shared/zod.ts' && staticImports(readFileSync(join(ROOT, file), 'utf8')).some((s) => s === 'zod' || s.startsWith('zod/')));
+    expect(direct).toEqual([]);
+    expect(staticImports(readFileSync(join(ROOT, 'shared/zod.ts'), 'utf8'))).toContain('zod/mini');
+  });
+
   it('loads no CDK when local/stack.ts is imported (every test file, npm start and the admin CLI import it; the template is cached)', () => {
     // About 1 s of CPU per import when infra/bundling.ts still imported aws-cdk-lib: a quarter of the suite's time.
     const reached = new Set<string>();
