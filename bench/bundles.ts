@@ -7,6 +7,8 @@
  *   - the entry file, what a cold start loads (the entry and the chunks it
  *     imports statically: infra/bundling.ts initFiles) against its goal, and
  *     what loads on first use (the other chunks);
+ *   - the zod schemas its import builds (a count, test/support/schemas-at-init.ts),
+ *     in a process of its own, apart from the timed runs;
  *   - a cold start in a fresh Node 24 process with exactly the environment the
  *     stack gave the function (NODE_OPTIONS=--enable-source-maps included): the
  *     import (init), wall and CPU ms, then one first request in the same process
@@ -28,6 +30,7 @@ import { BUNDLE_BUDGET_KB, BUNDLE_BUDGET_KB_BY_ENTRY, BUNDLE_FILE, bundleFunctio
 import { PROJECT_ROOT } from '../infra/service-function.ts';
 import type { Bundles } from '../local/lambda/build.ts';
 import type { LocalLambda } from '../local/lambda/index.ts';
+import { schemasAtInit } from '../test/support/schemas-at-init.ts';
 import { firstRequests, floorRequest, type BenchAccount } from './first-request.ts';
 
 const RUNS = Number(process.env.BENCH_BUNDLE_RUNS ?? 7);
@@ -136,9 +139,11 @@ export interface BundleRow extends ColdFigures {
   initKb: number;
   lazyKb: number;
   goalKb: number;
+  /** zod schemas built by the import (a count, in a process of its own, outside the timed runs). */
+  schemas: number;
   /** What the first request was (bench/first-request.ts). */
   first?: string;
-  before?: ColdFigures & { initKb: number };
+  before?: ColdFigures & { initKb: number; schemas: number };
 }
 
 export interface BundlesBench {
@@ -182,6 +187,19 @@ export async function benchBundles(opts: { lambda: LocalLambda; bundles: Bundles
       for (const run of i % 2 ? pair.reverse() : pair) await run();
     }
   }
+  // What each import builds, counted apart from the timed runs (the count's hook would add its own calls to them).
+  const schemas = new Map<string, number>();
+  const count = (file: string, env: Record<string, string>) =>
+    schemasAtInit(file, env).then(
+      (r) => r.schemas,
+      () => NaN,
+    );
+  for (const def of defs) {
+    const file = bundles.file(def.entry);
+    const old = before ? join(before, file.slice(bundles.dir.length)) : undefined;
+    schemas.set(def.logicalId, await count(file, lambda.environment(def.logicalId)));
+    if (old && existsSync(old)) schemas.set(`before:${def.logicalId}`, await count(old, lambda.environment(def.logicalId)));
+  }
   const rows = defs.map((def): BundleRow => {
     const file = bundles.file(def.entry);
     const init = initBytes(file);
@@ -195,9 +213,10 @@ export async function benchBundles(opts: { lambda: LocalLambda; bundles: Bundles
       initKb: init / 1024,
       lazyKb: (allBytes(file) - init) / 1024,
       goalKb: BUNDLE_BUDGET_KB_BY_ENTRY[def.entry] ?? BUNDLE_BUDGET_KB,
+      schemas: schemas.get(def.logicalId)!,
       first: calls.get(def.logicalId)?.what,
       ...figures(now.get(def.logicalId)!),
-      ...(earlier.length ? { before: { initKb: initBytes(old!) / 1024, ...figures(earlier) } } : {}),
+      ...(earlier.length ? { before: { initKb: initBytes(old!) / 1024, schemas: schemas.get(`before:${def.logicalId}`) ?? NaN, ...figures(earlier) } } : {}),
     };
   });
   return { rows, floor: { initKb: initBytes(floorFile) / 1024, first: floorCall.what, ...figures(floorRuns) } };
@@ -210,7 +229,7 @@ const x2 = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : '-');
 export function printBundles({ rows, floor }: BundlesBench): void {
   const withBefore = rows.some((r) => r.before);
   console.log(
-    `\nFunction bundles (issues 30 and 42): KB a cold start loads (entry file and its static chunks; goal ≤ 300, messages and email inbound ≤ 400), KB loaded on first use, and cold starts in a fresh Node process with the function's environment (median of ${RUNS}, in rounds with the floor): the import (init), and the import with one first request (bench/first-request.ts), each against the floor's (bench/cold-floor.ts: one GetItem with the DocumentClient, bundled the same way).\n`,
+    `\nFunction bundles (issues 30 and 42): KB a cold start loads (entry file and its static chunks; goal ≤ 300, messages and email inbound ≤ 400), KB loaded on first use, the zod schemas the import builds (test/support/schemas-at-init.ts), and cold starts in a fresh Node process with the function's environment (median of ${RUNS}, in rounds with the floor): the import (init), and the import with one first request (bench/first-request.ts), each against the floor's (bench/cold-floor.ts: one GetItem with the DocumentClient, bundled the same way).\n`,
   );
   console.log(
     `Floor: ${kb(floor.initKb * 1024)} KB; init ${f0(floor.wallMs)} ms (CPU ${f0(floor.cpuMs)}); first call (${floor.first}) ${f0(floor.firstMs)} ms; init + first call ${f0(floor.initFirstMs)} ms (CPU ${f0(floor.initFirstCpuMs)}; ${floor.outcome}).\n`,
@@ -228,6 +247,7 @@ export function printBundles({ rows, floor }: BundlesBench): void {
     'cold-start KB',
     'goal',
     'on first use KB',
+    'schemas',
     'init ms',
     '× floor',
     'CPU ms',
@@ -240,7 +260,7 @@ export function printBundles({ rows, floor }: BundlesBench): void {
     'CPU',
     '× floor',
   ];
-  if (withBefore) head.push('before: KB', 'init ms', 'CPU ms', 'init + first ms', 'CPU');
+  if (withBefore) head.push('before: KB', 'schemas', 'init ms', 'CPU ms', 'init + first ms', 'CPU');
   const table = [head];
   for (const r of rows) {
     const row = [
@@ -248,6 +268,7 @@ export function printBundles({ rows, floor }: BundlesBench): void {
       kb(r.initKb * 1024),
       `${r.initKb <= r.goalKb ? '≤' : '>'} ${r.goalKb}`,
       kb(r.lazyKb * 1024),
+      f0(r.schemas),
       f0(r.wallMs),
       x2(r.wallMs / floor.wallMs),
       f0(r.cpuMs),
@@ -261,7 +282,7 @@ export function printBundles({ rows, floor }: BundlesBench): void {
       x2(r.initFirstCpuMs / floor.initFirstCpuMs),
     ];
     const b = r.before;
-    if (withBefore) row.push(...(b ? [kb(b.initKb * 1024), f0(b.wallMs), f0(b.cpuMs), f0(b.initFirstMs), f0(b.initFirstCpuMs)] : ['-', '-', '-', '-', '-']));
+    if (withBefore) row.push(...(b ? [kb(b.initKb * 1024), f0(b.schemas), f0(b.wallMs), f0(b.cpuMs), f0(b.initFirstMs), f0(b.initFirstCpuMs)] : ['-', '-', '-', '-', '-', '-']));
     table.push(row);
   }
   const widths = head.map((_, i) => Math.max(...table.map((r) => r[i].length)));
