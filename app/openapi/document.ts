@@ -110,12 +110,13 @@ function parameters(shape: z.ZodMiniObject | undefined, where: 'path' | 'query',
   if (!shape) return [];
   return Object.entries(shape.shape).map(([name, s]) => {
     const schema = s as z.ZodMiniType;
+    const description = z.metaOf(schema)?.description;
     return {
       name,
       in: where,
       required: where === 'path' || !schema.safeParse(undefined).success,
       schema: convert(schema, 'input', components),
-      ...(z.metaOf(schema)?.description ? { description: z.metaOf(schema)!.description } : {}),
+      ...(description ? { description } : {}),
     };
   });
 }

@@ -153,8 +153,7 @@ describe('deployed artifacts', () => {
     const defs = [...d.functions.values()];
     const built = new Map<string, Awaited<ReturnType<typeof schemasAtInit>>>();
     // Two processes at a time (2 cores).
-    for (let i = 0; i < defs.length; i += 2)
-      await Promise.all(defs.slice(i, i + 2).map(async (def) => built.set(def.name, await schemasAtInit(bundles.file(def.entry), { ...lambdaEnv(def), PATH: process.env.PATH ?? '' }))));
+    for (let i = 0; i < defs.length; i += 2) await Promise.all(defs.slice(i, i + 2).map(async (def) => built.set(def.name, await schemasAtInit(bundles.file(def.entry), lambdaEnv(def)))));
     // A request schema (`...Request`) is for a route's body: only an API group's function validates one.
     const requestsOutsideTheApi = defs
       .filter((def) => !def.name.startsWith('Group-'))
