@@ -8,6 +8,7 @@
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileSqsEndpoint } from '../support/file-sqs.ts';
+import { runDeployment } from '../support/deployment.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -16,7 +17,7 @@ import AjvDraft04 from 'ajv-draft-04';
 import ajvFormats from 'ajv-formats';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalArchive, type BusEvent } from '../../local/archive.ts';
 import { matchesPattern } from '../../local/lambda/patterns.ts';
 import { LOCAL_STAGE } from '../../local/lambda/template.ts';
@@ -57,7 +58,7 @@ function subscriberExamplePattern(busArn: string): Record<string, unknown> {
  * than a second synth of the same stage here.
  */
 function registrySchemas(): Map<string, Record<string, unknown>> {
-  const { templateFile } = inject('deployment');
+  const { templateFile } = runDeployment();
   const template = JSON.parse(readFileSync(templateFile, 'utf8')) as { Resources: Record<string, any> };
   const schemas = Object.values(template.Resources).filter((r) => r.Type === 'AWS::EventSchemas::Schema');
   return new Map(schemas.map((s) => [JSON.parse(s.Properties.Content)['x-amazon-events-detail-type'], JSON.parse(s.Properties.Content)]));

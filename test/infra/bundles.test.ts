@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { BUNDLE_BUDGET_KB, BUNDLE_BUDGET_KB_BY_ENTRY, BUNDLE_CEILING_KB_BY_ENTRY, BUNDLE_FILE, CHUNK_DIR, initFiles } from '../../infra/bundling.ts';
 import { functionCode, PROJECT_ROOT } from '../../infra/service-function.ts';
 import { buildBundles, bundlesAt } from '../../local/lambda/build.ts';
@@ -10,6 +10,7 @@ import { readDeployment, type Deployment, type FunctionDef } from '../../local/l
 import { LocalFunction } from '../../local/lambda/runtime.ts';
 import { synthesizeStage, type Template } from '../../local/lambda/template.ts';
 import { schemasAtInit } from '../support/schemas-at-init.ts';
+import { runDeployment } from '../support/deployment.ts';
 
 /**
  * What `cdk deploy` ships is what runs locally and in every test: the local
@@ -110,7 +111,7 @@ describe('deployed artifacts', () => {
     }
     const template = assembly.getStackByName('BundleParity').template as Template;
     // The bundles this test run uses (global setup), built by the local builder.
-    const local = bundlesAt(inject('deployment').bundleDir);
+    const local = bundlesAt(runDeployment().bundleDir);
     // Every file, source maps included (they name their sources by path in the project, wherever they are written).
     const code = (dir: string) =>
       readdirSync(dir, { recursive: true, withFileTypes: true })

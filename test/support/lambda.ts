@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileSqsEndpoint } from './file-sqs.ts';
+import { runDeployment } from './deployment.ts';
 import { inject } from 'vitest';
 import { bundlesAt } from '../../local/lambda/build.ts';
 import { readDeployment } from '../../local/lambda/deployment.ts';
@@ -87,7 +88,7 @@ export function withFaults(spec: string): void {
 export function localLambda(): Promise<LocalLambda> {
   if (running) return running;
   const start = () => {
-    const { stackName, templateFile, bundleDir } = inject('deployment');
+    const { stackName, templateFile, bundleDir } = runDeployment();
     return (storeEndpoint ?? Promise.resolve(inject('dynamodbEndpoint'))).then((dynamodbEndpoint) =>
       startLocalLambda({
         deployment: readDeployment(stackName, JSON.parse(readFileSync(templateFile, 'utf8'))),

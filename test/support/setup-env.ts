@@ -7,6 +7,7 @@ import { createLocalQueues } from '../../local/lambda/queues.ts';
 import { startLocalSqs, type LocalSqs } from '../../local/sqs-emulator.ts';
 import { configureLocalEnv, LOCAL_REGION, sqsClient } from '../../local/stack.ts';
 import { forgetReadSettings } from '#shared/config/settings.ts';
+import { awaitDeployment } from './deployment.ts';
 import { setFileSqsEndpoint } from './file-sqs.ts';
 import { beginFile, endFile } from './lambda.ts';
 
@@ -14,12 +15,14 @@ import { beginFile, endFile } from './lambda.ts';
 // isolate files (vitest.config.ts): a worker runs its files one after another in one process, so what this file
 // starts is kept for the worker's next file, and what a file changes is put back after it.
 
+// The run's deployment and DynamoDB Local, prepared by the global setup while the unit and infra files ran.
+const { stackName, templateFile } = await awaitDeployment();
+
 // This worker's SQS/S3 emulator (see file-sqs.ts), created from the run's template once, and emptied after each
 // file: the next file starts on empty queues and buckets, as on an emulator of its own.
 const worker = globalThis as { fileSqs?: Promise<LocalSqs> };
 worker.fileSqs ??= (async () => {
   const sqs = await startLocalSqs(0);
-  const { stackName, templateFile } = inject('deployment');
   const deployment = readDeployment(stackName, JSON.parse(readFileSync(templateFile, 'utf8')));
   await createLocalQueues(sqsClient(sqs.endpoint), deployment, LOCAL_REGION, LOCAL_ACCOUNT);
   await createLocalBuckets(sqs.endpoint, deployment, LOCAL_REGION);
