@@ -2,7 +2,10 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
 import { RunRecorder } from './test/support/run-record.ts';
 
-const shared = { maxWorkers: 2, testTimeout: 30_000, hookTimeout: 60_000, env: { LOG_LEVEL: 'silent' } } as const;
+/** Files at once, in every project (vitest runs projects with different counts one after the other). */
+const WORKERS = 3;
+
+const shared = { maxWorkers: WORKERS, testTimeout: 30_000, hookTimeout: 60_000, env: { LOG_LEVEL: 'silent' } } as const;
 
 /**
  * The files that take longest, longest first (measured on a full run): they start before the many short files, so
@@ -22,6 +25,9 @@ const LONGEST_FIRST = [
   'test/e2e/history.test.ts',
 ];
 
+/** Unit files that set the environment a module reads once at load, before loading it (a project of their own). */
+const UNIT_ISOLATED = ['test/unit/faults.test.ts', 'test/unit/outbox-deletes-behind.test.ts', 'test/unit/request-deadline.test.ts', 'test/unit/session-secret-local.test.ts'];
+
 /** The infra tests that read the run's deployment (its bundles, from the global setup). */
 const INFRA_WITH_DEPLOYMENT = ['test/infra/bundles.test.ts'];
 
@@ -30,7 +36,7 @@ const INFRA_WITH_DEPLOYMENT = ['test/infra/bundles.test.ts'];
  * global setup prepares it (test/support/global-setup.ts; about 20 s on a fresh clone, when both workers were idle),
  * then the integration files, the longest first.
  */
-const PROJECT_ORDER = ['unit', 'infra', 'integration'];
+const PROJECT_ORDER = ['unit', 'unit-isolated', 'infra', 'integration'];
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -50,16 +56,24 @@ class LongestFirst extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    // Two files at once (vitest's default on 2 cores is one): most of an integration file's time is waiting on
-    // emulators and the functions' workers.
-    maxWorkers: 2,
+    // Three files at once on a 2-core machine (vitest's default there is one): an integration file spends much of its
+    // time waiting (an injected hang, a settle line, a stack's restart), and with two files the cores were idle 15% of
+    // a run; with three, 5%, and the run 10 s shorter (docs/performance.md, "Stop 57").
+    maxWorkers: WORKERS,
     // A whole run records its wall time for the bench's goals table (test/support/run-record.ts).
     reporters: ['default', new RunRecorder()],
     sequence: { sequencer: LongestFirst },
     projects: [
       {
         // The rules as pure functions: no emulator, no deployment; the whole project runs in seconds (`npm run test:unit`).
-        test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'], setupFiles: ['test/support/unit-env.ts'] },
+        // Not isolated: a worker loads the modules the files share once (an isolated run spent 15 s of CPU to 6 s this
+        // way); unit-env.ts sets the environment again before each file and has the settings read afresh.
+        test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: UNIT_ISOLATED, setupFiles: ['test/support/unit-env.ts'], isolate: false },
+      },
+      {
+        // The unit files that need modules loaded afresh: each points a client or the fault injection at its own
+        // fake before loading the module that reads it once.
+        test: { ...shared, name: 'unit-isolated', include: UNIT_ISOLATED, setupFiles: ['test/support/unit-env.ts'] },
       },
       {
         // Integration and end-to-end tests run against DynamoDB Local started here, once per run, and an SQS/S3 emulator
