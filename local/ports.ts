@@ -6,6 +6,15 @@ import { createServer } from 'node:net';
 // on the machine: CI once failed with EADDRINUSE that way. Below the range only explicit binds can take it.
 const LOW = 20_000;
 const HIGH = 32_000;
+/**
+ * The test runner's workers (VITEST_POOL_ID 1, 2, ...) each draw from a slice of their own, any other process (the
+ * runner's main process, the bench) from slice 0: two workers picking at once never hand out the same number (a
+ * stack bound its PORT a minute after the pick and found it taken, with three workers).
+ */
+const SLICES = 8;
+const slice = (Number(process.env.VITEST_POOL_ID) || 0) % SLICES;
+const SLICE_LOW = LOW + slice * Math.floor((HIGH - LOW) / SLICES);
+const SLICE_SIZE = Math.floor((HIGH - LOW) / SLICES);
 
 const canBind = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -15,11 +24,19 @@ const canBind = (port: number) =>
     s.listen(port, () => s.close(() => resolve(true)));
   });
 
-/** A TCP port free on this machine right now (for emulators and servers started on demand). */
+/**
+ * Ports this process has handed out. Some are bound long after they are picked (a stack's PORT after its cold
+ * build): still free when checked, a second pick could hand out the same number.
+ */
+const handedOut = new Set<number>();
+
+/** A TCP port free on this machine right now, and not handed out by this process before (for emulators and servers started on demand). */
 export async function freePort(): Promise<number> {
   for (let tries = 0; tries < 200; tries++) {
-    const port = LOW + Math.floor(Math.random() * (HIGH - LOW));
+    const port = SLICE_LOW + Math.floor(Math.random() * SLICE_SIZE);
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
     if (await canBind(port)) return port;
   }
-  throw new Error(`no free TCP port found between ${LOW} and ${HIGH}`);
+  throw new Error(`no free TCP port found between ${SLICE_LOW} and ${SLICE_LOW + SLICE_SIZE}`);
 }
