@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 import { RunRecorder } from './test/support/run-record.ts';
 
 /** Files at once, in every project (vitest runs projects with different counts one after the other). */
-const WORKERS = 3;
+const WORKERS = 2;
 
 const shared = { maxWorkers: WORKERS, testTimeout: 30_000, hookTimeout: 60_000, env: { LOG_LEVEL: 'silent' } } as const;
 
@@ -56,9 +56,10 @@ class LongestFirst extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    // Three files at once on a 2-core machine (vitest's default there is one): an integration file spends much of its
-    // time waiting (an injected hang, a settle line, a stack's restart), and with two files the cores were idle 15% of
-    // a run; with three, 5%, and the run 10 s shorter (docs/performance.md, "Stop 57").
+    // Two files at once (vitest's default on 2 cores is one): most of an integration file's time is waiting on
+    // emulators and the functions' workers. Three kept the cores busier (95% of a run against 85%) but did more work
+    // (a third set of warm functions, emulator and CDK load): 4-13 s shorter in two alternated pairs of runs, within
+    // their spread (272-313 s), and one more test worker's worth of timing pressure (docs/performance.md, "Stop 57").
     maxWorkers: WORKERS,
     // A whole run records its wall time for the bench's goals table (test/support/run-record.ts).
     reporters: ['default', new RunRecorder()],
