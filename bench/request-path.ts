@@ -74,9 +74,12 @@ export function printGoals(title: string, rows: GoalRow[]) {
  */
 export function suiteGoal(): GoalRow {
   const run = readRunRecord();
-  const measure = 'npm test, the last whole run of this checkout (not timed by this bench)';
+  // The goal is `npm ci && npm test` on a fresh clone: the install is not in this figure, and a run whose setup found
+  // the bundles built (by `cdk synth` or an earlier run) did less than a fresh clone's does.
+  const measure = 'npm test, the last whole run of this checkout (not timed by this bench; npm ci not included)';
   if (!run) return { measure, figure: 'no run recorded: run `npm test` first', ratio: '', goal: '≤ 300 s' };
-  const figure = `${run.seconds} s (${run.finishedAt.slice(0, 16).replace('T', ' ')} UTC, ${run.commit}, ${run.tests - run.failed}/${run.tests} passed)`;
+  const bundled = run.bundled === undefined ? '' : `, its setup bundled ${run.bundled} functions${run.bundled === 0 ? ' (a fresh clone bundles all)' : ''}`;
+  const figure = `${run.seconds} s (${run.finishedAt.slice(0, 16).replace('T', ' ')} UTC, ${run.commit}, ${run.tests - run.failed}/${run.tests} passed${bundled})`;
   return { measure, figure, ratio: '', goal: '≤ 300 s', met: run.seconds <= 300 && run.failed === 0 };
 }
 

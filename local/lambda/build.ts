@@ -11,6 +11,8 @@ export interface Bundles {
   dir: string;
   /** The bundle file of an entry (relative to the project root). */
   file(entry: string): string;
+  /** How many entries this build bundled, not finding them in the store (undefined: bundles built elsewhere). */
+  built?: number;
 }
 
 /**
@@ -54,7 +56,7 @@ export async function buildBundles(entries: readonly string[]): Promise<Bundles>
   for (const old of readdirSync(BUNDLE_CACHE).filter((d) => d.startsWith('build-') && join(BUNDLE_CACHE, d) !== dir)) {
     if (Date.now() - Number(old.split('-')[1]) > 24 * 3600_000) rmSync(join(BUNDLE_CACHE, old), { recursive: true, force: true });
   }
-  return bundlesAt(dir);
+  return { ...bundlesAt(dir), built: toBuild.length };
 }
 
 /** Bundles built earlier (by another process, e.g. the tests' global setup), found by their folder. */

@@ -7,6 +7,7 @@ import type { TestProject } from 'vitest/node';
 import { ensureTable, startDynamoDbLocal, type DynamoLocal } from '../../local/dynamodb-local.ts';
 import { LOCAL_TABLE, prepareDeployment } from '../../local/stack.ts';
 import type { DeploymentOutcome, RunDeployment } from './deployment.ts';
+import { BUNDLED_BY_SETUP } from './run-record.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -50,6 +51,8 @@ export async function setup(project: TestProject) {
     dynamo = await startDynamoDbLocal(port);
     await ensureTable(dynamo.endpoint, LOCAL_TABLE);
     const { deployment, bundles, template } = await prepared;
+    // For the run's record (the bench's suite row): whether this run paid for the cold builds a fresh clone's does.
+    (globalThis as Record<symbol, number | undefined>)[BUNDLED_BY_SETUP] = bundles.built;
     const templateFile = join(dir, 'template.json');
     writeFileSync(templateFile, JSON.stringify(template));
     return { stackName: deployment.stackName, templateFile, bundleDir: bundles.dir };

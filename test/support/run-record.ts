@@ -13,7 +13,12 @@ export interface RunRecord {
   files: number;
   tests: number;
   failed: number;
+  /** Functions the run's setup bundled itself (all 37 on a fresh clone; none after `cdk synth` or an earlier run). */
+  bundled?: number;
 }
+
+/** Where the global setup (same process as the reporter, another module instance) leaves how many functions it bundled. */
+export const BUNDLED_BY_SETUP = Symbol.for('support-desk.test-run.bundled');
 
 /**
  * Records the wall time of a whole run (`npm test`, `vitest run` with no file or project filter), from the
@@ -36,6 +41,7 @@ export class RunRecorder implements Reporter {
       files: modules.length,
       tests: results.length,
       failed: results.filter((s) => s === 'failed').length,
+      bundled: (globalThis as Record<symbol, number | undefined>)[BUNDLED_BY_SETUP],
     };
     mkdirSync(dirname(RUN_RECORD), { recursive: true });
     writeFileSync(RUN_RECORD, JSON.stringify(record, null, 2));
