@@ -13,8 +13,8 @@ const HIGH = 32_000;
  */
 const SLICES = 8;
 const slice = (Number(process.env.VITEST_POOL_ID) || 0) % SLICES;
-const SLICE_LOW = LOW + slice * Math.floor((HIGH - LOW) / SLICES);
 const SLICE_SIZE = Math.floor((HIGH - LOW) / SLICES);
+const SLICE_LOW = LOW + slice * SLICE_SIZE;
 
 const canBind = (port: number) =>
   new Promise<boolean>((resolve) => {
