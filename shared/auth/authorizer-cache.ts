@@ -11,20 +11,24 @@ type ApiGateway = typeof import('@aws-sdk/client-api-gateway');
 /**
  * The API Gateway client (~60 KB minified with its REST protocol) loads on the
  * first flush, from its own chunk (infra/bundling.ts): only credential changes
- * flush, so the users function's other calls never load it.
+ * flush, so the users function's other calls never load it. Kept with the
+ * settings it was made under: a function reads them once, but the test runner
+ * reads them afresh for each file (forgetReadSettings), and a file's control
+ * plane (AWS_ENDPOINT_URL_API_GATEWAY, read by the SDK) is its own.
  */
-let client: Promise<{ sdk: ApiGateway; client: InstanceType<ApiGateway['APIGatewayClient']> }> | undefined;
+let client: { settings: object; ready: Promise<{ sdk: ApiGateway; client: InstanceType<ApiGateway['APIGatewayClient']> }> } | undefined;
 let running: Promise<void> | undefined;
 let queued: Promise<void> | undefined;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function flushWithRetries(restApiId: string, stageName: string): Promise<void> {
+async function flushWithRetries(settings: ReturnType<typeof authorizerCacheSettings>, restApiId: string, stageName: string): Promise<void> {
   // Created on first use: the local stack and the CLI point AWS_ENDPOINT_URL_API_GATEWAY at the local gateway before.
-  client ??= import('@aws-sdk/client-api-gateway').then((sdk) => ({ sdk, client: new sdk.APIGatewayClient({}) }));
+  const { ready } =
+    client && client.settings === settings ? client : (client = { settings, ready: import('@aws-sdk/client-api-gateway').then((sdk) => ({ sdk, client: new sdk.APIGatewayClient({}) })) });
   for (let attempt = 1; ; attempt++) {
     try {
-      const { sdk, client: apiGateway } = await client;
+      const { sdk, client: apiGateway } = await ready;
       await apiGateway.send(new sdk.FlushStageAuthorizersCacheCommand({ restApiId, stageName }));
       return;
     } catch (err) {
@@ -50,10 +54,11 @@ async function flushWithRetries(restApiId: string, stageName: string): Promise<v
  * alarmed), never thrown: the change itself succeeded. No-op without a cache.
  */
 export function flushAuthorizerCache(): Promise<void> {
-  const { AUTHORIZER_CACHE_REST_API_ID: restApiId, AUTHORIZER_CACHE_STAGE: stageName, AUTHORIZER_CACHE_TTL_SECONDS: ttl } = authorizerCacheSettings();
+  const settings = authorizerCacheSettings();
+  const { AUTHORIZER_CACHE_REST_API_ID: restApiId, AUTHORIZER_CACHE_STAGE: stageName, AUTHORIZER_CACHE_TTL_SECONDS: ttl } = settings;
   if (!restApiId || !stageName || ttl === 0) return Promise.resolve();
   if (!running) {
-    running = flushWithRetries(restApiId, stageName).finally(() => (running = undefined));
+    running = flushWithRetries(settings, restApiId, stageName).finally(() => (running = undefined));
     return running;
   }
   // A flush is under way, possibly begun before this change was stored: wait for it, then one more for everyone who asked meanwhile.

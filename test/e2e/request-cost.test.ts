@@ -11,7 +11,7 @@ import { useStoreProxy } from '../support/store-proxy.ts';
 // The functions' store calls on the wire (issue #21): what one GET of a ticket costs, with the authorizer cache off
 // (every request authorized afresh, as before) and on (the stage default), and which table each write goes to.
 const store = useStoreProxy();
-const uncached = useGateway();
+const uncached = useGateway({ authorizerCacheTtlSeconds: 0 });
 const cached = useGateway({ authorizerCacheTtlSeconds: 300 });
 const COUNTERS = localCounterTableName(LOCAL_TABLE);
 

@@ -11,7 +11,8 @@ import { useStoreProxy } from '../support/store-proxy.ts';
  * like real ones; only the calls that touch one item are failed.
  */
 const store = useStoreProxy();
-const { client } = useGateway();
+// No authorizer cache: every request runs the authorizer, so its reads meet the faults injected for them.
+const { client } = useGateway({ authorizerCacheTtlSeconds: 0 });
 const ME = '/playbook/api/v1/users/me';
 
 let acct: TestAccount;

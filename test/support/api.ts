@@ -3,6 +3,8 @@ import type { Plan } from '#shared/auth/principal.ts';
 import type { GatewayExtras } from '../../local/gateway.ts';
 import { recordAnswer, undocumentedAnswers } from './documented.ts';
 import { localLambda } from './lambda.ts';
+import { authorizerCacheEnv } from '../../local/lambda/index.ts';
+import { forgetReadSettings } from '#shared/config/settings.ts';
 
 export interface Response<T = any> {
   status: number;
@@ -18,7 +20,10 @@ export interface Client {
 /**
  * Start the local gateway for this test file (on a free port, in front of the
  * deployed functions run from their bundles: test/support/lambda.ts) and give
- * a fetch-based client.
+ * a fetch-based client. The authorizer's answers are cached as the deployed
+ * stage caches them (the template's TTL) unless `extras` says otherwise, and
+ * this process's own changes of credentials (the services a test calls
+ * directly) flush that cache as the functions' do.
  */
 export function useGateway(extras: GatewayExtras = {}): { url: () => string; client: Client } {
   let url = '';
@@ -26,7 +31,13 @@ export function useGateway(extras: GatewayExtras = {}): { url: () => string; cli
   const lambda = localLambda();
   beforeAll(async () => {
     const { startGateway } = await import('../../local/gateway.ts');
-    const gw = await startGateway(0, await lambda, extras);
+    const fns = await lambda;
+    const ttl = extras.authorizerCacheTtlSeconds ?? fns.apiGateway.authorizerCacheTtlSeconds;
+    if (ttl) {
+      Object.assign(process.env, { AWS_ENDPOINT_URL_API_GATEWAY: fns.apiGateway.endpoint, ...authorizerCacheEnv({ ...fns.apiGateway, authorizerCacheTtlSeconds: ttl }) });
+      forgetReadSettings();
+    }
+    const gw = await startGateway(0, fns, { ...extras, authorizerCacheTtlSeconds: ttl });
     url = gw.url;
     close = gw.close;
   });
