@@ -10,7 +10,6 @@
  * way Lambda does (failed SQS messages stay in the queue); timers stand in for
  * the schedule rules (local/schedules.ts).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, SQSBatchResponse } from 'aws-lambda';
 import { DEFAULT_MAX_CONCURRENCY, OUTBOX_PUBLISHER, type QueueName } from '#app/topology.ts';
@@ -89,7 +88,6 @@ export interface Pipeline {
 export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const region = opts.region ?? 'us-east-1';
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-  const ddb = withoutSdkLogger(new DynamoDBClient({ region, endpoint: opts.dynamodbEndpoint, credentials }));
   const streams = withoutSdkLogger(new DynamoDBStreamsClient({ region, endpoint: opts.dynamodbEndpoint, credentials }));
   const sqs = sqsCalls(opts.sqsEndpoint, region);
   const { lambda, accounts } = opts;
@@ -101,7 +99,6 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   if (!mapping || d.streamMappings.length !== 1) throw new Error('The template should have one stream mapping (the outbox publisher)');
   const publisher = lambda.fn(mapping.functionId);
   const stream = new StreamPoller({
-    ddb,
     streams,
     table: opts.tableName,
     region,
@@ -165,7 +162,6 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       // In process, the pending long polls end now rather than within their wait (a message they take is handled).
       sqs.wakeReceives();
       await Promise.all(stopping);
-      ddb.destroy();
       streams.destroy();
       sqs.destroy();
     },

@@ -26,7 +26,6 @@ it('reads a quiet stream when nudged, not only at its next idle poll (ten minute
   const got: DynamoDBRecord[] = [];
   const tenMinutes = 600_000;
   const poller = new StreamPoller({
-    ddb,
     streams,
     table: LOCAL_TABLE,
     region: config.region,
@@ -73,7 +72,6 @@ it('stops at once when stopped in the middle of a read, though its idle pause is
     { step: 'initialize' },
   );
   const poller = new StreamPoller({
-    ddb,
     streams: held,
     table: LOCAL_TABLE,
     region: config.region,
