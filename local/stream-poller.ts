@@ -133,7 +133,7 @@ export class StreamPoller {
     if (this.running) return;
     if (!this.streamArn) {
       // ListStreams, not DescribeTable: DynamoDB Local's DescribeTable counts the table's items on every call (17 ms
-      // on an empty table, 167 ms at 20,000 items), and the test run starts a pipeline per file on one growing table.
+      // on an empty table, 170-190 ms at 20,000 items), and the test run starts a pipeline per file on one growing table.
       const { Streams = [] } = await this.o.streams.send(new ListStreamsCommand({ TableName: this.o.table }));
       // A table whose stream was turned off and on again lists both; the label is the stream's creation time.
       const [latest] = [...Streams].sort((a, b) => (b.StreamLabel ?? '').localeCompare(a.StreamLabel ?? ''));
