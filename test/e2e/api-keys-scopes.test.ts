@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { hourStart } from '#shared/auth/api-keys.ts';
-import { authorizerCacheEnv, type LocalLambda } from '../../local/lambda/index.ts';
+import type { LocalLambda } from '../../local/lambda/index.ts';
 import { createTestAccount, useGateway, type Client, type TestAccount } from '../support/api.ts';
 import { expectDeskError, must, TICKETS } from '../support/helpdesk.ts';
 import { localLambda } from '../support/lambda.ts';
@@ -20,7 +20,7 @@ import { clockPast } from '../support/wait.ts';
  */
 const TTL = 300;
 const cached = useGateway({ authorizerCacheTtlSeconds: TTL });
-const uncached = useGateway();
+const uncached = useGateway({ authorizerCacheTtlSeconds: 0 });
 
 const KEYS = '/playbook/api/v1/api-keys';
 const ME = `${USERS}/me`;
@@ -37,9 +37,8 @@ async function keyWith(body: Record<string, unknown>): Promise<{ id: string; key
 const listed = async (client: Client, id: string) => (await client.request('GET', KEYS, { token: acct.ownerKey })).body.data.find((k: { id: string }) => k.id === id);
 
 beforeAll(async () => {
-  lambda = await localLambda();
   // The users function flushes the cache-on gateway on revocation, as API Gateway's control plane would be flushed.
-  Object.assign(process.env, { AWS_ENDPOINT_URL_API_GATEWAY: lambda.apiGateway.endpoint, ...authorizerCacheEnv({ ...lambda.apiGateway, authorizerCacheTtlSeconds: TTL }) });
+  lambda = await localLambda();
   acct = await createTestAccount();
   const created = must(await cached.client.request('POST', TICKETS, { token: acct.ownerKey, body: { ticket: { subject: 'Scoped' } } }), 201, 'ticket');
   ticketPath = `${TICKETS}/${created.ticket.id}`;

@@ -12,7 +12,7 @@ import { expectUserError, USERS } from '../support/users.ts';
  * through the local gateway (authorizer cache off; the cache-on behaviour is in
  * api-keys-scopes.test.ts).
  */
-const { client } = useGateway();
+const { client } = useGateway({ authorizerCacheTtlSeconds: 0 });
 
 const KEYS = '/playbook/api/v1/api-keys';
 const ME = `${USERS}/me`;

@@ -3,7 +3,7 @@ import * as accounts from '#shared/accounts/service.ts';
 import * as accountsRepo from '#shared/accounts/repository.ts';
 import { PLAN_LIMITS } from '#shared/auth/principal.ts';
 import * as usersRepo from '#shared/users/repository.ts';
-import { authorizerCacheEnv, type LocalLambda } from '../../local/lambda/index.ts';
+import type { LocalLambda } from '../../local/lambda/index.ts';
 import { createTestAccount, useGateway } from '../support/api.ts';
 import { localLambda } from '../support/lambda.ts';
 import { expectUserError, USERS } from '../support/users.ts';
@@ -15,9 +15,9 @@ const ME = `${USERS}/me`;
 let lambda: LocalLambda;
 
 beforeAll(async () => {
+  // This process revokes keys and changes plans as the admin CLI does: it flushes the same local control plane
+  // (useGateway points this process's flushes at it).
   lambda = await localLambda();
-  // This process revokes keys and changes plans as the admin CLI does: it flushes the same local control plane.
-  Object.assign(process.env, { AWS_ENDPOINT_URL_API_GATEWAY: lambda.apiGateway.endpoint, ...authorizerCacheEnv({ ...lambda.apiGateway, authorizerCacheTtlSeconds: TTL }) });
 });
 
 describe('authorizer cache (stage default 300 s)', () => {
