@@ -8,6 +8,7 @@ const ATTEMPTS = 4;
 const FIRST_BACKOFF_MS = 100;
 
 type ApiGateway = typeof import('@aws-sdk/client-api-gateway');
+type CacheSettings = ReturnType<typeof authorizerCacheSettings>;
 /**
  * The API Gateway client (~60 KB minified with its REST protocol) loads on the
  * first flush, from its own chunk (infra/bundling.ts): only credential changes
@@ -16,13 +17,13 @@ type ApiGateway = typeof import('@aws-sdk/client-api-gateway');
  * reads them afresh for each file (forgetReadSettings), and a file's control
  * plane (AWS_ENDPOINT_URL_API_GATEWAY, read by the SDK) is its own.
  */
-let client: { settings: object; ready: Promise<{ sdk: ApiGateway; client: InstanceType<ApiGateway['APIGatewayClient']> }> } | undefined;
+let client: { settings: CacheSettings; ready: Promise<{ sdk: ApiGateway; client: InstanceType<ApiGateway['APIGatewayClient']> }> } | undefined;
 let running: Promise<void> | undefined;
 let queued: Promise<void> | undefined;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function flushWithRetries(settings: ReturnType<typeof authorizerCacheSettings>, restApiId: string, stageName: string): Promise<void> {
+async function flushWithRetries(settings: CacheSettings, restApiId: string, stageName: string): Promise<void> {
   // Created on first use: the local stack and the CLI point AWS_ENDPOINT_URL_API_GATEWAY at the local gateway before.
   const { ready } =
     client && client.settings === settings ? client : (client = { settings, ready: import('@aws-sdk/client-api-gateway').then((sdk) => ({ sdk, client: new sdk.APIGatewayClient({}) })) });
