@@ -122,6 +122,15 @@ function missingCredentials(path: string): APIGatewayProxyResult {
   return { statusCode: 401, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(mapped.body) };
 }
 
+/** A running local gateway. */
+export interface LocalGateway {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+  /** The authorizer answers held in its cache (expired ones too, until the next sweep). */
+  cachedAnswers(): number;
+}
+
 /**
  * A local stand-in for API Gateway REST: the paths and methods of the
  * synthesized template's API definition (the RestApi's OpenAPI body), its REQUEST
@@ -130,7 +139,7 @@ function missingCredentials(path: string): APIGatewayProxyResult {
  * Paths no method matches go to the catch-all function, as the definition's
  * `{proxy+}` methods do.
  */
-export async function startGateway(port: number, lambda: LocalLambda, extras: GatewayExtras = {}): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+export async function startGateway(port: number, lambda: LocalLambda, extras: GatewayExtras = {}): Promise<LocalGateway> {
   // Each method's candidates (its own routes and the ANY ones), so a request is matched against those only.
   const routes = compile(lambda);
   const anyMethod = routes.filter((r) => r.route.method === 'ANY');
@@ -141,6 +150,17 @@ export async function startGateway(port: number, lambda: LocalLambda, extras: Ga
   if (!catchAll) throw new Error('The template has no {proxy+} catch-all method');
   const cacheMs = (extras.authorizerCacheTtlSeconds ?? 0) * 1000;
   const authCache = new Map<string, { until: number; auth: AuthorizerResult }>();
+  // Expired answers go once per TTL: the cache then holds the credentials of one TTL at most, as API Gateway's does,
+  // rather than every Authorization header a long-running stack has seen since the last flush (bad ones included).
+  let sweptAt = Date.now();
+  const remember = (identity: string, auth: AuthorizerResult) => {
+    const now = Date.now();
+    if (now - sweptAt >= cacheMs) {
+      for (const [key, entry] of authCache) if (entry.until <= now) authCache.delete(key);
+      sweptAt = now;
+    }
+    authCache.set(identity, { until: now + cacheMs, auth });
+  };
   // An answer being fetched when a flush comes must not be cached: it may predate the change that flushed.
   let generation = 0;
   const unsubscribe = lambda.apiGateway.onAuthorizerCacheFlush(() => {
@@ -190,7 +210,7 @@ export async function startGateway(port: number, lambda: LocalLambda, extras: Ga
         logger.error('local gateway: authorizer failed', { err: (err as Error).message, method, path });
         return send(res, authorizerFailure(path));
       }
-      if (cacheMs && identity && auth !== cached?.auth && asked === generation) authCache.set(identity, { until: Date.now() + cacheMs, auth });
+      if (cacheMs && identity && auth !== cached?.auth && asked === generation) remember(identity, auth);
       authorize(event, auth);
       send(res, await invokeIntegration(target.r.fn, event));
     } catch (err) {
@@ -210,6 +230,7 @@ export async function startGateway(port: number, lambda: LocalLambda, extras: Ga
   return {
     server,
     url: `http://127.0.0.1:${actual}`,
+    cachedAnswers: () => authCache.size,
     close: () =>
       new Promise<void>((resolve) => {
         unsubscribe();

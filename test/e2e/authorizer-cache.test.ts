@@ -99,3 +99,26 @@ describe('authorizer cache (stage default 300 s)', () => {
     expect(helpdesk.body).toEqual({ success: false, error: { code: 'UNAUTHORIZED', message: expect.stringContaining('Missing credentials') } });
   });
 });
+
+describe('authorizer cache of a long-running stack', () => {
+  it('drops expired answers once per TTL: it holds the credentials of one TTL, not every header seen since the last flush', async () => {
+    // Arrange: a gateway of its own whose answers live one second, and three refused credentials in its cache.
+    const acct = await createTestAccount();
+    const { startGateway } = await import('../../local/gateway.ts');
+    const gw = await startGateway(0, lambda, { authorizerCacheTtlSeconds: 1 });
+    try {
+      const get = (token: string) => fetch(gw.url + ME, { headers: { Authorization: `Bearer ${token}` } });
+      for (const n of [1, 2, 3]) expect((await get(`sk_not_a_key_${n}`)).status).toBe(401);
+      expect(gw.cachedAnswers()).toBe(3);
+
+      // Act: another credential, once the three have expired.
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect((await get(acct.ownerKey)).status).toBe(200);
+
+      // Assert: the expired answers went as the new one came in.
+      expect(gw.cachedAnswers()).toBe(1);
+    } finally {
+      await gw.close();
+    }
+  });
+});
