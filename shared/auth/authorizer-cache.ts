@@ -25,8 +25,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function flushWithRetries(settings: CacheSettings, restApiId: string, stageName: string): Promise<void> {
   // Created on first use: the local stack and the CLI point AWS_ENDPOINT_URL_API_GATEWAY at the local gateway before.
-  const { ready } =
-    client && client.settings === settings ? client : (client = { settings, ready: import('@aws-sdk/client-api-gateway').then((sdk) => ({ sdk, client: new sdk.APIGatewayClient({}) })) });
+  if (client?.settings !== settings) client = { settings, ready: import('@aws-sdk/client-api-gateway').then((sdk) => ({ sdk, client: new sdk.APIGatewayClient({}) })) };
+  const { ready } = client;
   for (let attempt = 1; ; attempt++) {
     try {
       const { sdk, client: apiGateway } = await ready;
